@@ -1,0 +1,74 @@
+/* src/core/error.c: error codes, per-thread error messages, MPI error conversion. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal/hk_internal.h"
+
+static _Thread_local char hk_errmsg[HK_ERRMSG_MAX];
+
+static const struct {
+  int code;
+  const char *text;
+} hk_error_names[] = {
+  {HK_SUCCESS, "success"},
+  {HK_ERR_ARG, "invalid argument"},
+  {HK_ERR_NOMEM, "out of memory"},
+  {HK_ERR_MPI, "MPI call failed"},
+  {HK_ERR_THREAD_LEVEL, "MPI thread level too low"},
+  {HK_ERR_STATE, "wrong state"},
+  {HK_ERR_TOPOLOGY, "topology error"},
+  {HK_ERR_NODES, "invalid node grouping"},
+  {HK_ERR_BIND, "binding failed"},
+  {HK_ERR_IO, "I/O error"},
+  {HK_ERR_MASTERONLY, "MASTERONLY violation"},
+  {HK_ERR_UNSUPPORTED, "not supported"},
+  {HK_ERR_RESOURCES, "not enough resources"},
+};
+
+const char *hk_strerror(int err)
+{
+  for (size_t i = 0; i < sizeof hk_error_names / sizeof hk_error_names[0]; i++)
+    if (hk_error_names[i].code == err)
+      return hk_error_names[i].text;
+  return "unknown error";
+}
+
+const char *hk_error_message(void) { return hk_errmsg; }
+
+void hk_error_clear(void) { hk_errmsg[0] = '\0'; }
+
+int hk_error_set(int err, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(hk_errmsg, sizeof hk_errmsg, fmt, ap);
+  va_end(ap);
+  return err;
+}
+
+void hk__error_set_message(const char *msg)
+{
+  snprintf(hk_errmsg, sizeof hk_errmsg, "%s", msg ? msg : "");
+}
+
+int hk__error_set(int err, const char *file, int line, const char *func, const char *fmt, ...)
+{
+  char text[HK_ERRMSG_MAX - 128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  const char *base = strrchr(file, '/');
+  snprintf(hk_errmsg, sizeof hk_errmsg, "%s [%.40s:%d %.60s]", text, base ? base + 1 : file, line,
+           func);
+  return err;
+}
+
+int hk__mpi_error(int mpierr, const char *file, int line, const char *func, const char *expr)
+{
+  char mpitext[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(mpierr, mpitext, &len) != MPI_SUCCESS)
+    snprintf(mpitext, sizeof mpitext, "MPI error %d", mpierr);
+  return hk__error_set(HK_ERR_MPI, file, line, func, "%s failed: %s", expr, mpitext);
+}

@@ -1,0 +1,90 @@
+/* src/internal/hk_internal.h: library-private helpers (never installed).
+ *
+ * Error handling pattern (one cleanup label per function):
+ *
+ *   int err = HK_SUCCESS;
+ *   HK_TRY(err, hk_something(...));                 -> goto cleanup on failure
+ *   HK_MPI_TRY(err, MPI_Allreduce(...));            -> masteronly check + MPI error text
+ *   if (bad) { err = HK_ERROR(HK_ERR_ARG, "size %d < 1", n); goto cleanup; }
+ * cleanup:
+ *   free(...); return err;
+ */
+#ifndef HK_INTERNAL_H
+#define HK_INTERNAL_H
+
+#include <stddef.h>
+#include <hwloc.h>
+#include "hybridkit.h"
+
+#define HK_ERRMSG_MAX 512
+
+/* Sets the calling thread's error message ("func (file:line): text") and returns err. */
+int hk__error_set(int err, const char *file, int line, const char *func, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Replace the calling thread's message verbatim (used by hk_agree). */
+void hk__error_set_message(const char *msg);
+/* Converts an MPI error code into HK_ERR_MPI with MPI's error string. */
+int hk__mpi_error(int mpierr, const char *file, int line, const char *func, const char *expr);
+/* MASTERONLY check before an MPI call made by the library (no-op unless enabled). */
+int hk__masteronly_guard(const char *file, int line, const char *func, const char *expr);
+
+#define HK_ERROR(err, ...) hk__error_set((err), __FILE__, __LINE__, __func__, __VA_ARGS__)
+
+#define HK_TRY(errvar, expr)            \
+  do {                                  \
+    (errvar) = (expr);                  \
+    if ((errvar) != HK_SUCCESS)         \
+      goto cleanup;                     \
+  } while (0)
+
+#define HK_MPI_TRY(errvar, expr)                                                   \
+  do {                                                                            \
+    (errvar) = hk__masteronly_guard(__FILE__, __LINE__, __func__, #expr);         \
+    if ((errvar) != HK_SUCCESS)                                                   \
+      goto cleanup;                                                               \
+    int hk__mpierr = (expr);                                                      \
+    if (hk__mpierr != MPI_SUCCESS) {                                              \
+      (errvar) = hk__mpi_error(hk__mpierr, __FILE__, __LINE__, __func__, #expr);  \
+      goto cleanup;                                                               \
+    }                                                                             \
+  } while (0)
+
+#define HK_ALLOC_TRY(errvar, ptr, n)                                              \
+  do {                                                                            \
+    (ptr) = calloc((n) > 0 ? (size_t)(n) : 1, sizeof(*(ptr)));                    \
+    if (!(ptr)) {                                                                 \
+      (errvar) = HK_ERROR(HK_ERR_NOMEM, "out of memory (%zu bytes)",              \
+                          (size_t)(n) * sizeof(*(ptr)));                           \
+      goto cleanup;                                                               \
+    }                                                                             \
+  } while (0)
+
+/* ---- env.c ---- */
+int hk__is_initialized(void);
+
+/* ---- machine.c: the real machine, loaded once and shared (freed by hk_finalize) ---- */
+struct hk_machine {
+  hwloc_topology_t topo;
+  int this_system;
+  char source[256];
+};
+int hk__real_machine(hk_machine_t **machine);  /* borrowed pointer, do not destroy */
+void hk__real_machine_free(void);
+/* Cores of `topo` that intersect `set`, in logical order; *cores malloc'd. */
+int hk__cores_in(hwloc_topology_t topo, hwloc_const_cpuset_t set, hwloc_obj_t **cores, int *ncores);
+/* The cpusets for `nthreads` threads inside `set` by policy (caller frees each and the array). */
+int hk__place_threads(hwloc_topology_t topo, hwloc_const_cpuset_t set, hk_bind_policy_t policy,
+                      int nthreads, hwloc_bitmap_t **sets, int *wrapped);
+/* Adds the warnings that `entries` deserve (shared PUs inside a rank, overlapping ranks on a node). */
+int hk__binding_warnings(hk_binding_t *b);
+void hk__rank_set_free(void);  /* binding.c: forget the rank's launch cpuset */
+int hk__binding_add_warning(hk_binding_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- buildinfo (generated) ---- */
+extern const char *hk__build_git_sha;
+extern const char *hk__build_compiler;
+extern const char *hk__build_cflags;
+extern const char *hk__build_type;
+extern const char *hk__build_mpi_impl;
+
+#endif
