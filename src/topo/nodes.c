@@ -1,0 +1,131 @@
+/* src/topo/nodes.c: which ranks share a node.
+ *
+ * Real nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).  Virtual nodes for
+ * one-machine testing: HK_NODE_SIZE=k puts ranks [0,k) on node 0, [k,2k) on
+ * node 1, ...  Nodes are numbered by their lowest rank, so node ids are the
+ * same whichever way the grouping was made.
+ *
+ *   HK_NODE_SIZE=2, 6 ranks:   node 0: ranks 0 1 | node 1: 2 3 | node 2: 4 5
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal/hk_internal.h"
+
+struct hk_nodes {
+  MPI_Comm comm;       /* this rank's node */
+  int *node_of;        /* node id of every rank of the parent comm */
+  int nranks;
+  hk_nodes_info_t info;
+};
+
+/* Parse HK_NODE_SIZE; 0 when unset. */
+static int virtual_node_size(int nranks, int *k)
+{
+  const char *v = getenv("HK_NODE_SIZE");
+  *k = 0;
+  if (!v || !*v)
+    return HK_SUCCESS;
+  char *end = NULL;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (errno || *end || n < 1 || n > 1 << 24)
+    return HK_ERROR(HK_ERR_NODES, "HK_NODE_SIZE=%s is not a positive integer", v);
+  const char *uneven = getenv("HK_NODE_UNEVEN");
+  int allow_uneven = uneven && strcmp(uneven, "1") == 0;
+  if (nranks % n != 0 && !allow_uneven)
+    return HK_ERROR(HK_ERR_NODES,
+                    "HK_NODE_SIZE=%ld does not divide the %d ranks (set HK_NODE_UNEVEN=1 to "
+                    "allow a smaller last node)",
+                    n, nranks);
+  *k = (int)n;
+  return HK_SUCCESS;
+}
+
+int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes)
+{
+  int err = HK_SUCCESS, rank = 0, size = 0, k = 0, leader = 0;
+  hk_nodes_t *n = NULL;
+  if (!nodes)
+    return HK_ERROR(HK_ERR_ARG, "nodes is NULL");
+  *nodes = NULL;
+  HK_MPI_TRY(err, MPI_Comm_rank(comm, &rank));
+  HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
+  err = virtual_node_size(size, &k);
+  HK_TRY(err, hk_agree(comm, err));
+  HK_ALLOC_TRY(err, n, 1);
+  n->comm = MPI_COMM_NULL;
+  n->nranks = size;
+  HK_ALLOC_TRY(err, n->node_of, size);
+  if (k > 0) {
+    HK_MPI_TRY(err, MPI_Comm_split(comm, rank / k, rank, &n->comm));
+    n->info.is_virtual = 1;
+  } else {
+    HK_MPI_TRY(err, MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &n->comm));
+  }
+  HK_MPI_TRY(err, MPI_Comm_rank(n->comm, &n->info.local_rank));
+  HK_MPI_TRY(err, MPI_Comm_size(n->comm, &n->info.local_size));
+  /* The node's id: its lowest rank's position among all node leaders. */
+  HK_MPI_TRY(err, MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, n->comm));
+  int *leaders = n->node_of; /* reuse as scratch: leader rank of every rank */
+  HK_MPI_TRY(err, MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, comm));
+  {
+    /* renumber leader ranks 0..nnodes-1 in increasing order */
+    int *id = NULL;
+    HK_ALLOC_TRY(err, id, size);
+    for (int r = 0; r < size; r++)
+      id[r] = -1;
+    int next = 0;
+    for (int r = 0; r < size; r++)
+      if (id[leaders[r]] < 0)
+        id[leaders[r]] = next++;
+    for (int r = 0; r < size; r++)
+      n->node_of[r] = id[leaders[r]];
+    free(id);
+    n->info.nnodes = next;
+  }
+  n->info.node = n->node_of[rank];
+  HK_MPI_TRY(err, MPI_Allreduce(&n->info.local_size, &n->info.max_local_size, 1, MPI_INT, MPI_MAX,
+                                comm));
+  *nodes = n;
+  return HK_SUCCESS;
+cleanup:
+  if (n) {
+    if (n->comm != MPI_COMM_NULL)
+      MPI_Comm_free(&n->comm);
+    free(n->node_of);
+    free(n);
+  }
+  return err;
+}
+
+int hk_nodes_destroy(hk_nodes_t **nodes)
+{
+  int err = HK_SUCCESS;
+  if (!nodes || !*nodes)
+    return HK_SUCCESS;
+  if ((*nodes)->comm != MPI_COMM_NULL)
+    HK_MPI_TRY(err, MPI_Comm_free(&(*nodes)->comm));
+cleanup:
+  free((*nodes)->node_of);
+  free(*nodes);
+  *nodes = NULL;
+  return err;
+}
+
+int hk_nodes_info(const hk_nodes_t *nodes, hk_nodes_info_t *info)
+{
+  if (!nodes || !info)
+    return HK_ERROR(HK_ERR_ARG, "nodes and info must not be NULL");
+  *info = nodes->info;
+  return HK_SUCCESS;
+}
+
+MPI_Comm hk_nodes_comm(const hk_nodes_t *nodes) { return nodes ? nodes->comm : MPI_COMM_NULL; }
+
+int hk_nodes_node_of(const hk_nodes_t *nodes, int rank)
+{
+  if (!nodes || rank < 0 || rank >= nodes->nranks)
+    return -1;
+  return nodes->node_of[rank];
+}
