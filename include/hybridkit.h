@@ -1,0 +1,13 @@
+/* hybridkit.h: umbrella header of libhybridkit (hybrid MPI+OpenMP toolkit).
+ * Each module has its own header under hybridkit/; this one includes them all. */
+#ifndef HYBRIDKIT_H
+#define HYBRIDKIT_H
+
+#include "hybridkit/version.h"
+#include "hybridkit/error.h"
+#include "hybridkit/env.h"
+#include "hybridkit/timer.h"
+#include "hybridkit/topo.h"
+#include "hybridkit/record.h"
+
+#endif

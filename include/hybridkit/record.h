@@ -1,0 +1,86 @@
+/* hybridkit/record.h: the one reporter of measurements.
+ *
+ * A reporter belongs to a program run; it gathers the provenance once (version,
+ * git SHA, compiler and flags, MPI library, thread levels, ranks, threads,
+ * nodes, hosts, OMP_PLACES/OMP_PROC_BIND, the real binding of every thread,
+ * timestamp).  A record is one measurement: parameters and results.  Emitting a
+ * record writes, from rank 0, one row of an OSU-style table on stdout and one
+ * JSON line to the output file, so the two channels cannot disagree.  The JSON
+ * format is schema/record.schema.json (schema_version 1).
+ *
+ *   # hk-topology 0.1.0 (3f2a9c1) Open MPI v4.1.4 ...      <- reporter header
+ *   # ranks: 2, threads/rank: 1, nodes: 1                    <- config lines
+ *   #     size    time.avg(s)   time.min(s)   time.max(s)  <- header per column set
+ *           8   1.234e-06     ...                           <- one row per record
+ */
+#ifndef HYBRIDKIT_RECORD_H
+#define HYBRIDKIT_RECORD_H
+
+#include <stdio.h>
+#include <mpi.h>
+#include "hybridkit/export.h"
+#include "hybridkit/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HK_RECORD_SCHEMA_VERSION 1
+
+typedef struct hk_reporter hk_reporter_t;
+typedef struct hk_record hk_record_t;
+
+typedef struct hk_reporter_desc {
+  const char *program;      /* required, e.g. "hk-topology" */
+  const char *output;       /* JSON Lines file to append to, NULL for none */
+  FILE *table;              /* where rank 0 writes the table; NULL: stdout */
+  int no_table;             /* 1: write no table */
+  const hk_nodes_t *nodes;  /* NULL: the reporter groups the ranks itself */
+} hk_reporter_desc_t;
+
+/* hk_reporter_create: gathers provenance and the binding report, opens the
+ * output (HK_ERR_IO on every rank if rank 0 cannot), prints the header lines.
+ * Collective: comm.  Threads: outside parallel regions.  Needs hk_init. */
+HK_EXPORT int hk_reporter_create(MPI_Comm comm, const hk_reporter_desc_t *desc,
+                                 hk_reporter_t **reporter);
+/* hk_reporter_destroy: close the output; *reporter = NULL.  Collective: local. */
+HK_EXPORT int hk_reporter_destroy(hk_reporter_t **reporter);
+/* hk_reporter_config: a "# key: value" configuration line in the table (rank 0).
+ * Collective: local.  Threads: outside parallel regions. */
+HK_EXPORT int hk_reporter_config(hk_reporter_t *reporter, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The binding report gathered at creation (owned by the reporter). */
+HK_EXPORT const hk_binding_t *hk_reporter_binding(const hk_reporter_t *reporter);
+
+/* hk_record_create: start a record of `kind` ([a-z][a-z0-9_.-]*).  Collective: local. */
+HK_EXPORT int hk_record_create(hk_reporter_t *reporter, const char *kind, hk_record_t **record);
+
+/* Parameters (the configuration of the measurement).  Collective: local. */
+HK_EXPORT int hk_record_param_int(hk_record_t *record, const char *name, long long value);
+HK_EXPORT int hk_record_param_double(hk_record_t *record, const char *name, double value);
+HK_EXPORT int hk_record_param_str(hk_record_t *record, const char *name, const char *value);
+
+/* hk_record_value*: a result that is already global (the same on all ranks, or
+ * only rank 0's counts).  unit may be NULL.  Collective: local. */
+HK_EXPORT int hk_record_value(hk_record_t *record, const char *name, double value, const char *unit);
+HK_EXPORT int hk_record_value_int(hk_record_t *record, const char *name, long long value,
+                                  const char *unit);
+/* hk_record_stats: a per-rank quantity, reduced to min/avg/max over the ranks
+ * of the reporter's communicator.  Collective: the reporter's comm.
+ * Threads: outside parallel regions. */
+HK_EXPORT int hk_record_stats(hk_record_t *record, const char *name, double local, const char *unit);
+/* hk_record_warning: a warning carried by this record (and shown in the table). */
+HK_EXPORT int hk_record_warning(hk_record_t *record, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* hk_record_emit: rank 0 writes the table row and the JSON line, every rank
+ * frees the record (*record = NULL); a write error on rank 0 is HK_ERR_IO on all.
+ * Collective: the reporter's comm.  Threads: outside parallel regions. */
+HK_EXPORT int hk_record_emit(hk_record_t **record);
+/* hk_record_discard: free without writing.  Collective: local. */
+HK_EXPORT void hk_record_discard(hk_record_t **record);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
