@@ -1,0 +1,146 @@
+/* apps/common/hk_app.c: option table parsing, generated help, collective finish. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hk_app.h"
+#include "hybridkit.h"
+
+static void print_default(const hk_opt_t *o, FILE *out)
+{
+  switch (o->type) {
+  case HK_OPT_FLAG: break;
+  case HK_OPT_INT: fprintf(out, " (default %d)", *(int *)o->target); break;
+  case HK_OPT_DOUBLE: fprintf(out, " (default %g)", *(double *)o->target); break;
+  case HK_OPT_STR:
+    if (*(const char **)o->target)
+      fprintf(out, " (default %s)", *(const char **)o->target);
+    break;
+  }
+}
+
+void hk_app_help(const hk_app_t *app, FILE *out)
+{
+  fprintf(out, "%s: %s\n\nusage: %s %s\n", app->program, app->summary, app->program, app->usage);
+  if (app->description)
+    fprintf(out, "\n%s\n", app->description);
+  fprintf(out, "\noptions:\n");
+  for (int i = 0; i < app->nopts; i++) {
+    const hk_opt_t *o = &app->opts[i];
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", o->name, o->type == HK_OPT_FLAG ? "" : " ",
+             o->type == HK_OPT_FLAG ? "" : o->arg);
+    fprintf(out, "  %-26s %s", left, o->help);
+    print_default(o, out);
+    fprintf(out, "\n");
+  }
+  fprintf(out, "  %-26s %s\n  %-26s %s\n  %-26s %s\n", "--help", "show this help and exit",
+          "--version", "print the version and exit", "--build-info",
+          "print how the library was built and exit");
+}
+
+static int set_value(const hk_opt_t *o, const char *v)
+{
+  char *end = NULL;
+  errno = 0;
+  switch (o->type) {
+  case HK_OPT_INT: {
+    long n = strtol(v, &end, 10);
+    if (errno || !*v || *end || n < -2147483647L || n > 2147483647L)
+      return hk_error_set(HK_ERR_ARG, "--%s %s: not an integer", o->name, v);
+    *(int *)o->target = (int)n;
+    break;
+  }
+  case HK_OPT_DOUBLE: {
+    double d = strtod(v, &end);
+    if (errno || !*v || *end)
+      return hk_error_set(HK_ERR_ARG, "--%s %s: not a number", o->name, v);
+    *(double *)o->target = d;
+    break;
+  }
+  case HK_OPT_STR: *(const char **)o->target = v; break;
+  case HK_OPT_FLAG: *(int *)o->target = 1; break;
+  }
+  return HK_SUCCESS;
+}
+
+static void print_build_info(const hk_app_t *app)
+{
+  hk_build_info_t b;
+  hk_build_info(&b);
+  printf("%s %s\ngit: %s\nbuild type: %s\ncompiler: %s\ncflags: %s\nMPI implementation: %s\n",
+         app->program, b.version, b.git_sha, b.build_type, b.compiler, b.cflags, b.mpi_impl);
+}
+
+int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done)
+{
+  *done = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      hk_app_help(app, stdout);
+      *done = 1;
+      return HK_SUCCESS;
+    }
+    if (strcmp(a, "--version") == 0) {
+      hk_build_info_t b;
+      hk_build_info(&b);
+      printf("%s %s (git %s)\n", app->program, b.version, b.git_sha);
+      *done = 1;
+      return HK_SUCCESS;
+    }
+    if (strcmp(a, "--build-info") == 0) {
+      print_build_info(app);
+      *done = 1;
+      return HK_SUCCESS;
+    }
+    if (strncmp(a, "--", 2) != 0)
+      return hk_error_set(HK_ERR_ARG, "unexpected argument '%s' (see --help)", a);
+    const char *name = a + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const hk_opt_t *o = NULL;
+    for (int k = 0; k < app->nopts && !o; k++)
+      if (strlen(app->opts[k].name) == len && strncmp(app->opts[k].name, name, len) == 0)
+        o = &app->opts[k];
+    if (!o)
+      return hk_error_set(HK_ERR_ARG, "unknown option '%.*s' (see --help)", (int)(len + 2), a);
+    const char *value = NULL;
+    if (o->type == HK_OPT_FLAG) {
+      if (eq)
+        return hk_error_set(HK_ERR_ARG, "option --%s takes no value", o->name);
+    } else if (eq) {
+      value = eq + 1;
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return hk_error_set(HK_ERR_ARG, "option --%s needs a value %s", o->name, o->arg);
+    }
+    int err = set_value(o, value);
+    if (err != HK_SUCCESS)
+      return err;
+  }
+  return HK_SUCCESS;
+}
+
+int hk_app_exit_code(int status)
+{
+  if (status == HK_SUCCESS)
+    return HK_EXIT_OK;
+  return status == HK_ERR_ARG ? HK_EXIT_USAGE : HK_EXIT_FAIL;
+}
+
+int hk_app_finish(const hk_app_t *app, MPI_Comm comm, int status)
+{
+  int rank = 0;
+  status = hk_agree(comm, status);
+  MPI_Comm_rank(comm, &rank);
+  if (status != HK_SUCCESS && rank == 0) {
+    fprintf(stderr, "%s: error: %s\n", app->program, hk_error_message());
+    fflush(stderr);
+  }
+  int fin = hk_finalize();
+  if (status == HK_SUCCESS && fin != HK_SUCCESS) {
+    fprintf(stderr, "%s: error: %s\n", app->program, hk_error_message());
+    status = fin;
+  }
+  return hk_app_exit_code(status);
+}

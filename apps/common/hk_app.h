@@ -1,0 +1,49 @@
+/* apps/common/hk_app.h: what every hk-* binary shares: one option table that
+ * drives both parsing and --help (so they cannot disagree), --version and
+ * --build-info, and the collective finish (errors agreed over all ranks, one
+ * line printed by rank 0, same exit code everywhere). */
+#ifndef HK_APP_H
+#define HK_APP_H
+
+#include <stdio.h>
+#include <mpi.h>
+
+typedef enum hk_opt_type { HK_OPT_FLAG, HK_OPT_INT, HK_OPT_DOUBLE, HK_OPT_STR } hk_opt_type_t;
+
+typedef struct hk_opt {
+  const char *name;   /* long name without "--" */
+  hk_opt_type_t type;
+  void *target;       /* int* (FLAG, INT), double*, const char** (STR) */
+  const char *arg;    /* metavariable shown in --help, e.g. "N" */
+  const char *help;   /* one line; the default is shown from the target's initial value */
+} hk_opt_t;
+
+typedef struct hk_app {
+  const char *program;      /* "hk-topology" */
+  const char *summary;      /* one line */
+  const char *usage;        /* "[options]" */
+  const char *description;  /* paragraphs after the usage line, may be NULL */
+  const hk_opt_t *opts;
+  int nopts;
+} hk_app_t;
+
+/* Exit codes of every hk-* binary. */
+enum { HK_EXIT_OK = 0, HK_EXIT_FAIL = 1, HK_EXIT_USAGE = 2 };
+
+/* hk_app_parse: parse argv against the table ("--name value" or "--name=value").
+ * --help, --version and --build-info print and set *done = 1.  Returns 0, or
+ * HK_ERR_ARG with hk_error_message() naming the bad option.  No MPI needed. */
+int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done);
+
+/* hk_app_help: the usage text generated from the table. */
+void hk_app_help(const hk_app_t *app, FILE *out);
+
+/* hk_app_finish: agree on `status` over comm (hk_agree), rank 0 prints
+ * "<program>: error: <message>" once on failure, then hk_finalize().  Returns
+ * the exit code for main: HK_EXIT_OK, HK_EXIT_USAGE for HK_ERR_ARG, else HK_EXIT_FAIL. */
+int hk_app_finish(const hk_app_t *app, MPI_Comm comm, int status);
+
+/* hk_app_exit_code: the exit code for a status (no MPI). */
+int hk_app_exit_code(int status);
+
+#endif

@@ -1,0 +1,125 @@
+/* tests/unit/test_core.c: error codes, thread-level and policy names, the JSON
+ * writer, version information (serial, no MPI_Init). */
+#include <math.h>
+#include <stdlib.h>
+#include "hk_test.h"
+#include "hybridkit.h"
+#include "internal/json.h"
+
+static void test_errors(void)
+{
+  for (int e = HK_SUCCESS; e >= HK_ERR_MIN; e--) {
+    CHECK(strlen(hk_strerror(e)) > 0);
+    CHECK(strcmp(hk_strerror(e), "unknown error") != 0);
+    for (int f = e - 1; f >= HK_ERR_MIN; f--)
+      CHECK(strcmp(hk_strerror(e), hk_strerror(f)) != 0);
+  }
+  CHECK_STR(hk_strerror(HK_ERR_MIN - 1), "unknown error");
+  CHECK_STR(hk_strerror(7), "unknown error");
+  CHECK_EQ_INT(hk_error_set(HK_ERR_IO, "cannot write %s", "x.jsonl"), HK_ERR_IO);
+  CHECK_STR(hk_error_message(), "cannot write x.jsonl");
+  hk_error_clear();
+  CHECK_STR(hk_error_message(), "");
+}
+
+static void test_levels(void)
+{
+  static const char *names[] = {"single", "masteronly", "funneled", "serialized", "multiple"};
+  for (int l = HK_THREAD_SINGLE; l <= HK_THREAD_MULTIPLE; l++) {
+    hk_thread_level_t p;
+    CHECK_STR(hk_thread_level_name((hk_thread_level_t)l), names[l]);
+    CHECK_EQ_INT(hk_thread_level_parse(names[l], &p), HK_SUCCESS);
+    CHECK_EQ_INT(p, l);
+  }
+  hk_thread_level_t p = HK_THREAD_SINGLE;
+  CHECK_EQ_INT(hk_thread_level_parse("MPI_THREAD_MULTIPLE", &p), HK_SUCCESS);
+  CHECK_EQ_INT(p, HK_THREAD_MULTIPLE);
+  CHECK_EQ_INT(hk_thread_level_parse("Funneled", &p), HK_SUCCESS);
+  CHECK_EQ_INT(p, HK_THREAD_FUNNELED);
+  CHECK_EQ_INT(hk_thread_level_parse("hybrid", &p), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "unknown thread level 'hybrid'");
+  CHECK_STR(hk_thread_level_name((hk_thread_level_t)9), "invalid");
+  /* ordering of Rabenseifner's taxonomy */
+  CHECK(HK_THREAD_SINGLE < HK_THREAD_MASTERONLY && HK_THREAD_MASTERONLY < HK_THREAD_FUNNELED &&
+        HK_THREAD_FUNNELED < HK_THREAD_SERIALIZED && HK_THREAD_SERIALIZED < HK_THREAD_MULTIPLE);
+  /* before hk_init the level queries refuse */
+  CHECK_EQ_INT(hk_thread_levels(NULL, NULL), HK_ERR_STATE);
+  CHECK_EQ_INT(hk_require_thread_level(HK_THREAD_FUNNELED, "x"), HK_ERR_STATE);
+}
+
+static void test_policies(void)
+{
+  hk_bind_policy_t p;
+  CHECK_EQ_INT(hk_bind_policy_parse("scatter", &p), HK_SUCCESS);
+  CHECK_EQ_INT(p, HK_BIND_SCATTER);
+  CHECK_EQ_INT(hk_bind_policy_parse("compact", &p), HK_SUCCESS);
+  CHECK_EQ_INT(p, HK_BIND_COMPACT);
+  CHECK_EQ_INT(hk_bind_policy_parse("none", &p), HK_SUCCESS);
+  CHECK_EQ_INT(p, HK_BIND_NONE);
+  CHECK_EQ_INT(hk_bind_policy_parse("spread", &p), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "unknown binding policy 'spread'");
+  CHECK_STR(hk_bind_policy_name(HK_BIND_COMPACT), "compact");
+  CHECK_EQ_INT(hk_map_share(8, 2, 2), 4);
+  CHECK_EQ_INT(hk_map_share(8, 3, 2), 2);
+  CHECK_EQ_INT(hk_map_share(2, 4, 1), 1);
+}
+
+static void test_json(void)
+{
+  hk_json_t j;
+  hk_json_init(&j);
+  hk_json_obj_begin(&j);
+  hk_json_key(&j, "s");
+  hk_json_str(&j, "a\"b\\c\nd\te\x01");
+  hk_json_key(&j, "i");
+  hk_json_int(&j, -42);
+  hk_json_key(&j, "d");
+  hk_json_dbl(&j, 0.5);
+  hk_json_key(&j, "whole");
+  hk_json_dbl(&j, 3.0);
+  hk_json_key(&j, "nan");
+  hk_json_dbl(&j, NAN);
+  hk_json_key(&j, "a");
+  hk_json_arr_begin(&j);
+  hk_json_bool(&j, 1);
+  hk_json_null(&j);
+  hk_json_obj_begin(&j);
+  hk_json_obj_end(&j);
+  hk_json_arr_begin(&j);
+  hk_json_arr_end(&j);
+  hk_json_str(&j, NULL);
+  hk_json_arr_end(&j);
+  hk_json_key(&j, "raw");
+  hk_json_raw(&j, "{\"x\":1}");
+  hk_json_obj_end(&j);
+  CHECK(!j.nomem);
+  CHECK_STR(j.buf, "{\"s\":\"a\\\"b\\\\c\\nd\\te\\u0001\",\"i\":-42,\"d\":0.5,\"whole\":3.0,"
+                   "\"nan\":null,\"a\":[true,null,{},[],null],\"raw\":{\"x\":1}}");
+  hk_json_free(&j);
+}
+
+static void test_version(void)
+{
+  int a = -1, b = -1, c = -1;
+  hk_build_info_t bi;
+  hk_version(&a, &b, &c);
+  CHECK_EQ_INT(a, HK_VERSION_MAJOR);
+  CHECK_EQ_INT(b, HK_VERSION_MINOR);
+  CHECK_EQ_INT(c, HK_VERSION_PATCH);
+  hk_build_info(&bi);
+  CHECK_STR(bi.version, HK_VERSION_STRING);
+  CHECK(bi.git_sha && strlen(bi.git_sha) > 0);
+  CHECK(bi.compiler && strlen(bi.compiler) > 0);
+  CHECK(strcmp(bi.mpi_impl, "openmpi") == 0 || strcmp(bi.mpi_impl, "mpich") == 0 ||
+        strcmp(bi.mpi_impl, "other") == 0);
+}
+
+int main(void)
+{
+  test_errors();
+  test_levels();
+  test_policies();
+  test_json();
+  test_version();
+  return hk_test_report("test_core");
+}

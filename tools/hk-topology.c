@@ -1,0 +1,168 @@
+/* tools/hk-topology.c: the machine and where every rank and thread runs.
+ *
+ *   hk-topology                          machine tree + binding table of this run
+ *   mpirun -np 2 ... hk-topology         the same for every rank/thread of the job
+ *   hk-topology --dry-run --ranks 4 --threads 2 --policy scatter --topology "pack:2 core:4 pu:2"
+ *                                        the map a launch would get (no MPI; like likwid-pin -p)
+ *
+ * Under MPI it writes one record of kind "topology.binding" (--output FILE.jsonl);
+ * the binding of every thread is in the record's provenance.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hk_app.h"
+#include "hybridkit.h"
+
+static struct {
+  const char *policy;
+  const char *topology;
+  const char *output;
+  const char *thread_level;
+  int dry_run, ranks, threads, nodes, oversubscribe, no_tree;
+} opt = {.policy = NULL, .thread_level = "masteronly", .ranks = 1, .threads = 1, .nodes = 1};
+
+static const hk_opt_t options[] = {
+  {"policy", HK_OPT_STR, &opt.policy, "P",
+   "bind threads: none|compact|scatter (default: keep the launcher's binding; dry run: compact)"},
+  {"topology", HK_OPT_STR, &opt.topology, "DESC",
+   "machine to describe: hwloc synthetic string or XML file (default $HK_TOPOLOGY, else this machine)"},
+  {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE"},
+  {"thread-level", HK_OPT_STR, &opt.thread_level, "L",
+   "MPI thread level to require: single|masteronly|funneled|serialized|multiple"},
+  {"no-tree", HK_OPT_FLAG, &opt.no_tree, "", "do not print the machine tree"},
+  {"dry-run", HK_OPT_FLAG, &opt.dry_run, "", "print the map a launch would get; no MPI"},
+  {"ranks", HK_OPT_INT, &opt.ranks, "R", "dry run: number of ranks"},
+  {"threads", HK_OPT_INT, &opt.threads, "T", "dry run: threads per rank"},
+  {"nodes", HK_OPT_INT, &opt.nodes, "N", "dry run: nodes like the machine (ranks fill them in blocks)"},
+  {"oversubscribe", HK_OPT_FLAG, &opt.oversubscribe, "",
+   "dry run: allow more threads per node than cores"},
+};
+
+static const hk_app_t app = {
+  .program = "hk-topology",
+  .summary = "machine topology and the rank/thread -> PU binding of a run",
+  .usage = "[--policy P] [--topology DESC] [--output FILE.jsonl]\n"
+           "       hk-topology --dry-run --ranks R --threads T [--nodes N] [--policy P] "
+           "[--topology DESC] [--oversubscribe]",
+  .description =
+      "Run it under mpirun/srun to see where every thread of every rank may run (cpuset) and\n"
+      "where it ran last (cpu); warnings name threads that share PUs.  The dry run models\n"
+      "`mpirun --map-by slot:PE=T --bind-to core` with the thread policy inside each rank.\n"
+      "Environment: HK_TOPOLOGY (machine), HK_NODE_SIZE (virtual nodes), OMP_NUM_THREADS.",
+  .opts = options,
+  .nopts = (int)(sizeof options / sizeof options[0]),
+};
+
+static int dry_run(void)
+{
+  hk_machine_t *m = NULL;
+  hk_binding_t *map = NULL;
+  hk_bind_policy_t policy = HK_BIND_COMPACT;
+  int err = HK_SUCCESS;
+  if (opt.policy && (err = hk_bind_policy_parse(opt.policy, &policy)) != HK_SUCCESS)
+    return err;
+  if ((err = hk_machine_load(opt.topology, &m)) != HK_SUCCESS)
+    return err;
+  hk_map_desc_t d = {.ranks = opt.ranks, .threads = opt.threads, .nodes = opt.nodes,
+                     .policy = policy, .oversubscribe = opt.oversubscribe};
+  err = hk_map_compute(m, &d, &map);
+  if (err == HK_SUCCESS) {
+    if (!opt.no_tree)
+      hk_machine_print(m, stdout);
+    hk_machine_info_t mi;
+    hk_machine_info(m, &mi);
+    int per_node = (opt.ranks + opt.nodes - 1) / opt.nodes;
+    printf("# dry run: %d rank(s) x %d thread(s) on %d node(s), policy %s "
+           "(mpirun --map-by slot:PE=%d --bind-to core)\n",
+           opt.ranks, opt.threads, opt.nodes, hk_bind_policy_name(policy),
+           hk_map_share(mi.cores, per_node, opt.threads));
+    hk_binding_print(map, stdout);
+    for (int i = 0; i < map->nwarnings; i++)
+      printf("# WARNING: %s\n", map->warnings[i]);
+  }
+  hk_binding_destroy(&map);
+  hk_machine_destroy(&m);
+  return err;
+}
+
+static int run(void)
+{
+  int err = HK_SUCCESS, rank = 0;
+  hk_machine_t *m = NULL;
+  hk_nodes_t *nodes = NULL;
+  hk_reporter_t *rep = NULL;
+  hk_record_t *rec = NULL;
+  hk_bind_policy_t policy = HK_BIND_NONE;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  /* every rank checks the same inputs, so they fail together */
+  if (opt.policy && (err = hk_bind_policy_parse(opt.policy, &policy)) != HK_SUCCESS)
+    goto done;
+  if ((err = hk_machine_load(opt.topology, &m)) != HK_SUCCESS)
+    goto done;
+  if ((err = hk_nodes_create(MPI_COMM_WORLD, &nodes)) != HK_SUCCESS)
+    goto done;
+  if (opt.policy && (err = hk_agree(MPI_COMM_WORLD, hk_bind_threads(policy))) != HK_SUCCESS)
+    goto done;
+  hk_reporter_desc_t rd = {.program = app.program, .output = opt.output, .nodes = nodes};
+  if ((err = hk_reporter_create(MPI_COMM_WORLD, &rd, &rep)) != HK_SUCCESS)
+    goto done;
+  if (rank == 0 && !opt.no_tree)
+    hk_machine_print(m, stdout);
+  if (rank == 0)
+    hk_binding_print(hk_reporter_binding(rep), stdout); /* its warnings are in the header */
+  fflush(stdout);
+
+  hk_machine_info_t mi;
+  hk_nodes_info_t ni;
+  hk_machine_info(m, &mi);
+  hk_nodes_info(nodes, &ni);
+  const hk_binding_t *b = hk_reporter_binding(rep);
+  if ((err = hk_record_create(rep, "topology.binding", &rec)) != HK_SUCCESS ||
+      (err = hk_record_param_str(rec, "policy", opt.policy ? opt.policy : "launcher")) != HK_SUCCESS ||
+      (err = hk_record_param_str(rec, "machine", mi.source)) != HK_SUCCESS ||
+      (err = hk_record_value_int(rec, "nodes", ni.nnodes, NULL)) != HK_SUCCESS ||
+      (err = hk_record_value_int(rec, "cores", mi.cores, NULL)) != HK_SUCCESS ||
+      (err = hk_record_value_int(rec, "pus", mi.pus, NULL)) != HK_SUCCESS ||
+      (err = hk_record_value_int(rec, "threads", b->nentries, NULL)) != HK_SUCCESS ||
+      (err = hk_record_value_int(rec, "binding_warnings", b->nwarnings, NULL)) != HK_SUCCESS)
+    goto done;
+  err = hk_record_emit(&rec);
+done:
+  hk_record_discard(&rec);
+  hk_reporter_destroy(&rep);
+  hk_nodes_destroy(&nodes);
+  hk_machine_destroy(&m);
+  return err;
+}
+
+int main(int argc, char **argv)
+{
+  int done = 0;
+  int err = hk_app_parse(&app, argc, argv, &done);
+  if (done)
+    return HK_EXIT_OK;
+  if (opt.dry_run) {
+    if (err == HK_SUCCESS)
+      err = dry_run();
+    if (err != HK_SUCCESS)
+      fprintf(stderr, "%s: error: %s\n", app.program, hk_error_message());
+    return hk_app_exit_code(err);
+  }
+  hk_thread_level_t level = HK_THREAD_MASTERONLY;
+  if (err == HK_SUCCESS && opt.thread_level)
+    err = hk_thread_level_parse(opt.thread_level, &level);
+  int ierr = hk_init(&argc, &argv, err == HK_SUCCESS ? level : HK_THREAD_SINGLE);
+  int flag = 0;
+  hk_initialized(&flag);
+  if (!flag) { /* MPI could not even start */
+    fprintf(stderr, "%s: error: %s\n", app.program, hk_error_message());
+    return HK_EXIT_FAIL;
+  }
+  if (err == HK_SUCCESS)
+    err = ierr;
+  err = hk_agree(MPI_COMM_WORLD, err);
+  if (err == HK_SUCCESS)
+    err = run();
+  return hk_app_finish(&app, MPI_COMM_WORLD, err);
+}
