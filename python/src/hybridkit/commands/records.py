@@ -1,0 +1,38 @@
+"""`hybridkit records validate FILE...`: check JSONL record files against the schema."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hybridkit.records import RecordsInvalid, load_records
+
+HELP = "work with JSONL record files"
+DESCRIPTION = "Read and check the JSONL records the hybridkit binaries write."
+
+VALIDATE_HELP = "validate JSONL record files against schema/record.schema.json"
+VALIDATE_DESCRIPTION = """\
+Validate every line of each FILE against the record schema ($HK_SCHEMA, else the
+repository's schema/record.schema.json). Prints "FILE: N records OK" or the first error of
+the file as FILE:LINE; exits 1 if any file is invalid."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """`records` has only subcommands."""
+
+
+def add_validate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="JSONL record file")
+
+
+def run_validate(ns: argparse.Namespace) -> int:
+    status = 0
+    for path in ns.files:
+        try:
+            records = load_records(path)
+        except RecordsInvalid as exc:
+            print(f"hybridkit: error: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        print(f"{path}: {len(records)} records OK")
+    return status

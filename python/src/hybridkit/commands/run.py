@@ -1,0 +1,196 @@
+"""`hybridkit run BINARY --np R --threads T ...`: launch a binary, keep the run, check it.
+
+    check R x T against the cores --> find BINARY --> build the launch line
+        --dry-run: print it, stop
+    make the run directory --> run (stdout/stderr teed) --> validate records.jsonl
+        --> binding table + verdict --> exit code of the binary
+                                        (1 if it said 0 but its records are missing/invalid)
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+from hybridkit import __version__
+from hybridkit.cpuset import local_cores
+from hybridkit.errors import HKError, UsageError
+from hybridkit.launch import (BINDS, LAUNCHER_HELP, MPIS, Launch, LaunchSpec, default_mpi,
+                              launcher_for, launcher_names)
+from hybridkit.paths import find_binary
+from hybridkit.rundir import (create_run_dir, iso, run_dir_name, run_streaming, utc_now,
+                              write_json)
+
+HELP = "launch a hybridkit binary with MPI ranks x OpenMP threads and check its records"
+DESCRIPTION = """\
+Launch BINARY with R MPI ranks of T OpenMP threads each, binding and OMP_* set by the
+launcher, in a new run directory <results>/runs/<stamp>-<binary>-<R>x<T>[-<mode>] holding
+command.txt, env.json, stdout.txt, stderr.txt, records.jsonl and run.json. The binary gets
+'--mode M' (with --mode), BINARY_ARGS, then '--output <rundir>/records.jsonl'. Afterwards
+the records are validated and the binding of every rank and thread is shown.
+
+Exit code: the binary's, or 1 when it exited 0 but left no valid records.
+
+examples:
+  hybridkit run hk-topology --np 2 --threads 1
+  hybridkit run hk-topology --np 1 --threads 2 --bind scatter --dry-run
+  hybridkit run hk-bench --np 4 --threads 2 --mpi mpich --hosts n1,n2 -- pingpong"""
+
+MODE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
+KNOWN_MODES = "pure, pure-nb, masteronly, funneled, task, task-balanced, multiple, multiple-reserved"
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def host_list(text: str) -> List[str]:
+    hosts = [h.strip() for h in text.split(",")]
+    if not all(hosts):
+        raise argparse.ArgumentTypeError(f"empty host name in {text!r}")
+    return hosts
+
+
+def mode_name(text: str) -> str:
+    if not MODE_PATTERN.match(text):
+        raise argparse.ArgumentTypeError(f"bad mode name {text!r}")
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("binary", metavar="BINARY",
+                        help="path, or name looked up in $HK_BIN_DIR, build/*/bin, PATH")
+    parser.add_argument("--np", type=positive_int, required=True, metavar="R",
+                        help="number of MPI ranks")
+    parser.add_argument("--threads", type=positive_int, required=True, metavar="T",
+                        help="OpenMP threads per rank")
+    parser.add_argument("--mode", type=mode_name, metavar="M",
+                        help=f"hybrid mode, passed as '--mode M' ({KNOWN_MODES})")
+    parser.add_argument("--bind", choices=BINDS, default="compact",
+                        help="compact: threads close on the rank's cores; scatter: spread; "
+                             "none: no binding (default: %(default)s)")
+    parser.add_argument("--launcher", choices=launcher_names(), default="mpirun",
+                        help="; ".join(f"{k}: {v}" for k, v in LAUNCHER_HELP.items())
+                             + " (default: %(default)s)")
+    parser.add_argument("--mpi", choices=MPIS, default=None,
+                        help="MPI library of --launcher mpirun (default: $HK_MPI, else openmpi)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--hosts", type=host_list, metavar="H1,H2,...",
+                       help="run on these hosts, ranks spread evenly (no local core check)")
+    where.add_argument("--hostfile", metavar="F", help="launcher host file (no local core check)")
+    parser.add_argument("--oversubscribe", action="store_true",
+                        help="allow more ranks x threads than cores (binding is then off)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the launch line (with its env assignments) and exit")
+    parser.add_argument("--results", type=Path, default=Path("results"), metavar="DIR",
+                        help="results directory (default: %(default)s)")
+    parser.add_argument("binary_args", nargs="*", metavar="-- BINARY_ARGS",
+                        help="arguments passed to BINARY")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def check_cores(np: int, threads: int, oversubscribe: bool, remote: bool) -> bool:
+    """Whether the run is oversubscribed; raise UsageError if it is and was not allowed."""
+    if remote:
+        return oversubscribe
+    need, have = np * threads, local_cores()
+    if need <= have:
+        return False
+    if not oversubscribe:
+        raise UsageError(f"{_plural(np, 'rank')} x {_plural(threads, 'thread')} need "
+                         f"{_plural(need, 'core')}, this machine has {have} "
+                         f"(pass --oversubscribe to run anyway)")
+    return True
+
+
+def warn(message: str) -> None:
+    print(f"hybridkit: warning: {message}", file=sys.stderr)
+
+
+def run(ns: argparse.Namespace) -> int:
+    mpi = ns.mpi or default_mpi()
+    launcher = launcher_for(ns.launcher, mpi)
+    if ns.hostfile and not Path(ns.hostfile).is_file():
+        raise UsageError(f"hostfile {ns.hostfile} does not exist")
+    oversubscribed = check_cores(ns.np, ns.threads, ns.oversubscribe,
+                                 remote=bool(ns.hosts or ns.hostfile))
+    binary = find_binary(ns.binary, mpi)
+
+    name = run_dir_name(binary.name, ns.np, ns.threads, ns.mode)
+    results = ns.results.resolve()
+    if ns.dry_run:
+        run_dir = results / "runs" / name
+    else:
+        launcher.check_available()
+        run_dir = create_run_dir(results, name)
+    records_path = run_dir / "records.jsonl"
+    args = (["--mode", ns.mode] if ns.mode else []) + list(ns.binary_args) + list(ns.extra)
+    spec = LaunchSpec(binary=str(binary), args=[*args, "--output", str(records_path)],
+                      np=ns.np, threads=ns.threads, bind=ns.bind, mpi=mpi,
+                      hosts=ns.hosts or (), hostfile=ns.hostfile, oversubscribe=oversubscribed,
+                      cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores())
+    launch = launcher.build(spec)
+    for message in launch.warnings:
+        warn(message)
+    if ns.dry_run:
+        print(launch.shell_line())
+        return 0
+    return execute(ns, launch, run_dir, records_path, mpi)
+
+
+def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path: Path,
+            mpi: str) -> int:
+    from hybridkit.binding import render
+    from hybridkit.records import load_records
+
+    (run_dir / "command.txt").write_text(launch.shell_line() + "\n")
+    write_json(run_dir / "env.json", {"launcher": launch.env, "ranks": launch.rank_env})
+    info = {
+        "hybridkit_version": __version__, "argv": launch.argv, "binary": ns.binary,
+        "np": ns.np, "threads": ns.threads, "mode": ns.mode, "bind": ns.bind, "mpi": mpi,
+        "launcher": ns.launcher, "hosts": ns.hosts, "hostfile": ns.hostfile,
+        "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),
+        "end": None, "duration_s": None, "records": None, "records_valid": None,
+    }
+    write_json(run_dir / "run.json", info)
+    print(f"# run directory: {run_dir}", flush=True)
+    print(f"# command: {launch.shell_line()}", flush=True)
+
+    t0 = time.monotonic()
+    binary_code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
+                                run_dir / "stderr.txt")
+    info.update(exit_code=binary_code, end=iso(utc_now()),
+                duration_s=round(time.monotonic() - t0, 3))
+
+    problem: Optional[HKError] = None
+    records = []
+    try:
+        records = load_records(records_path)
+    except HKError as exc:
+        problem = exc
+    info.update(records=len(records), records_valid=problem is None)
+    write_json(run_dir / "run.json", info)
+
+    name = Path(ns.binary).name
+    if problem is None:
+        render(records)
+    else:
+        print(f"hybridkit: error: no valid records: {problem}", file=sys.stderr)
+    if binary_code != 0:
+        print(f"hybridkit: error: {name} failed with exit code {binary_code} (see {run_dir})",
+              file=sys.stderr)
+        return binary_code
+    return 0 if problem is None else 1

@@ -1,0 +1,89 @@
+"""Where hybridkit finds things: the repository, the built C binaries, the record schema.
+
+A binary given by name (no `/`) is looked up in order:
+
+    $HK_BIN_DIR/NAME
+    <repo>/build/release/bin/NAME        (--mpi openmpi)
+    <repo>/build/mpich-release/bin/NAME  (--mpi mpich)
+    PATH
+
+where <repo> is the directory holding `python/`, found from this file's location
+(python/src/hybridkit/paths.py), so it only exists for a source checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import List, Optional
+
+from hybridkit.errors import HKError
+
+SCHEMA_RELPATH = Path("schema") / "record.schema.json"
+
+# build directory of each MPI flavour, relative to the repository root
+BUILD_BIN_DIRS = {
+    "openmpi": Path("build") / "release" / "bin",
+    "mpich": Path("build") / "mpich-release" / "bin",
+}
+
+
+def repo_root() -> Optional[Path]:
+    """The repository checkout this package runs from, or None when installed elsewhere."""
+    python_dir = Path(__file__).resolve().parents[2]
+    if python_dir.name == "python" and (python_dir / "src" / "hybridkit").is_dir():
+        return python_dir.parent
+    return None
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def binary_search_dirs(mpi: str) -> List[Path]:
+    """The directories searched (before PATH) for a binary given by name."""
+    dirs = []
+    env_dir = os.environ.get("HK_BIN_DIR")
+    if env_dir:
+        dirs.append(Path(env_dir))
+    root = repo_root()
+    if root is not None and mpi in BUILD_BIN_DIRS:
+        dirs.append(root / BUILD_BIN_DIRS[mpi])
+    return dirs
+
+
+def find_binary(name: str, mpi: str = "openmpi") -> Path:
+    """Resolve BINARY of `hybridkit run`/`topology` to an absolute path, or raise HKError."""
+    if "/" in name:
+        path = Path(name)
+        if not _is_executable(path):
+            raise HKError(f"binary {name} does not exist or is not executable")
+        return path.resolve()
+    dirs = binary_search_dirs(mpi)
+    for d in dirs:
+        if _is_executable(d / name):
+            return (d / name).resolve()
+    found = shutil.which(name)
+    if found:
+        return Path(found).resolve()
+    searched = ", ".join(str(d) for d in dirs) + (", " if dirs else "") + "PATH"
+    hint = "" if os.environ.get("HK_BIN_DIR") else "; set HK_BIN_DIR or build the C side first"
+    raise HKError(f"unknown binary {name!r}: not found in {searched}{hint}")
+
+
+def schema_path() -> Path:
+    """The record schema: $HK_SCHEMA, else <repo>/schema/record.schema.json."""
+    env = os.environ.get("HK_SCHEMA")
+    if env:
+        path = Path(env)
+        if not path.is_file():
+            raise HKError(f"HK_SCHEMA={env} does not exist")
+        return path
+    root = repo_root()
+    if root is not None and (root / SCHEMA_RELPATH).is_file():
+        return root / SCHEMA_RELPATH
+    raise HKError(
+        "record schema not found: set HK_SCHEMA to schema/record.schema.json of the "
+        "hybridkit repository"
+    )

@@ -1,0 +1,77 @@
+"""Shared pytest fixtures: the fixture directory, a fake binary dir, an in-process CLI runner."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import List, NamedTuple
+
+import pytest
+
+from hybridkit.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+FAKE_TOPOLOGY = """#!/bin/sh
+# stands in for hk-topology: prints each argument in brackets, exits $HK_FAKE_EXIT
+for a in "$@"; do echo "[$a]"; done
+exit "${HK_FAKE_EXIT:-0}"
+"""
+
+
+class Result(NamedTuple):
+    code: int
+    out: str
+    err: str
+
+
+def make_executable(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture
+def bin_dir(tmp_path, monkeypatch) -> Path:
+    """HK_BIN_DIR with fake `hk-fake` and `hk-topology`; 2 local cores; no HK_MPI."""
+    d = tmp_path / "bin"
+    d.mkdir()
+    make_executable(d / "hk-fake", "#!/bin/sh\nexit 0\n")
+    make_executable(d / "hk-topology", FAKE_TOPOLOGY)
+    monkeypatch.setenv("HK_BIN_DIR", str(d))
+    monkeypatch.delenv("HK_MPI", raising=False)
+    monkeypatch.delenv("HK_REPLAY_DIR", raising=False)
+    monkeypatch.setattr("hybridkit.commands.run.local_cores", lambda: 2)
+    monkeypatch.chdir(tmp_path)
+    return d
+
+
+@pytest.fixture
+def cli(capfd):
+    """Run `hybridkit ARGS` in this process; return (exit code, stdout, stderr)."""
+
+    def run(args: List[str]) -> Result:
+        code = main(args)
+        captured = capfd.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+def python_env(**extra: str) -> dict:
+    """Environment for `python -m hybridkit` subprocesses (package importable either way)."""
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+PYTHON = sys.executable
