@@ -1,0 +1,61 @@
+# hybridkit: the two commands of the quick start, and their parts.
+#   make run     set up (apt packages, .venv), build (Release), run the main job
+#   make test    set up, build, ctest (all labels) + pytest
+# HK_MPI=mpich selects MPICH (build/mpich-release); the default is Open MPI (build/release).
+# PRESET=debug|repro (or mpich-debug ...) selects another CMake preset.
+
+HK_MPI ?= openmpi
+ifeq ($(HK_MPI),mpich)
+PRESET ?= mpich-release
+else ifeq ($(HK_MPI),openmpi)
+PRESET ?= release
+else
+$(error HK_MPI must be openmpi or mpich, not '$(HK_MPI)')
+endif
+BUILD_DIR := build/$(PRESET)
+VENV := .venv
+PY := $(VENV)/bin/python
+JOBS ?= 2
+PYTHON ?= python3
+export HK_MPI
+export HK_BIN_DIR := $(CURDIR)/$(BUILD_DIR)/bin
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+
+.PHONY: run test setup deps venv build configure clean help
+
+help:
+	@echo "make run | make test | make build | make setup | make clean   (HK_MPI=openmpi|mpich, PRESET=...)"
+
+deps:
+	@tools/setup-deps.sh $(HK_MPI)
+
+# the venv is (re)made when missing or when the package description changes
+$(VENV)/.installed: python/pyproject.toml | deps
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -e 'python[test]'
+	@touch $@
+
+venv: $(VENV)/.installed
+
+setup: deps venv
+
+$(BUILD_DIR)/CMakeCache.txt: | deps venv
+	cmake --preset $(PRESET)
+
+configure: $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
+	$(PY) -m pytest python/tests -q
+
+run: build
+	$(PY) -m hybridkit topology
+	$(PY) -m hybridkit run hk-topology --np 2 --threads 1 -- --no-tree
+	$(PY) -m hybridkit run hk-topology --np 1 --threads 2 -- --no-tree
+
+clean:
+	rm -rf build
