@@ -158,3 +158,12 @@ def test_replay_script_alone(tmp_path, fixtures):
     assert proc.returncode == 3
     assert proc.stderr == "hk-topology: verification FAILED\n"
     assert target.read_text() == (fixtures / "replay" / "failed" / "records.jsonl").read_text()
+
+
+def test_records_of_another_rank_count_are_refused(replay):
+    # records of a 2-rank job where 4 ranks were launched: what a binary built against
+    # another MPI than the launcher's produces (4 singletons); never accepted silently
+    result, run_dir = replay("own-cores", "--oversubscribe", np="4")
+    assert result.code == 1
+    assert "written by a job of 2 rank(s), 4 were launched" in result.err
+    assert json.loads((run_dir / "run.json").read_text())["records_valid"] is False

@@ -116,6 +116,19 @@ def check_cores(np: int, threads: int, oversubscribe: bool, remote: bool) -> boo
     return True
 
 
+def check_layout(records: list, np: int, mpi: str) -> None:
+    """The records must come from one job of `np` ranks: a binary built against another MPI
+    than the launcher's runs as np separate one-rank jobs, each writing its own records."""
+    for number, record in enumerate(records, 1):
+        prov = record["provenance"]
+        if prov["ranks"] != np:
+            raise HKError(
+                f"record {number} was written by a job of {prov['ranks']} rank(s), "
+                f"{np} were launched: the binary uses {prov['mpi_impl']} "
+                f"({prov['mpi_library'][:40]}...), the launcher {mpi}; "
+                f"use --mpi {prov['mpi_impl']} or a build for {mpi}")
+
+
 def warn(message: str) -> None:
     print(f"hybridkit: warning: {message}", file=sys.stderr)
 
@@ -179,6 +192,7 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
     records = []
     try:
         records = load_records(records_path)
+        check_layout(records, ns.np, mpi)
     except HKError as exc:
         problem = exc
     info.update(records=len(records), records_valid=problem is None)
