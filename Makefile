@@ -21,6 +21,8 @@ export HK_MPI
 export HK_BIN_DIR := $(CURDIR)/$(BUILD_DIR)/bin
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+# PRESET=debug: no leak checking of MPI runs (see tests/CMakeLists.txt)
+export ASAN_OPTIONS := detect_leaks=0
 
 .PHONY: run test setup deps venv build configure clean help
 

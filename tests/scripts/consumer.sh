@@ -1,19 +1,21 @@
 #!/bin/bash
-# consumer.sh BUILD_DIR WORK_DIR MPICC MPIEXEC
+# consumer.sh BUILD_DIR WORK_DIR MPICC MPIEXEC [CFLAGS]
 # Installs the build into WORK_DIR/prefix, then builds tests/consumer against it
 # twice -- with find_package(hybridkit) and with pkg-config -- and runs both.
+# CFLAGS: the library's own flags (a sanitizer build needs its consumers sanitized too).
 set -euo pipefail
-build=$1 work=$2 mpicc=$3 mpiexec=$4
+build=$1 work=$2 mpicc=$3 mpiexec=$4 cflags=${5:-}
 src=$(cd "$(dirname "$0")/../consumer" && pwd)
 rm -rf "$work" && mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 echo "installed into $work/prefix"
 cmake -S "$src" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$work/prefix" -DMPI_C_COMPILER="$mpicc" \
-  -DMPIEXEC_EXECUTABLE="$mpiexec" > "$work/configure.log"
+  -DMPIEXEC_EXECUTABLE="$mpiexec" -DCMAKE_C_FLAGS="$cflags" -DCMAKE_EXE_LINKER_FLAGS="$cflags" \
+  > "$work/configure.log"
 cmake --build "$work/cmake" > "$work/build.log"
 libdir=$(ls -d "$work"/prefix/lib*/ | head -n1)
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
-"$mpicc" -fopenmp "$src/main.c" -o "$work/consumer_pc" $(pkg-config --cflags --libs hybridkit) \
+"$mpicc" -fopenmp $cflags "$src/main.c" -o "$work/consumer_pc" $(pkg-config --cflags --libs hybridkit) \
   -Wl,-rpath,"$libdir"
 for exe in "$work/cmake/consumer" "$work/cmake/consumer_static" "$work/consumer_pc"; do
   out=$("$mpiexec" -n 2 $([ -n "${OMPI_ALLOW_RUN_AS_ROOT:-}" ] && "$mpiexec" --version 2>&1 | grep -q 'Open MPI' && echo --oversubscribe) "$exe")
