@@ -1,6 +1,7 @@
 /* src/core/error.c: error codes, per-thread error messages, MPI error conversion. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal/hk_internal.h"
 
@@ -62,6 +63,20 @@ int hk__error_set(int err, const char *file, int line, const char *func, const c
   snprintf(hk_errmsg, sizeof hk_errmsg, "%s [%.40s:%d %.60s]", text, base ? base + 1 : file, line,
            func);
   return err;
+}
+
+int hk__strlist_vadd(char ***list, int *n, const char *fmt, va_list ap)
+{
+  char text[512];
+  vsnprintf(text, sizeof text, fmt, ap);
+  char **grown = realloc(*list, (size_t)(*n + 1) * sizeof *grown);
+  if (!grown)
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  *list = grown;
+  if (!(grown[*n] = strdup(text)))
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  (*n)++;
+  return HK_SUCCESS;
 }
 
 int hk__mpi_error(int mpierr, const char *file, int line, const char *func, const char *expr)

@@ -348,21 +348,13 @@ int hk_record_stats(hk_record_t *r, const char *name, double local, const char *
 
 int hk_record_warning(hk_record_t *r, const char *fmt, ...)
 {
-  char text[512];
   if (!r || !fmt)
     return HK_ERROR(HK_ERR_ARG, "record and fmt must not be NULL");
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  int err = hk__strlist_vadd(&r->warn, &r->nwarn, fmt, ap);
   va_end(ap);
-  char **w = realloc(r->warn, (size_t)(r->nwarn + 1) * sizeof *w);
-  if (!w)
-    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  r->warn = w;
-  if (!(w[r->nwarn] = strdup(text)))
-    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  r->nwarn++;
-  return HK_SUCCESS;
+  return err;
 }
 
 void hk_record_discard(hk_record_t **record)

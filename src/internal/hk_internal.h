@@ -12,6 +12,7 @@
 #ifndef HK_INTERNAL_H
 #define HK_INTERNAL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <hwloc.h>
 #include "hybridkit.h"
@@ -23,6 +24,8 @@ int hk__error_set(int err, const char *file, int line, const char *func, const c
     __attribute__((format(printf, 5, 6)));
 /* Replace the calling thread's message verbatim (used by hk_agree). */
 void hk__error_set_message(const char *msg);
+/* Appends a formatted string (at most 511 chars) to a malloc'd list of n strings. */
+int hk__strlist_vadd(char ***list, int *n, const char *fmt, va_list ap);
 /* Converts an MPI error code into HK_ERR_MPI with MPI's error string. */
 int hk__mpi_error(int mpierr, const char *file, int line, const char *func, const char *expr);
 /* MASTERONLY check before an MPI call made by the library (no-op unless enabled). */

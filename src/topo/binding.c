@@ -108,19 +108,11 @@ cleanup:
 
 int hk__binding_add_warning(hk_binding_t *b, const char *fmt, ...)
 {
-  char text[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  int err = hk__strlist_vadd(&b->warnings, &b->nwarnings, fmt, ap);
   va_end(ap);
-  char **w = realloc(b->warnings, (size_t)(b->nwarnings + 1) * sizeof *w);
-  if (!w)
-    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  b->warnings = w;
-  if (!(w[b->nwarnings] = strdup(text)))
-    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  b->nwarnings++;
-  return HK_SUCCESS;
+  return err;
 }
 
 /* Warn when threads of one rank share PUs, or a host runs more threads than it has PUs. */
