@@ -9,5 +9,7 @@
 #include "hybridkit/timer.h"
 #include "hybridkit/topo.h"
 #include "hybridkit/record.h"
+#include "hybridkit/cart.h"
+#include "hybridkit/halo.h"
 
 #endif

@@ -1,0 +1,175 @@
+/* hybridkit/halo.h: the halo-exchange engine with every hybrid mode.
+ *
+ * A halo plan belongs to a field of doubles on one block of a Cartesian
+ * decomposition (hybridkit/cart.h): n[0] x n[1] (x n[2]) owned cells surrounded
+ * by w ghost layers on every side (none in z for 2D).  The plan is built once
+ * (neighbour table, contiguous send/receive buffers, requests); exchanges run
+ * many times.  Packing and unpacking are thread-parallel loops over rows;
+ * no MPI derived datatypes.  A neighbour that is this rank itself (periodic,
+ * one block in that dimension) is a copy, not a message.
+ *
+ *   ghost layers (w = 1), 2D, faces only:        with HK_STENCIL_FULL the four
+ *        . g g g g .                             corner ghosts (.) are exchanged
+ *        g o o o o g     o owned, g ghost        too (27-point in 3D)
+ *        g o o o o g
+ *        . g g g g .
+ *
+ * Modes (hk_mode_t, one dispatch table in src/halo/modes.c; all give bit-identical
+ * fields for the same problem):
+ *   pure              1 thread per rank; pack, Isend/Irecv, Waitall, unpack, update   SINGLE
+ *   pure-nb           1 thread; post, update interior, Waitall, unpack, update boundary SINGLE
+ *   masteronly        threads pack/unpack/update in parallel regions; MPI by the master
+ *                     outside them (the other threads sleep)                       MASTERONLY
+ *   funneled          one parallel region; the master calls MPI between barriers     FUNNELED
+ *   task              funneled & reserved: thread 0 exchanges (post, wait, unpack)
+ *                     while threads 1..n-1 update the interior; then all update the
+ *                     boundary                                                        FUNNELED
+ *   task-balanced     as task, but thread 0 joins the interior work when its exchange
+ *                     is done (dynamic schedule): full load balancing                 FUNNELED
+ *   multiple          every thread posts, waits for and unpacks its share of the
+ *                     messages                                                        MULTIPLE
+ *   multiple-reserved m threads communicate their shares while n-m update the interior
+ *                                                                                     MULTIPLE
+ * The application describes its work once as an update function over boxes of
+ * cells (hk_halo_work_t); hk_halo_step() decides which thread updates which box
+ * and when, so overlapping modes need no thread-id code in the application.
+ */
+#ifndef HYBRIDKIT_HALO_H
+#define HYBRIDKIT_HALO_H
+
+#include <stddef.h>
+#include "hybridkit/cart.h"
+#include "hybridkit/env.h"
+#include "hybridkit/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hk_mode {
+  HK_MODE_PURE = 0,
+  HK_MODE_PURE_NB,
+  HK_MODE_MASTERONLY,
+  HK_MODE_FUNNELED,
+  HK_MODE_TASK,
+  HK_MODE_TASK_BALANCED,
+  HK_MODE_MULTIPLE,
+  HK_MODE_MULTIPLE_RESERVED,
+  HK_MODE_COUNT
+} hk_mode_t;
+
+/* "pure", "pure-nb", "masteronly", "funneled", "task", "task-balanced", "multiple",
+ * "multiple-reserved".  Collective: local.  Threads: any thread. */
+HK_EXPORT const char *hk_mode_name(hk_mode_t mode);
+HK_EXPORT int hk_mode_parse(const char *name, hk_mode_t *mode);
+/* The thread level a mode needs (checked by hk_halo_create). */
+HK_EXPORT hk_thread_level_t hk_mode_thread_level(hk_mode_t mode);
+/* 1 when the mode overlaps communication with computation. */
+HK_EXPORT int hk_mode_overlaps(hk_mode_t mode);
+
+/* A box of cells in local coordinates: owned cells are [0, n), ghosts are
+ * negative or >= n.  Cells [lo, hi) in every dimension (z: [0, 1) in 2D). */
+typedef struct hk_box {
+  int lo[3];
+  int hi[3];
+} hk_box_t;
+
+typedef struct hk_halo_desc {
+  const hk_cart_t *cart;  /* decomposition, neighbours, nodes (kept by reference) */
+  int width;              /* ghost layers w >= 1 */
+  hk_stencil_t stencil;   /* faces only, or faces + edges + corners */
+  hk_mode_t mode;
+  int reserved;           /* communicating threads m of multiple-reserved; 0: one.
+                             Must be < threads when given; task modes reserve one. */
+  int radius;             /* stencil radius of the update (0: 1); cells closer than
+                             this to a neighbour's side are "boundary" */
+} hk_halo_desc_t;
+
+typedef struct hk_halo hk_halo_t;
+
+/* Where cell (i, j, k) of the field is: field[offset + i + j*sy + k*sz]. */
+typedef struct hk_field_layout {
+  int dims;
+  int n[3];          /* owned cells */
+  int width;         /* ghost layers (none in z for 2D) */
+  long long sy, sz;  /* strides of y and z (x is contiguous) */
+  long long offset;  /* index of cell (0, 0, 0) */
+  size_t count;      /* doubles in the field, ghosts included */
+} hk_field_layout_t;
+
+/* hk_halo_create: plan the exchanges of one field.  Checks, on every rank
+ * (agreed): the mode's thread level (HK_ERR_THREAD_LEVEL), the halo width
+ * against the block (HK_ERR_ARG "block 3x8 is thinner than halo width 4"),
+ * reserved threads against the threads (HK_ERR_ARG).  The thread count is
+ * omp_get_max_threads() at creation (1 for the pure modes).
+ * Collective: the cart's communicator.  Threads: outside parallel regions. */
+HK_EXPORT int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo);
+/* hk_halo_destroy: *halo = NULL.  Collective: the cart's communicator. */
+HK_EXPORT int hk_halo_destroy(hk_halo_t **halo);
+
+HK_EXPORT int hk_halo_layout(const hk_halo_t *halo, hk_field_layout_t *layout);
+/* Threads the mode runs with (1 for pure and pure-nb). */
+HK_EXPORT int hk_halo_threads(const hk_halo_t *halo);
+HK_EXPORT hk_mode_t hk_halo_mode(const hk_halo_t *halo);
+
+/* hk_halo_field_alloc: a zeroed, 64-byte aligned field of layout.count doubles,
+ * first touched by the threads that will update it (same static split as the
+ * updates), so its pages land on their NUMA nodes.  Free with hk_halo_field_free.
+ * Collective: local.  Threads: outside parallel regions. */
+HK_EXPORT int hk_halo_field_alloc(const hk_halo_t *halo, double **field);
+HK_EXPORT void hk_halo_field_free(double **field);
+
+/* Exchange only.  hk_halo_exchange does it the mode's way; begin/end are the
+ * split phase for applications that schedule their own overlap (pack + post;
+ * wait + unpack: MPI from the calling thread, pack/unpack in parallel loops).
+ * Collective: neighbours.  Threads: outside parallel regions. */
+HK_EXPORT int hk_halo_exchange(hk_halo_t *halo, double *field);
+HK_EXPORT int hk_halo_begin(hk_halo_t *halo, double *field);
+HK_EXPORT int hk_halo_end(hk_halo_t *halo, double *field);
+
+/* The application's work: update every cell of `box`.  Called concurrently
+ * by several threads on disjoint boxes; must not call MPI. */
+typedef void (*hk_update_fn)(const hk_box_t *box, void *arg);
+
+typedef struct hk_halo_work {
+  hk_update_fn update;
+  void *arg;
+  int extend;   /* also update this many ghost layers (0 .. w-1) on the sides that have
+                   a neighbour: the redundant sweeps of multi-layer halos */
+} hk_halo_work_t;
+
+/* hk_halo_step: exchange the halo of `field` and update the owned cells (plus
+ * `extend` ghost layers) the mode's way: after the exchange, or the interior
+ * during it and the boundary after.  The update must read `field`'s ghosts
+ * only through cells within `radius` of the box.
+ * Collective: neighbours.  Threads: outside parallel regions (opens its own). */
+HK_EXPORT int hk_halo_step(hk_halo_t *halo, double *field, const hk_halo_work_t *work);
+
+/* The interior and boundary parts of the update region of a step with
+ * `extend`: *interior may be empty (lo >= hi in some dimension); the boundary is
+ * returned as up to 6 disjoint boxes.  Collective: local.  Threads: any. */
+HK_EXPORT int hk_halo_regions(const hk_halo_t *halo, int extend, hk_box_t *region,
+                              hk_box_t *interior, hk_box_t boundary[6], int *nboundary);
+
+/* Cumulative counters since creation or hk_halo_reset_stats.  Times are
+ * seconds summed over exchanges; per exchange, the slowest thread of a phase
+ * counts.  comm: time the communicating thread(s) spent posting, waiting and
+ * unpacking; interior: time the computing threads spent on the interior while
+ * that happened (overlap modes), so min(comm, interior) / comm is the share of
+ * the exchange hidden behind computation. */
+typedef struct hk_halo_stats {
+  long long exchanges;
+  double pack, post, wait, unpack;
+  double comm;
+  double interior, boundary, update;  /* update: whole-region updates (non-overlap modes) */
+  long long msgs_self, msgs_intra, msgs_inter;     /* per exchange, sent by this rank */
+  long long bytes_self, bytes_intra, bytes_inter;  /* per exchange */
+} hk_halo_stats_t;
+
+HK_EXPORT int hk_halo_get_stats(const hk_halo_t *halo, hk_halo_stats_t *stats);
+HK_EXPORT void hk_halo_reset_stats(hk_halo_t *halo);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,185 @@
+/* src/halo/exchange.c: the building blocks every mode is made of: pack and
+ * unpack (thread-parallel over rows of the message boxes), post and wait
+ * (for any subset of the messages, so several threads can share them), box
+ * splitting for static and dynamic work distribution, and time accounting. */
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+#include "halo/halo_internal.h"
+
+static int tag_of(const int d[3]) { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
+
+static inline double *cell(const hk_field_layout_t *L, double *field, int i, int j, int k)
+{
+  return field + L->offset + i + j * L->sy + k * L->sz;
+}
+
+void hk__halo_pack_rows(const hk_halo_t *h, const double *field, int first, int last)
+{
+  for (int r = first; r < last; r++) {
+    const hk_row_t *row = &h->send_rows[r];
+    const hk_box_t *b = &h->send[row->msg].box;
+    memcpy(row->buf, cell(&h->L, (double *)field, b->lo[0], row->j, row->k),
+           (size_t)(b->hi[0] - b->lo[0]) * sizeof(double));
+  }
+}
+
+void hk__halo_unpack_rows(const hk_halo_t *h, double *field, int first, int last)
+{
+  for (int r = first; r < last; r++) {
+    const hk_row_t *row = &h->recv_rows[r];
+    const hk_box_t *b = &h->recv[row->msg].box;
+    memcpy(cell(&h->L, field, b->lo[0], row->j, row->k), row->buf,
+           (size_t)(b->hi[0] - b->lo[0]) * sizeof(double));
+  }
+}
+
+void hk__halo_pack_all(hk_halo_t *h, const double *field)
+{
+  double t0 = omp_get_wtime();
+#pragma omp for schedule(static)
+  for (int r = 0; r < h->nsend_rows; r++)
+    hk__halo_pack_rows(h, field, r, r + 1);
+  h->tt[omp_get_thread_num()].pack += omp_get_wtime() - t0;
+}
+
+void hk__halo_unpack_all(hk_halo_t *h, double *field)
+{
+  double t0 = omp_get_wtime();
+#pragma omp for schedule(static)
+  for (int r = 0; r < h->nrecv_rows; r++)
+    hk__halo_unpack_rows(h, field, r, r + 1);
+  h->tt[omp_get_thread_num()].unpack += omp_get_wtime() - t0;
+}
+
+void hk__halo_unpack_msgs(const hk_halo_t *h, double *field, int first, int stride)
+{
+  double t0 = omp_get_wtime();
+  for (int i = first; i < h->nmsg; i += stride)
+    hk__halo_unpack_rows(h, field, h->recv[i].row_begin, h->recv[i].row_end);
+  h->tt[omp_get_thread_num()].unpack += omp_get_wtime() - t0;
+}
+
+int hk__halo_post(hk_halo_t *h, int first, int stride)
+{
+  int err = HK_SUCCESS;
+  double t0 = omp_get_wtime();
+  for (int i = first; i < h->nmsg; i += stride) {
+    hk_msg_t *m = &h->recv[i];
+    if (m->kind == HK_PEER_SELF)
+      continue;
+    int back[3] = {-m->offset[0], -m->offset[1], -m->offset[2]};
+    HK_MPI_TRY(err, MPI_Irecv(m->buf, (int)m->count, MPI_DOUBLE, m->peer, tag_of(back), h->comm,
+                              &h->rreq[i]));
+  }
+  for (int i = first; i < h->nmsg; i += stride) {
+    hk_msg_t *m = &h->send[i];
+    if (m->kind == HK_PEER_SELF)
+      continue;
+    HK_MPI_TRY(err, MPI_Isend(m->buf, (int)m->count, MPI_DOUBLE, m->peer, tag_of(m->offset),
+                              h->comm, &h->sreq[i]));
+  }
+cleanup:
+  h->tt[omp_get_thread_num()].post += omp_get_wtime() - t0;
+  return err;
+}
+
+int hk__halo_wait(hk_halo_t *h, int first, int stride)
+{
+  int err = HK_SUCCESS;
+  double t0 = omp_get_wtime();
+  if (first == 0 && stride == 1) {
+    HK_MPI_TRY(err, MPI_Waitall(h->nmsg, h->rreq, MPI_STATUSES_IGNORE));
+    HK_MPI_TRY(err, MPI_Waitall(h->nmsg, h->sreq, MPI_STATUSES_IGNORE));
+  } else {
+    for (int i = first; i < h->nmsg; i += stride)
+      HK_MPI_TRY(err, MPI_Wait(&h->rreq[i], MPI_STATUS_IGNORE));
+    for (int i = first; i < h->nmsg; i += stride)
+      HK_MPI_TRY(err, MPI_Wait(&h->sreq[i], MPI_STATUS_IGNORE));
+  }
+cleanup:
+  h->tt[omp_get_thread_num()].wait += omp_get_wtime() - t0;
+  return err;
+}
+
+int hk__box_empty(const hk_box_t *b)
+{
+  return b->hi[0] <= b->lo[0] || b->hi[1] <= b->lo[1] || b->hi[2] <= b->lo[2];
+}
+
+void hk__box_split(const hk_box_t *box, int parts, int part, hk_box_t *out)
+{
+  *out = *box;
+  if (parts <= 1 || hk__box_empty(box))
+    return;
+  /* the outermost dimension long enough for every part to get a cell, else the longest */
+  int d = -1;
+  for (int k = 2; k >= 0 && d < 0; k--)
+    if (box->hi[k] - box->lo[k] >= parts)
+      d = k;
+  if (d < 0) {
+    d = 2;
+    for (int k = 1; k >= 0; k--)
+      if (box->hi[k] - box->lo[k] > box->hi[d] - box->lo[d])
+        d = k;
+  }
+  int len = box->hi[d] - box->lo[d], chunk = len / parts, rem = len % parts;
+  out->lo[d] = box->lo[d] + part * chunk + (part < rem ? part : rem);
+  out->hi[d] = out->lo[d] + chunk + (part < rem);
+}
+
+void hk__update_boxes(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
+                      int part)
+{
+  for (int b = 0; b < nboxes; b++) {
+    hk_box_t mine;
+    hk__box_split(&boxes[b], parts, part, &mine);
+    if (!hk__box_empty(&mine))
+      work->update(&mine, work->arg);
+  }
+}
+
+int hk__halo_step_regions(const hk_halo_t *h, const hk_halo_work_t *work, hk_regions_t *r)
+{
+  if (!work->update)
+    return HK_ERROR(HK_ERR_ARG, "work->update must not be NULL");
+  return hk_halo_regions(h, work->extend, &r->all, &r->interior, r->boundary, &r->nboundary);
+}
+
+void hk__halo_keep_error(int *shared, int err)
+{
+  if (err == HK_SUCCESS)
+    return;
+#pragma omp critical(hk_halo_error)
+  if (*shared == HK_SUCCESS)
+    *shared = err;
+}
+
+void hk__halo_account(hk_halo_t *h, int ncomm, int compute_first)
+{
+  hk_halo_stats_t *s = &h->stats;
+  double pack = 0, post = 0, wait = 0, unpack = 0, comm = 0, interior = 0, boundary = 0, update = 0;
+  for (int t = 0; t < h->nthreads; t++) {
+    hk_thread_times_t *x = &h->tt[t];
+    pack = fmax(pack, x->pack);
+    post = fmax(post, x->post);
+    wait = fmax(wait, x->wait);
+    unpack = fmax(unpack, x->unpack);
+    if (t < ncomm)
+      comm = fmax(comm, x->post + x->wait + x->unpack);
+    if (t >= compute_first)
+      interior = fmax(interior, x->interior);
+    boundary = fmax(boundary, x->boundary);
+    update = fmax(update, x->update);
+    memset(x, 0, sizeof *x);
+  }
+  s->exchanges++;
+  s->pack += pack;
+  s->post += post;
+  s->wait += wait;
+  s->unpack += unpack;
+  s->comm += comm;
+  s->interior += interior;
+  s->boundary += boundary;
+  s->update += update;
+}

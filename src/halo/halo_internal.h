@@ -1,0 +1,104 @@
+/* src/halo/halo_internal.h: the halo plan shared by the plan, the exchange
+ * primitives and the mode implementations (never installed).
+ *
+ * Message i of the plan is one neighbour offset d (same index for sending and
+ * receiving): send[i] carries my owned cells on side d to the neighbour at d
+ * (tag of d), recv[i] fills my ghost cells on side d from that neighbour (tag of
+ * -d, the direction it sent in).  A self neighbour is a copy: recv[i] then reads
+ * send[j]'s buffer where j is the message of offset -d.
+ */
+#ifndef HK_HALO_INTERNAL_H
+#define HK_HALO_INTERNAL_H
+
+#include "internal/hk_internal.h"
+#include "hybridkit/halo.h"
+
+enum { HK_PEER_SELF = 0, HK_PEER_INTRA = 1, HK_PEER_INTER = 2 };
+
+typedef struct hk_msg {
+  int offset[3];
+  int peer;             /* rank in the halo communicator */
+  int kind;             /* HK_PEER_* */
+  hk_box_t box;         /* send: owned cells on side offset; recv: ghost cells there */
+  size_t count;         /* doubles */
+  double *buf;          /* send: my send buffer; recv: where its data arrives (for self:
+                           the matching send buffer) */
+  int row_begin, row_end; /* its rows in the plan's row table */
+} hk_msg_t;
+
+/* A contiguous x-run of a message box: cells (box.lo[0] .. box.hi[0]-1, j, k). */
+typedef struct hk_row {
+  int msg;
+  int j, k;
+  double *buf;          /* where the run starts in the message buffer */
+} hk_row_t;
+
+/* Phase times of one thread in one exchange; padded against false sharing. */
+typedef struct hk_thread_times {
+  _Alignas(64) double pack;
+  double post, wait, unpack, interior, boundary, update;
+} hk_thread_times_t;
+
+struct hk_halo {
+  hk_halo_desc_t desc;
+  MPI_Comm comm;        /* a duplicate of the cart communicator: halo traffic is apart */
+  int rank;
+  int nthreads;         /* threads the mode runs with */
+  int reserved;         /* communicating threads of multiple-reserved (task modes: 1) */
+  int radius;
+  int has_nb[3][2];     /* side (dim, -/+) has a neighbour (self included) */
+  hk_field_layout_t L;
+  int nmsg;
+  hk_msg_t *send, *recv;
+  hk_row_t *send_rows, *recv_rows;
+  int nsend_rows, nrecv_rows;
+  double *sendbuf, *recvbuf;
+  MPI_Request *sreq, *rreq;
+  hk_thread_times_t *tt; /* [nthreads] */
+  hk_halo_stats_t stats;
+};
+
+/* ---- exchange.c: primitives, each safe to call inside a parallel region ---- */
+/* Pack/unpack rows [first, last) of the send/recv row table. */
+void hk__halo_pack_rows(const hk_halo_t *h, const double *field, int first, int last);
+void hk__halo_unpack_rows(const hk_halo_t *h, double *field, int first, int last);
+/* Every thread of the current team packs (unpacks) its static share of all rows
+ * (an orphaned `omp for` with its implicit barrier; also fine outside a region). */
+void hk__halo_pack_all(hk_halo_t *h, const double *field);
+void hk__halo_unpack_all(hk_halo_t *h, double *field);
+/* Post / wait for / unpack messages i = first, first+stride, ... (Irecv before
+ * Isend).  post and wait return HK_SUCCESS or an error; they call MPI. */
+int hk__halo_post(hk_halo_t *h, int first, int stride);
+int hk__halo_wait(hk_halo_t *h, int first, int stride);
+void hk__halo_unpack_msgs(const hk_halo_t *h, double *field, int first, int stride);
+/* part `part` of `parts` of a box, split along its outermost dimension that is
+ * long enough (the same split everywhere, so first touch matches the updates). */
+void hk__box_split(const hk_box_t *box, int parts, int part, hk_box_t *out);
+int hk__box_empty(const hk_box_t *box);
+/* Apply work to part `part` of `parts` of each box of a list (static split). */
+void hk__update_boxes(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
+                      int part);
+/* Fold the per-thread times of one exchange into the statistics (max over threads):
+ * comm threads [0, ncomm) and compute threads [compute_first, nthreads). */
+void hk__halo_account(hk_halo_t *h, int ncomm, int compute_first);
+/* The update regions of a step (HK_ERR_ARG for a bad extend). */
+typedef struct hk_regions {
+  hk_box_t all, interior, boundary[6];
+  int nboundary;
+} hk_regions_t;
+int hk__halo_step_regions(const hk_halo_t *h, const hk_halo_work_t *work, hk_regions_t *r);
+/* Record an error from inside a parallel region (first one wins). */
+void hk__halo_keep_error(int *shared, int err);
+
+/* ---- modes: one step function per mode ---- */
+typedef int (*hk_step_fn)(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_pure(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_pure_nb(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_masteronly(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_funneled(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_task(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_task_balanced(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+
+#endif

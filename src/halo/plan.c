@@ -1,0 +1,359 @@
+/* src/halo/plan.c: building the halo plan once (neighbour table, message boxes,
+ * row tables, buffers, requests), regions for overlap, fields, statistics.
+ *
+ *   message boxes along one dimension (n owned cells, width w):
+ *     offset -1: send [0, w)      receive ghosts [-w, 0)
+ *     offset  0: send [0, n)      receive [0, n)        (edges/corners: other dims)
+ *     offset +1: send [n-w, n)    receive ghosts [n, n+w)
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "halo/halo_internal.h"
+
+static int offset_index(const int d[3]) { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
+
+static void side_range(int d, int n, int w, int send, int *lo, int *hi)
+{
+  if (d < 0) {
+    *lo = send ? 0 : -w;
+    *hi = send ? w : 0;
+  } else if (d > 0) {
+    *lo = send ? n - w : n;
+    *hi = send ? n : n + w;
+  } else {
+    *lo = 0;
+    *hi = n;
+  }
+}
+
+static int build_rows(hk_msg_t *msgs, int nmsg, int dims, hk_row_t **rows, int *nrows)
+{
+  int err = HK_SUCCESS, total = 0, r = 0;
+  hk_row_t *t = NULL;
+  for (int i = 0; i < nmsg; i++)
+    total += (msgs[i].box.hi[1] - msgs[i].box.lo[1]) * (msgs[i].box.hi[2] - msgs[i].box.lo[2]);
+  HK_ALLOC_TRY(err, t, total);
+  for (int i = 0; i < nmsg; i++) {
+    hk_msg_t *m = &msgs[i];
+    int len = m->box.hi[0] - m->box.lo[0];
+    double *b = m->buf;
+    m->row_begin = r;
+    for (int k = m->box.lo[2]; k < m->box.hi[2]; k++)
+      for (int j = m->box.lo[1]; j < m->box.hi[1]; j++) {
+        t[r].msg = i;
+        t[r].j = j;
+        t[r].k = k;
+        t[r].buf = b;
+        b += len;
+        r++;
+      }
+    m->row_end = r;
+  }
+  (void)dims;
+  *rows = t;
+  *nrows = total;
+cleanup:
+  return err;
+}
+
+void hk__free_plan(hk_halo_t *h);
+
+int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
+{
+  int err = HK_SUCCESS, local = HK_SUCCESS;
+  hk_halo_t *h = NULL;
+  hk_cart_info_t ci;
+  if (!desc || !halo || !desc->cart)
+    return HK_ERROR(HK_ERR_ARG, "desc, desc->cart and halo must not be NULL");
+  *halo = NULL;
+  HK_TRY(err, hk_cart_info(desc->cart, &ci));
+  MPI_Comm cart_comm = hk_cart_comm(desc->cart);
+
+  /* checks every rank makes the same way, agreed below */
+  const int w = desc->width, dims = ci.dims;
+  int nthreads = omp_get_max_threads();
+  if ((int)desc->mode < 0 || desc->mode >= HK_MODE_COUNT)
+    local = HK_ERROR(HK_ERR_ARG, "invalid halo mode %d", (int)desc->mode);
+  else if (w < 1)
+    local = HK_ERROR(HK_ERR_ARG, "halo width %d must be >= 1", w);
+  else if (desc->radius < 0 || desc->radius > w)
+    local = HK_ERROR(HK_ERR_ARG, "stencil radius %d must be between 1 and the halo width %d",
+                     desc->radius, w);
+  else if (desc->stencil != HK_STENCIL_FACES && desc->stencil != HK_STENCIL_FULL)
+    local = HK_ERROR(HK_ERR_ARG, "invalid stencil %d", (int)desc->stencil);
+  else
+    local = hk_require_thread_level(hk_mode_thread_level(desc->mode), hk_mode_name(desc->mode));
+  if (local == HK_SUCCESS && desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 &&
+      desc->reserved >= nthreads)
+    local = HK_ERROR(HK_ERR_ARG,
+                     "multiple-reserved reserves %d thread(s) for communication but only %d "
+                     "run: no thread is left to compute (reserved must be < threads)",
+                     desc->reserved, nthreads);
+  if (local == HK_SUCCESS && (desc->mode == HK_MODE_TASK || desc->mode == HK_MODE_TASK_BALANCED) &&
+      desc->reserved > 1)
+    local = HK_ERROR(HK_ERR_ARG,
+                     "%s reserves exactly one thread (the master calls MPI under FUNNELED); "
+                     "use multiple-reserved for %d communicating threads",
+                     hk_mode_name(desc->mode), desc->reserved);
+  if (local == HK_SUCCESS && (desc->mode == HK_MODE_TASK || desc->mode == HK_MODE_TASK_BALANCED) &&
+      desc->reserved == 1 && nthreads < 2)
+    local = HK_ERROR(HK_ERR_ARG, "%s with 1 reserved thread needs at least 2 threads, %d run",
+                     hk_mode_name(desc->mode), nthreads);
+  for (int d = 0; d < dims && local == HK_SUCCESS; d++)
+    if (ci.procs[d] > 1 || ci.periodic[d])
+      if (ci.n[d] < w)
+        local = HK_ERROR(HK_ERR_ARG,
+                         "block %dx%dx%d of rank %d is thinner than halo width %d in dimension %c",
+                         ci.n[0], ci.n[1], ci.n[2], ci.rank, w, "xyz"[d]);
+  HK_TRY(err, hk_agree(cart_comm, local));
+
+  HK_ALLOC_TRY(err, h, 1);
+  h->comm = MPI_COMM_NULL;
+  h->desc = *desc;
+  h->radius = desc->radius > 0 ? desc->radius : 1;
+  h->nthreads = (desc->mode == HK_MODE_PURE || desc->mode == HK_MODE_PURE_NB) ? 1 : nthreads;
+  h->reserved = desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 ? desc->reserved : 1;
+  HK_MPI_TRY(err, MPI_Comm_dup(cart_comm, &h->comm));
+  HK_MPI_TRY(err, MPI_Comm_rank(h->comm, &h->rank));
+
+  /* field layout */
+  hk_field_layout_t *L = &h->L;
+  L->dims = dims;
+  L->width = w;
+  for (int d = 0; d < 3; d++)
+    L->n[d] = d < dims ? ci.n[d] : 1;
+  long long X = L->n[0] + 2 * w, Y = L->n[1] + 2 * w, Z = dims == 3 ? L->n[2] + 2 * w : 1;
+  L->sy = X;
+  L->sz = X * Y;
+  L->offset = w + w * L->sy + (dims == 3 ? w * L->sz : 0);
+  L->count = (size_t)(X * Y * Z);
+
+  /* the neighbour table: every offset the stencil needs that has a neighbour */
+  HK_ALLOC_TRY(err, h->send, 26);
+  HK_ALLOC_TRY(err, h->recv, 26);
+  int sides[26][3], nsides = 0;
+  for (int dz = dims == 3 ? -1 : 0; dz <= (dims == 3 ? 1 : 0); dz++)
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++) {
+        int nz = (dx != 0) + (dy != 0) + (dz != 0);
+        if (nz == 0 || (desc->stencil == HK_STENCIL_FACES && nz > 1))
+          continue;
+        sides[nsides][0] = dx;
+        sides[nsides][1] = dy;
+        sides[nsides][2] = dz;
+        nsides++;
+      }
+  for (int d = 0; d < dims; d++)
+    for (int s = 0; s < 2; s++) {
+      int off[3] = {0, 0, 0};
+      off[d] = s ? 1 : -1;
+      h->has_nb[d][s] = hk_cart_neighbor(desc->cart, off) != MPI_PROC_NULL;
+    }
+  size_t sendtotal = 0, recvtotal = 0;
+  for (int s = 0; s < nsides; s++) {
+    int peer = hk_cart_neighbor(desc->cart, sides[s]);
+    if (peer == MPI_PROC_NULL)
+      continue;
+    hk_msg_t *ms = &h->send[h->nmsg], *mr = &h->recv[h->nmsg];
+    h->nmsg++;
+    memcpy(ms->offset, sides[s], sizeof ms->offset);
+    memcpy(mr->offset, sides[s], sizeof mr->offset);
+    ms->peer = mr->peer = peer;
+    int kind = peer == ci.rank ? HK_PEER_SELF
+               : hk_cart_node_of(desc->cart, peer) == ci.node ? HK_PEER_INTRA : HK_PEER_INTER;
+    ms->kind = mr->kind = kind;
+    ms->count = mr->count = 1;
+    for (int d = 0; d < 3; d++) {
+      if (d < dims) {
+        side_range(sides[s][d], L->n[d], w, 1, &ms->box.lo[d], &ms->box.hi[d]);
+        side_range(sides[s][d], L->n[d], w, 0, &mr->box.lo[d], &mr->box.hi[d]);
+      } else {
+        ms->box.lo[d] = mr->box.lo[d] = 0;
+        ms->box.hi[d] = mr->box.hi[d] = 1;
+      }
+      ms->count *= (size_t)(ms->box.hi[d] - ms->box.lo[d]);
+    }
+    mr->count = ms->count;
+    sendtotal += ms->count;
+    if (kind != HK_PEER_SELF)
+      recvtotal += mr->count;
+    long long bytes = (long long)(ms->count * sizeof(double));
+    if (kind == HK_PEER_SELF) { h->stats.msgs_self++; h->stats.bytes_self += bytes; }
+    else if (kind == HK_PEER_INTRA) { h->stats.msgs_intra++; h->stats.bytes_intra += bytes; }
+    else { h->stats.msgs_inter++; h->stats.bytes_inter += bytes; }
+  }
+  HK_ALLOC_TRY(err, h->sendbuf, sendtotal);
+  HK_ALLOC_TRY(err, h->recvbuf, recvtotal);
+  HK_ALLOC_TRY(err, h->sreq, h->nmsg);
+  HK_ALLOC_TRY(err, h->rreq, h->nmsg);
+  for (int i = 0, so = 0, ro = 0; i < h->nmsg; i++) {
+    h->send[i].buf = h->sendbuf + so;
+    so += (int)h->send[i].count;
+    h->sreq[i] = h->rreq[i] = MPI_REQUEST_NULL;
+    if (h->recv[i].kind != HK_PEER_SELF) {
+      h->recv[i].buf = h->recvbuf + ro;
+      ro += (int)h->recv[i].count;
+    }
+  }
+  /* a self neighbour at d delivers what I send towards -d */
+  for (int i = 0; i < h->nmsg; i++) {
+    if (h->recv[i].kind != HK_PEER_SELF)
+      continue;
+    int neg[3] = {-h->recv[i].offset[0], -h->recv[i].offset[1], -h->recv[i].offset[2]};
+    for (int j = 0; j < h->nmsg; j++)
+      if (offset_index(h->send[j].offset) == offset_index(neg))
+        h->recv[i].buf = h->send[j].buf;
+    if (!h->recv[i].buf) {
+      err = HK_ERROR(HK_ERR_STATE, "self neighbour without the opposite message");
+      goto cleanup;
+    }
+  }
+  HK_TRY(err, build_rows(h->send, h->nmsg, dims, &h->send_rows, &h->nsend_rows));
+  HK_TRY(err, build_rows(h->recv, h->nmsg, dims, &h->recv_rows, &h->nrecv_rows));
+  HK_ALLOC_TRY(err, h->tt, h->nthreads);
+  *halo = h;
+  return HK_SUCCESS;
+cleanup:
+  if (h) {
+    hk__free_plan(h);
+    if (h->comm != MPI_COMM_NULL)
+      MPI_Comm_free(&h->comm);
+    free(h);
+  }
+  return err;
+}
+
+void hk__free_plan(hk_halo_t *h)
+{
+  free(h->send);
+  free(h->recv);
+  free(h->send_rows);
+  free(h->recv_rows);
+  free(h->sendbuf);
+  free(h->recvbuf);
+  free(h->sreq);
+  free(h->rreq);
+  free(h->tt);
+}
+
+int hk_halo_destroy(hk_halo_t **halo)
+{
+  int err = HK_SUCCESS;
+  if (!halo || !*halo)
+    return HK_SUCCESS;
+  hk_halo_t *h = *halo;
+  hk__free_plan(h);
+  if (h->comm != MPI_COMM_NULL)
+    HK_MPI_TRY(err, MPI_Comm_free(&h->comm));
+cleanup:
+  free(h);
+  *halo = NULL;
+  return err;
+}
+
+int hk_halo_layout(const hk_halo_t *h, hk_field_layout_t *layout)
+{
+  if (!h || !layout)
+    return HK_ERROR(HK_ERR_ARG, "halo and layout must not be NULL");
+  *layout = h->L;
+  return HK_SUCCESS;
+}
+
+int hk_halo_threads(const hk_halo_t *h) { return h ? h->nthreads : 0; }
+hk_mode_t hk_halo_mode(const hk_halo_t *h) { return h ? h->desc.mode : HK_MODE_COUNT; }
+
+int hk_halo_field_alloc(const hk_halo_t *h, double **field)
+{
+  if (!h || !field)
+    return HK_ERROR(HK_ERR_ARG, "halo and field must not be NULL");
+  void *p = NULL;
+  size_t bytes = h->L.count * sizeof(double);
+  if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
+    return HK_ERROR(HK_ERR_NOMEM, "cannot allocate a field of %zu bytes", bytes);
+  double *f = p;
+  /* first touch: the planes (z in 3D, y in 2D) split statically as the updates are */
+  const hk_field_layout_t *L = &h->L;
+  long long planes = L->dims == 3 ? (long long)(L->n[2] + 2 * L->width)
+                                  : (long long)(L->n[1] + 2 * L->width);
+  long long plane = L->dims == 3 ? L->sz : L->sy;
+#pragma omp parallel for schedule(static) num_threads(h->nthreads)
+  for (long long q = 0; q < planes; q++)
+    memset(f + q * plane, 0, (size_t)plane * sizeof(double));
+  *field = f;
+  return HK_SUCCESS;
+}
+
+void hk_halo_field_free(double **field)
+{
+  if (field) {
+    free(*field);
+    *field = NULL;
+  }
+}
+
+int hk_halo_regions(const hk_halo_t *h, int extend, hk_box_t *region, hk_box_t *interior,
+                    hk_box_t boundary[6], int *nboundary)
+{
+  if (!h || !region || !interior || !boundary || !nboundary)
+    return HK_ERROR(HK_ERR_ARG, "NULL argument");
+  if (extend < 0 || extend >= h->L.width)
+    return HK_ERROR(HK_ERR_ARG, "extend %d must be between 0 and the halo width - 1 (%d)", extend,
+                    h->L.width - 1);
+  const hk_field_layout_t *L = &h->L;
+  const int r = h->radius;
+  hk_box_t U, I;
+  for (int d = 0; d < 3; d++) {
+    if (d >= L->dims) {
+      U.lo[d] = I.lo[d] = 0;
+      U.hi[d] = I.hi[d] = 1;
+      continue;
+    }
+    U.lo[d] = h->has_nb[d][0] ? -extend : 0;
+    U.hi[d] = L->n[d] + (h->has_nb[d][1] ? extend : 0);
+    /* interior: cells whose stencil reads no received ghost */
+    I.lo[d] = h->has_nb[d][0] ? r : U.lo[d];
+    I.hi[d] = h->has_nb[d][1] ? L->n[d] - r : U.hi[d];
+    if (I.lo[d] < U.lo[d]) I.lo[d] = U.lo[d];
+    if (I.hi[d] > U.hi[d]) I.hi[d] = U.hi[d];
+    if (I.hi[d] < I.lo[d]) I.hi[d] = I.lo[d];
+  }
+  *region = U;
+  *interior = I;
+  /* boundary = U \ I as slabs: along x first (full y, z), then y (x inside I), then z */
+  int nb = 0;
+  if (hk__box_empty(&I)) {
+    boundary[nb++] = U;
+  } else {
+    hk_box_t rest = U;
+    for (int d = 0; d < L->dims; d++) {
+      hk_box_t lo = rest, hi = rest;
+      lo.hi[d] = I.lo[d];
+      hi.lo[d] = I.hi[d];
+      if (!hk__box_empty(&lo)) boundary[nb++] = lo;
+      if (!hk__box_empty(&hi)) boundary[nb++] = hi;
+      rest.lo[d] = I.lo[d];
+      rest.hi[d] = I.hi[d];
+    }
+  }
+  *nboundary = nb;
+  return HK_SUCCESS;
+}
+
+int hk_halo_get_stats(const hk_halo_t *h, hk_halo_stats_t *stats)
+{
+  if (!h || !stats)
+    return HK_ERROR(HK_ERR_ARG, "halo and stats must not be NULL");
+  *stats = h->stats;
+  return HK_SUCCESS;
+}
+
+void hk_halo_reset_stats(hk_halo_t *h)
+{
+  if (!h)
+    return;
+  hk_halo_stats_t *s = &h->stats;
+  s->exchanges = 0;
+  s->pack = s->post = s->wait = s->unpack = s->comm = 0.0;
+  s->interior = s->boundary = s->update = 0.0;
+}
