@@ -30,11 +30,17 @@ extern "C" {
 typedef struct hk_reporter hk_reporter_t;
 typedef struct hk_record hk_record_t;
 
+/* How records appear in the table: OSU-style columns, one row per record (for
+ * sweeps over sizes), or a list with one field per line (for a program that
+ * reports one record, e.g. a mini-app). */
+typedef enum hk_table_style { HK_TABLE_COLUMNS = 0, HK_TABLE_LIST = 1 } hk_table_style_t;
+
 typedef struct hk_reporter_desc {
   const char *program;      /* required, e.g. "hk-topology" */
   const char *output;       /* JSON Lines file to append to, NULL for none */
   FILE *table;              /* where rank 0 writes the table; NULL: stdout */
   int no_table;             /* 1: write no table */
+  hk_table_style_t table_style;
   const hk_nodes_t *nodes;  /* NULL: the reporter groups the ranks itself */
 } hk_reporter_desc_t;
 

@@ -27,6 +27,7 @@ struct hk_reporter {
   MPI_Comm comm;
   int rank;
   FILE *table;   /* NULL: no table */
+  hk_table_style_t style;
   FILE *out;     /* JSONL on rank 0, NULL: none */
   char program[64];
   char *provenance;      /* JSON object text, rank 0 */
@@ -187,6 +188,7 @@ int hk_reporter_create(MPI_Comm comm, const hk_reporter_desc_t *desc, hk_reporte
   snprintf(rep->program, sizeof rep->program, "%s", desc->program);
   if (rep->rank == 0 && !desc->no_table)
     rep->table = desc->table ? desc->table : stdout;
+  rep->style = desc->table_style;
   if (rep->rank == 0 && desc->output && *desc->output) {
     rep->out = fopen(desc->output, "a");
     if (!rep->out)
@@ -372,6 +374,34 @@ void hk_record_discard(hk_record_t **record)
   *record = NULL;
 }
 
+static void field_text(const field_t *f, char *cell, size_t size)
+{
+  switch (f->type) {
+  case F_PARAM_INT:
+  case F_VALUE_INT: snprintf(cell, size, "%lld", f->i); break;
+  case F_PARAM_DBL:
+  case F_VALUE_DBL: snprintf(cell, size, "%.6g", f->d); break;
+  case F_PARAM_STR: snprintf(cell, size, "%s", f->s); break;
+  case F_STATS:
+    snprintf(cell, size, "min %-12.6g avg %-12.6g max %.6g", f->st.min, f->st.avg, f->st.max);
+    break;
+  }
+}
+
+/* One field per line: "  name          value unit". */
+static void table_list(hk_record_t *r, FILE *t)
+{
+  char cell[128];
+  fprintf(t, "# %s\n", r->kind);
+  for (int i = 0; i < r->nf; i++) {
+    field_text(&r->f[i], cell, sizeof cell);
+    fprintf(t, "  %-22s %s%s%s\n", r->f[i].name, cell, r->f[i].unit[0] ? " " : "", r->f[i].unit);
+  }
+  for (int i = 0; i < r->nwarn; i++)
+    fprintf(t, "# WARNING: %s\n", r->warn[i]);
+  fflush(t);
+}
+
 /* One table cell per param/value, three (avg min max) per stats field. */
 static void table_row(hk_record_t *r, FILE *t)
 {
@@ -485,7 +515,9 @@ int hk_record_emit(hk_record_t **record)
   hk_record_t *r = *record;
   hk_reporter_t *rep = r->rep;
   if (rep->rank == 0) {
-    if (rep->table)
+    if (rep->table && rep->style == HK_TABLE_LIST)
+      table_list(r, rep->table);
+    else if (rep->table)
       table_row(r, rep->table);
     if (rep->out) {
       char *line = record_json(r);

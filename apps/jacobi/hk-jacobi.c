@@ -1,0 +1,620 @@
+/* apps/jacobi/hk-jacobi.c: 3D 7-point Jacobi (and the 2D 5-point heat equation
+ * of the hybrid tutorial) on the halo engine, in every hybrid mode.
+ *
+ *   cart (decomposition, mapping) -> halo plan (mode) -> per batch of w sweeps:
+ *     hk_halo_step(u -> v, extend w-1)   exchange + first sweep, the mode's way
+ *     w-1 more sweeps on shrinking regions (multi-layer halo: no exchange)
+ *   -> invariant checks -> gather + compare with jacobi_ref.c -> record
+ *
+ * It verifies itself: the periodic stencil conserves the global sum and the
+ * Dirichlet one keeps values within the initial/boundary range (checked every
+ * --check-every sweeps, untimed), and for small grids the gathered field must
+ * equal the frozen serial reference bit for bit.  Exit code 1 when not.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "hk_app.h"
+#include "hybridkit.h"
+#include "jacobi_ref.h"
+#include "kernel.h"
+#include "sendrecv.h"
+#include "stream.h"
+
+static struct {
+  const char *mode, *grid, *map, *boundary, *output, *verify;
+  int size, iters, warmup, dims, reserved, width, roofline, check_every, compare;
+} opt = {.mode = "masteronly", .map = "sequential", .boundary = "periodic", .verify = "auto",
+         .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1};
+
+static const hk_opt_t options[] = {
+  {"mode", HK_OPT_STR, &opt.mode, "M",
+   "pure|pure-nb|masteronly|funneled|task|task-balanced|multiple|multiple-reserved"},
+  {"size", HK_OPT_INT, &opt.size, "N", "global grid N^3 (N^2 with --dims 2)"},
+  {"grid", HK_OPT_STR, &opt.grid, "NXxNYxNZ", "global grid (overrides --size; NXxNY in 2D)"},
+  {"iters", HK_OPT_INT, &opt.iters, "K", "timed sweeps"},
+  {"warmup", HK_OPT_INT, &opt.warmup, "W", "untimed sweeps first (part of the solution)"},
+  {"dims", HK_OPT_INT, &opt.dims, "2|3", "2: 5-point heat equation, 3: 7-point Jacobi"},
+  {"reserved", HK_OPT_INT, &opt.reserved, "m", "communicating threads (multiple-reserved; 0: one)"},
+  {"map", HK_OPT_STR, &opt.map, "P", "rank mapping: sequential|round-robin|node-aware"},
+  {"halo-width", HK_OPT_INT, &opt.width, "w", "ghost layers; w sweeps per exchange"},
+  {"boundary", HK_OPT_STR, &opt.boundary, "B", "periodic|dirichlet"},
+  {"verify", HK_OPT_STR, &opt.verify, "V",
+   "compare with the serial reference: auto (grids up to 2^21 cells)|on|off"},
+  {"check-every", HK_OPT_INT, &opt.check_every, "k",
+   "check the invariant every k sweeps (0: at the end; default 1 when verifying, else 0)"},
+  {"roofline", HK_OPT_FLAG, &opt.roofline, "", "measure memory bandwidth and report efficiency"},
+  {"compare-sendrecv", HK_OPT_INT, &opt.compare, "N",
+   "time N halo exchanges of the engine and of a hand-written MPI_Sendrecv loop (faces)"},
+  {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE"},
+};
+
+static const hk_app_t app = {
+  .program = "hk-jacobi",
+  .summary = "3D 7-point Jacobi / 2D 5-point heat equation in every hybrid MPI+OpenMP mode",
+  .usage = "[--mode M] [--size N | --grid NXxNYxNZ] [--iters K] [--dims 2|3] [--map P]\n"
+           "       [--halo-width w] [--reserved m] [--boundary periodic|dirichlet] [--roofline]\n"
+           "       [--output FILE.jsonl]",
+  .description =
+      "Verifies itself (invariant every --check-every sweeps; bit-identical to the serial\n"
+      "reference for small grids) and exits 1 when wrong.  MLUP/s = cells x sweeps / time\n"
+      "of the slowest rank.  With --halo-width w > 1 the halo holds w layers and w sweeps\n"
+      "run per exchange (edges and corners exchanged too); --reserved m applies to\n"
+      "multiple-reserved.  --roofline measures a STREAM-style scale bandwidth (one load and\n"
+      "one store stream per element, as one lattice update: 24 B with write-allocate).",
+  .opts = options,
+  .nopts = (int)(sizeof options / sizeof options[0]),
+};
+
+typedef struct run {
+  hk_cart_t *cart;
+  hk_cart_desc_t cd;
+  hk_cart_info_t ci;
+  hk_halo_t *halo;
+  hk_field_layout_t L;
+  double *u, *v;
+  int periodic;
+  hk_update_fn update;
+  double lo0, hi0, sum0; /* invariants */
+} run_t;
+
+static int parse_grid(long long G[3])
+{
+  G[0] = G[1] = opt.size;
+  G[2] = opt.dims == 3 ? opt.size : 1;
+  if (opt.grid) {
+    long long a = 0, b = 0, c = 1;
+    int n = sscanf(opt.grid, "%lldx%lldx%lld", &a, &b, &c);
+    if (n < 2 || (opt.dims == 3 && n != 3) || (opt.dims == 2 && n != 2))
+      return hk_error_set(HK_ERR_ARG, "--grid %s: expected %s", opt.grid,
+                          opt.dims == 3 ? "NXxNYxNZ" : "NXxNY");
+    G[0] = a;
+    G[1] = b;
+    G[2] = opt.dims == 3 ? c : 1;
+  }
+  for (int d = 0; d < opt.dims; d++)
+    if (G[d] < 1)
+      return hk_error_set(HK_ERR_ARG, "grid extents must be >= 1 (got %lld in %c)", G[d], "xyz"[d]);
+  return HK_SUCCESS;
+}
+
+static int check_options(void)
+{
+  if (opt.dims != 2 && opt.dims != 3)
+    return hk_error_set(HK_ERR_ARG, "--dims %d: 2 or 3", opt.dims);
+  if (opt.iters < 1 || opt.warmup < 0)
+    return hk_error_set(HK_ERR_ARG, "--iters must be >= 1 and --warmup >= 0");
+  if (opt.width < 1)
+    return hk_error_set(HK_ERR_ARG, "--halo-width %d must be >= 1", opt.width);
+  if (opt.compare < 0)
+    return hk_error_set(HK_ERR_ARG, "--compare-sendrecv %d must be >= 0", opt.compare);
+  if (opt.reserved < 0)
+    return hk_error_set(HK_ERR_ARG, "--reserved %d must be >= 0", opt.reserved);
+  if (strcmp(opt.boundary, "periodic") && strcmp(opt.boundary, "dirichlet"))
+    return hk_error_set(HK_ERR_ARG, "--boundary %s: periodic or dirichlet", opt.boundary);
+  if (strcmp(opt.verify, "auto") && strcmp(opt.verify, "on") && strcmp(opt.verify, "off"))
+    return hk_error_set(HK_ERR_ARG, "--verify %s: auto, on or off", opt.verify);
+  return HK_SUCCESS;
+}
+
+static long long gidx(const run_t *r, int d, int l) { return r->ci.lo[d] + l; }
+
+/* initial values in u and v: owned cells, and the Dirichlet ghosts at global edges */
+static void initialise(run_t *r)
+{
+  const hk_field_layout_t *L = &r->L;
+  int w = L->width, kw = L->dims == 3 ? w : 0;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int k = -kw; k < L->n[2] + kw; k++)
+    for (int j = -w; j < L->n[1] + w; j++)
+      for (int i = -w; i < L->n[0] + w; i++) {
+        long long g[3] = {gidx(r, 0, i), gidx(r, 1, j), L->dims == 3 ? gidx(r, 2, k) : 0};
+        int inside = 1;
+        for (int d = 0; d < L->dims; d++)
+          inside &= g[d] >= 0 && g[d] < r->cd.global[d];
+        long long at = L->offset + i + j * L->sy + k * L->sz;
+        double x = inside ? jac_initial(g[0], g[1], g[2])
+                          : r->periodic ? 0.0 : jac_boundary(g[0], g[1], g[2]);
+        r->u[at] = r->v[at] = x;
+      }
+}
+
+/* global sum, min and max of the owned cells (untimed checks) */
+static void owned_stats(const run_t *r, double out[3])
+{
+  const hk_field_layout_t *L = &r->L;
+  double s = 0.0, lo = INFINITY, hi = -INFINITY;
+#pragma omp parallel for collapse(2) reduction(+ : s) reduction(min : lo) reduction(max : hi)
+  for (int k = 0; k < L->n[2]; k++)
+    for (int j = 0; j < L->n[1]; j++)
+      for (int i = 0; i < L->n[0]; i++) {
+        double x = r->u[L->offset + i + j * L->sy + k * L->sz];
+        s += x;
+        lo = fmin(lo, x);
+        hi = fmax(hi, x);
+      }
+  double in[2] = {lo, -hi}, mm[2];
+  MPI_Allreduce(&s, &out[0], 1, MPI_DOUBLE, MPI_SUM, hk_cart_comm(r->cart));
+  MPI_Allreduce(in, mm, 2, MPI_DOUBLE, MPI_MIN, hk_cart_comm(r->cart));
+  out[1] = mm[0];
+  out[2] = -mm[1];
+}
+
+static int check_invariant(const run_t *r, int sweep)
+{
+  double st[3];
+  owned_stats(r, st);
+  if (r->periodic) {
+    double tol = 1e-10 * fmax(1.0, fabs(r->sum0));
+    if (fabs(st[0] - r->sum0) > tol)
+      return hk_error_set(HK_ERR_STATE,
+                          "invariant violated after sweep %d: global sum %.17g, initially %.17g "
+                          "(periodic Jacobi conserves it)",
+                          sweep, st[0], r->sum0);
+  } else {
+    double slack = 1e-12 * fmax(fabs(r->lo0), fabs(r->hi0));
+    if (st[1] < r->lo0 - slack || st[2] > r->hi0 + slack)
+      return hk_error_set(HK_ERR_STATE,
+                          "invariant violated after sweep %d: values in [%.17g, %.17g] leave "
+                          "the initial range [%.17g, %.17g]",
+                          sweep, st[1], st[2], r->lo0, r->hi0);
+  }
+  return HK_SUCCESS;
+}
+
+/* one further sweep u -> v on the region with `extend` ghost layers, all threads */
+static void plain_sweep(run_t *r, int extend)
+{
+  hk_box_t U, I, B[6];
+  int nb;
+  hk_halo_regions(r->halo, extend, &U, &I, B, &nb);
+  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L};
+  int outer = r->L.dims == 3 ? 2 : 1;
+#pragma omp parallel for schedule(static) num_threads(hk_halo_threads(r->halo))
+  for (int q = U.lo[outer]; q < U.hi[outer]; q++) {
+    hk_box_t b = U;
+    b.lo[outer] = q;
+    b.hi[outer] = q + 1;
+    r->update(&b, &s);
+  }
+}
+
+/* `sweeps` sweeps in batches of w: exchange + first sweep, then w-1 more */
+static int sweep(run_t *r, int sweeps, int first, int *done, double *t_check)
+{
+  int err = HK_SUCCESS;
+  while (*done < first + sweeps && err == HK_SUCCESS) {
+    int b = first + sweeps - *done < r->L.width ? first + sweeps - *done : r->L.width;
+    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L};
+    hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
+    err = hk_halo_step(r->halo, r->u, &work);
+    for (int k = 1; k <= b && err == HK_SUCCESS; k++) {
+      double *t = r->u;
+      r->u = r->v;
+      r->v = t;
+      (*done)++;
+      if (k < b)
+        plain_sweep(r, b - 1 - k);
+      if (opt.check_every > 0 && *done % opt.check_every == 0) {
+        double t0 = MPI_Wtime();
+        err = check_invariant(r, *done);
+        *t_check += MPI_Wtime() - t0;
+      }
+    }
+  }
+  return err;
+}
+
+/* gather the owned field on rank 0 and compare with the serial reference */
+static int verify_reference(run_t *r, int sweeps, long long *ndiff, double *maxdiff)
+{
+  const hk_field_layout_t *L = &r->L;
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  long long cells = (long long)L->n[0] * L->n[1] * L->n[2];
+  long long G = r->cd.global[0] * r->cd.global[1] * r->cd.global[2];
+  double *mine = malloc((size_t)cells * sizeof *mine), *all = NULL, *ref = NULL;
+  int *counts = NULL, *displs = NULL, local = HK_SUCCESS;
+  if (!mine)
+    local = hk_error_set(HK_ERR_NOMEM, "no memory for the gather");
+  for (long long c = 0, k = 0; k < L->n[2] && mine; k++)
+    for (int j = 0; j < L->n[1]; j++)
+      for (int i = 0; i < L->n[0]; i++)
+        mine[c++] = r->u[L->offset + i + j * L->sy + k * L->sz];
+  if (r->ci.rank == 0) {
+    all = malloc((size_t)G * sizeof *all);
+    ref = malloc((size_t)G * sizeof *ref);
+    counts = malloc((size_t)r->ci.size * sizeof *counts);
+    displs = malloc((size_t)r->ci.size * sizeof *displs);
+    if (!all || !ref || !counts || !displs)
+      local = hk_error_set(HK_ERR_NOMEM, "no memory for the reference (%lld cells)", G);
+  }
+  int err = hk_agree(comm, local);
+  if (err == HK_SUCCESS) {
+    if (r->ci.rank == 0)
+      for (int p = 0, off = 0; p < r->ci.size; p++) {
+        long long lo[3];
+        int n[3];
+        hk_cart_block(r->cart, p, lo, n);
+        counts[p] = n[0] * n[1] * n[2];
+        displs[p] = off;
+        off += counts[p];
+      }
+    MPI_Gatherv(mine, (int)cells, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm);
+    if (r->ci.rank == 0) {
+      *ndiff = 0;
+      *maxdiff = 0.0;
+      if (jacobi_ref(L->dims, r->cd.global, r->periodic, sweeps, ref) != 0)
+        local = hk_error_set(HK_ERR_NOMEM, "no memory for the reference");
+      for (int p = 0; p < r->ci.size && local == HK_SUCCESS; p++) {
+        long long lo[3];
+        int n[3];
+        hk_cart_block(r->cart, p, lo, n);
+        const double *blk = all + displs[p];
+        for (long long c = 0, k = 0; k < n[2]; k++)
+          for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++, c++) {
+              long long g = (lo[0] + i) +
+                            r->cd.global[0] * ((lo[1] + j) + r->cd.global[1] * (lo[2] + k));
+              if (blk[c] != ref[g]) {
+                (*ndiff)++;
+                *maxdiff = fmax(*maxdiff, fabs(blk[c] - ref[g]));
+              }
+            }
+      }
+      if (local == HK_SUCCESS && *ndiff)
+        local = hk_error_set(HK_ERR_STATE,
+                             "%lld of %lld cells differ from the serial reference (max |diff| "
+                             "%.3g): not bit-identical",
+                             *ndiff, G, *maxdiff);
+    }
+    err = hk_agree(comm, local);
+  }
+  free(mine);
+  free(all);
+  free(ref);
+  free(counts);
+  free(displs);
+  return err;
+}
+
+/* per-exchange time of the engine (the run's mode) and of the hand-written loop */
+typedef struct exchange_cmp {
+  double engine, baseline;
+  long long mismatches;
+} exchange_cmp_t;
+
+static int compare_sendrecv(run_t *r, int n, exchange_cmp_t *out)
+{
+  const hk_field_layout_t *L = &r->L;
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  size_t nb = jac_sendrecv_bufsize(L);
+  double *sbuf = malloc(nb * sizeof *sbuf), *rbuf = malloc(nb * sizeof *rbuf);
+  double *ref = malloc(L->count * sizeof *ref);
+  int local = sbuf && rbuf && ref ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory");
+  int err = hk_agree(comm, local);
+  for (int rep = 0; err == HK_SUCCESS && rep < 2; rep++) { /* rep 0: warm-up */
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n && local == HK_SUCCESS; i++)
+      local = hk_halo_exchange(r->halo, r->u);
+    double t1 = MPI_Wtime();
+    MPI_Barrier(comm);
+    double t2 = MPI_Wtime();
+    for (int i = 0; i < n && local == HK_SUCCESS; i++)
+      local = jac_sendrecv_exchange(r->cart, L, r->u, sbuf, rbuf);
+    double t3 = MPI_Wtime();
+    out->engine = (t1 - t0) / n;
+    out->baseline = (t3 - t2) / n;
+    err = hk_agree(comm, local);
+  }
+  /* the baseline fills the face ghosts exactly as the engine does */
+  out->mismatches = 0;
+  if (err == HK_SUCCESS) {
+    for (size_t i = 0; i < L->count; i++)
+      ref[i] = r->u[i];
+    err = hk_agree(comm, hk_halo_exchange(r->halo, ref));
+  }
+  if (err == HK_SUCCESS) {
+    for (size_t i = 0; i < L->count; i++)
+      r->u[i] = -1.0;
+    for (int k = 0; k < L->n[2]; k++)
+      for (int j = 0; j < L->n[1]; j++)
+        for (int i = 0; i < L->n[0]; i++) {
+          long long at = L->offset + i + j * L->sy + k * L->sz;
+          r->u[at] = ref[at];
+        }
+    err = hk_agree(comm, jac_sendrecv_exchange(r->cart, L, r->u, sbuf, rbuf));
+    int w = L->width, kw = L->dims == 3 ? w : 0;
+    for (int k = -kw; k < L->n[2] + kw && err == HK_SUCCESS; k++)
+      for (int j = -w; j < L->n[1] + w; j++)
+        for (int i = -w; i < L->n[0] + w; i++) {
+          int outside = (i < 0 || i >= L->n[0]) + (j < 0 || j >= L->n[1]) + (k < 0 || k >= L->n[2]);
+          long long at = L->offset + i + j * L->sy + k * L->sz;
+          if (outside == 1 && ref[at] != r->u[at])
+            out->mismatches++;
+        }
+    for (size_t i = 0; i < L->count; i++) /* leave the field as it was */
+      r->u[i] = ref[i];
+    long long total = 0;
+    MPI_Allreduce(&out->mismatches, &total, 1, MPI_LONG_LONG, MPI_SUM, comm);
+    out->mismatches = total;
+    if (total && err == HK_SUCCESS)
+      err = hk_error_set(HK_ERR_STATE, "the hand-written exchange disagrees with the engine in "
+                         "%lld face ghost cells", total);
+  }
+  free(sbuf);
+  free(rbuf);
+  free(ref);
+  return err;
+}
+
+static int report(run_t *r, double t_iter, int verified, long long ndiff, const jac_stream_t *bw,
+                  double check_time, const exchange_cmp_t *cmp)
+{
+  int err;
+  hk_reporter_t *rep = NULL;
+  hk_record_t *rec = NULL;
+  hk_reporter_desc_t rd = {.program = app.program, .output = opt.output,
+                           .table_style = HK_TABLE_LIST};
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  if ((err = hk_reporter_create(comm, &rd, &rep)) != HK_SUCCESS)
+    return err;
+  hk_halo_stats_t hs;
+  hk_halo_get_stats(r->halo, &hs);
+  long long cells = r->cd.global[0] * r->cd.global[1] * r->cd.global[2];
+  hk_stats_t tt;
+  hk_stats_reduce(comm, t_iter, &tt);
+  double per = hs.exchanges ? 1.0 / (double)hs.exchanges : 0.0;
+  long long bytes[3] = {hs.bytes_intra, hs.bytes_inter, hs.bytes_self}, sum[3];
+  MPI_Allreduce(bytes, sum, 3, MPI_LONG_LONG, MPI_SUM, comm);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  char procs[48], grid[64];
+  snprintf(procs, sizeof procs, "%dx%dx%d", r->ci.procs[0], r->ci.procs[1], r->ci.procs[2]);
+  snprintf(grid, sizeof grid, "%lldx%lldx%lld", r->cd.global[0], r->cd.global[1], r->cd.global[2]);
+  double mlups = (double)cells / tt.max / 1e6;
+  hk_reporter_config(rep, "problem", "%dD %s, grid %s, %s boundaries, halo width %d, %s stencil",
+                     r->L.dims, r->L.dims == 3 ? "7-point Jacobi" : "5-point heat", grid,
+                     opt.boundary, r->L.width,
+                     r->cd.stencil == HK_STENCIL_FULL ? "full" : "faces");
+  hk_reporter_config(rep, "decomposition", "%s processes, %s mapping%s%s", procs,
+                     hk_map_policy_name(r->ci.map_used), r->ci.note[0] ? ": " : "", r->ci.note);
+  err = hk_record_create(rep, "jacobi", &rec);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "mode", hk_mode_name(hk_halo_mode(r->halo)));
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "dims", r->L.dims);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "grid", grid);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "procs", procs);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "threads", hk_halo_threads(r->halo));
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "iters", opt.iters);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "halo_width", r->L.width);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "boundary", opt.boundary);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "map", hk_map_policy_name(r->ci.map_used));
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "reserved", opt.reserved);
+  if (err == HK_SUCCESS)
+    err = hk_record_value(rec, "mlups", mlups, "MLUP/s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "time_per_iter", t_iter, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "pack", hs.pack * per, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "post", hs.post * per, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "wait", hs.wait * per, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "unpack", hs.unpack * per, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "comm", hs.comm * per, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "compute", (hs.update + hs.interior + hs.boundary) * per, "s");
+  if (hk_mode_overlaps(hk_halo_mode(r->halo))) {
+    double hidden = hs.comm > 0 ? fmin(hs.comm, hs.interior) / hs.comm : 1.0;
+    if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "overlap", hidden, "fraction");
+  }
+  if (err == HK_SUCCESS)
+    err = hk_record_value_int(rec, "bytes_intra", sum[0], "B/exchange");
+  if (err == HK_SUCCESS)
+    err = hk_record_value_int(rec, "bytes_inter", sum[1], "B/exchange");
+  if (err == HK_SUCCESS)
+    err = hk_record_value_int(rec, "bytes_self", sum[2], "B/exchange");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "maxrss", (double)ru.ru_maxrss, "KiB");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "check_time", check_time, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_value_int(rec, "reference_diffs", verified ? ndiff : -1, NULL);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
+  if (bw) {
+    double eps_sum = 0.0;
+    MPI_Allreduce(&bw->elements_per_s, &eps_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+    double pred = eps_sum / 1e6; /* one element of scale = one lattice update of traffic */
+    if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "stream_bw", bw->bw_stream, "B/s");
+    if (err == HK_SUCCESS)
+    err = hk_record_value(rec, "roofline_mlups", pred, "MLUP/s");
+    if (err == HK_SUCCESS)
+    err = hk_record_value(rec, "roofline_efficiency", mlups / pred, "fraction");
+  }
+  if (err == HK_SUCCESS && hk_halo_mode(r->halo) <= HK_MODE_PURE_NB && omp_get_max_threads() > 1)
+    err = hk_record_warning(rec, "%s mode runs 1 thread per rank; %d OpenMP threads were available",
+                            hk_mode_name(hk_halo_mode(r->halo)), omp_get_max_threads());
+  if (err == HK_SUCCESS)
+    err = hk_record_emit(&rec);
+  if (err == HK_SUCCESS && cmp) {
+    hk_stats_t e, b;
+    hk_stats_reduce(comm, cmp->engine, &e);
+    hk_stats_reduce(comm, cmp->baseline, &b);
+    err = hk_record_create(rep, "jacobi.exchange", &rec);
+    if (err == HK_SUCCESS)
+      err = hk_record_param_str(rec, "mode", hk_mode_name(hk_halo_mode(r->halo)));
+    if (err == HK_SUCCESS)
+      err = hk_record_param_int(rec, "exchanges", opt.compare);
+    if (err == HK_SUCCESS)
+      err = hk_record_stats(rec, "engine", cmp->engine, "s");
+    if (err == HK_SUCCESS)
+      err = hk_record_stats(rec, "sendrecv_loop", cmp->baseline, "s");
+    if (err == HK_SUCCESS)
+      err = hk_record_value(rec, "engine_over_sendrecv", e.max / b.max, "ratio of max");
+    if (err == HK_SUCCESS && r->cd.stencil != HK_STENCIL_FACES)
+      err = hk_record_warning(rec, "the engine exchanges edges and corners too (halo width > 1); "
+                                   "the loop only faces");
+    if (err == HK_SUCCESS)
+      err = hk_record_emit(&rec);
+  }
+  hk_record_discard(&rec);
+  hk_reporter_destroy(&rep);
+  return hk_agree(comm, err);
+}
+
+static int run(void)
+{
+  int err = HK_SUCCESS;
+  run_t r = {0};
+  hk_mode_t mode;
+  hk_map_policy_t map;
+  long long G[3];
+  if ((err = check_options()) || (err = parse_grid(G)) || (err = hk_mode_parse(opt.mode, &mode)) ||
+      (err = hk_map_policy_parse(opt.map, &map)))
+    return hk_agree(MPI_COMM_WORLD, err);
+  r.periodic = !strcmp(opt.boundary, "periodic");
+  r.update = opt.dims == 3 ? jac_update3d : jac_update2d;
+  r.cd = (hk_cart_desc_t){.dims = opt.dims, .map = map, .halo_width = opt.width,
+                          .stencil = opt.width > 1 ? HK_STENCIL_FULL : HK_STENCIL_FACES};
+  for (int d = 0; d < 3; d++) {
+    r.cd.global[d] = G[d];
+    r.cd.periodic[d] = d < opt.dims ? r.periodic : 0;
+  }
+  if ((err = hk_cart_create(MPI_COMM_WORLD, NULL, &r.cd, &r.cart)) != HK_SUCCESS)
+    return err;
+  hk_cart_info(r.cart, &r.ci);
+  MPI_Comm comm = hk_cart_comm(r.cart);
+  hk_halo_desc_t hd = {.cart = r.cart, .width = opt.width, .stencil = r.cd.stencil, .mode = mode,
+                       .reserved = opt.reserved, .radius = 1};
+  if ((err = hk_halo_create(&hd, &r.halo)) != HK_SUCCESS)
+    goto done;
+  hk_halo_layout(r.halo, &r.L);
+  int local = hk_halo_field_alloc(r.halo, &r.u);
+  if (local == HK_SUCCESS)
+    local = hk_halo_field_alloc(r.halo, &r.v);
+  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+    goto done;
+  initialise(&r);
+
+  long long cells = G[0] * G[1] * G[2];
+  int verify = !strcmp(opt.verify, "on") || (!strcmp(opt.verify, "auto") && cells <= (1LL << 21));
+  if (opt.check_every < 0)
+    opt.check_every = verify ? 1 : 0;
+  double st[3];
+  owned_stats(&r, st);
+  r.sum0 = st[0];
+  r.lo0 = st[1];
+  r.hi0 = st[2];
+  if (!r.periodic) { /* the boundary values bound the solution too */
+    r.lo0 = fmin(r.lo0, 0.0);
+    r.hi0 = fmax(r.hi0, 1.0);
+  }
+
+  jac_stream_t bw, *bwp = NULL;
+  if (opt.roofline) {
+    MPI_Barrier(comm); /* all ranks of a node measure together: they share its bandwidth */
+    local = jac_stream_measure(1LL << 24, 5, hk_halo_threads(r.halo), &bw) == 0
+                ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth test");
+    if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+      goto done;
+    bwp = &bw;
+  }
+
+  int done_sweeps = 0;
+  double t_check = 0.0;
+  err = hk_agree(comm, sweep(&r, opt.warmup, 0, &done_sweeps, &t_check));
+  if (err != HK_SUCCESS)
+    goto done;
+  hk_halo_reset_stats(r.halo);
+  t_check = 0.0;
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  local = sweep(&r, opt.iters, opt.warmup, &done_sweeps, &t_check);
+  double t_iter = (MPI_Wtime() - t0 - t_check) / opt.iters;
+  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+    goto done;
+  if ((err = hk_agree(comm, check_invariant(&r, done_sweeps))) != HK_SUCCESS)
+    goto done;
+  long long ndiff = 0;
+  double maxdiff = 0.0;
+  if (verify && (err = verify_reference(&r, done_sweeps, &ndiff, &maxdiff)) != HK_SUCCESS)
+    goto done;
+  exchange_cmp_t cmp, *cmpp = NULL;
+  if (opt.compare > 0) {
+    if ((err = compare_sendrecv(&r, opt.compare, &cmp)) != HK_SUCCESS)
+      goto done;
+    cmpp = &cmp;
+  }
+  err = report(&r, t_iter, verify, ndiff, bwp, t_check, cmpp);
+  if (err == HK_SUCCESS && r.ci.rank == 0)
+    printf("# Verification = SUCCESSFUL (%s)\n",
+           verify ? "bit-identical to the serial reference, invariant holds" : "invariant holds");
+done:
+  hk_halo_field_free(&r.u);
+  hk_halo_field_free(&r.v);
+  hk_halo_destroy(&r.halo);
+  hk_cart_destroy(&r.cart);
+  return err;
+}
+
+int main(int argc, char **argv)
+{
+  int done = 0;
+  int err = hk_app_parse(&app, argc, argv, &done);
+  if (done)
+    return HK_EXIT_OK;
+  hk_mode_t mode = HK_MODE_MASTERONLY;
+  if (err == HK_SUCCESS)
+    err = hk_mode_parse(opt.mode, &mode);
+  int ierr = hk_init(&argc, &argv, hk_mode_thread_level(err == HK_SUCCESS ? mode : HK_MODE_PURE));
+  int flag = 0;
+  hk_initialized(&flag);
+  if (!flag) {
+    fprintf(stderr, "%s: error: %s\n", app.program, hk_error_message());
+    return HK_EXIT_FAIL;
+  }
+  if (err == HK_SUCCESS)
+    err = ierr;
+  err = hk_agree(MPI_COMM_WORLD, err);
+  if (err == HK_SUCCESS)
+    err = run();
+  return hk_app_finish(&app, MPI_COMM_WORLD, err);
+}

@@ -1,0 +1,45 @@
+/* apps/jacobi/kernel.h: the Jacobi problem shared by hk-jacobi and its frozen
+ * reference: initial values, Dirichlet boundary values and the update of one
+ * cell, each a function of global indices only, so every decomposition, mode
+ * and thread count computes the same numbers in the same order.
+ *
+ *   3D, 7 points:  v = (c + xm + xp + ym + yp + zm + zp) * (1/7)
+ *   2D, 5 points:  v = (c + xm + xp + ym + yp) * (1/5)
+ * (the sum is taken in exactly this order everywhere).  With periodic
+ * boundaries the update conserves the global sum; with Dirichlet boundaries
+ * values stay between the smallest and largest initial/boundary value.
+ */
+#ifndef HK_JACOBI_KERNEL_H
+#define HK_JACOBI_KERNEL_H
+
+#include "hybridkit.h"
+
+/* initial value of global cell (x, y, z): deterministic, in [0, 1) */
+static inline double jac_initial(long long x, long long y, long long z)
+{
+  unsigned long long h = (unsigned long long)x * 73856093ULL ^ (unsigned long long)y * 19349663ULL ^
+                         (unsigned long long)z * 83492791ULL;
+  h ^= h >> 13;
+  h *= 0x9E3779B97F4A7C15ULL;
+  h ^= h >> 29;
+  return (double)(h % 1000003ULL) / 1000003.0;
+}
+
+/* Dirichlet value of a global ghost cell (outside [0, G) in some dimension) */
+static inline double jac_boundary(long long x, long long y, long long z)
+{
+  return x < 0 ? 1.0 : 0.25 * (double)((x + 2 * y + 3 * z) & 3) / 3.0;
+}
+
+/* the arguments of the update: sweep from u into v */
+typedef struct jac_sweep {
+  const double *u;
+  double *v;
+  hk_field_layout_t L;
+} jac_sweep_t;
+
+/* hk_update_fn: v = stencil(u) on the cells of box */
+void jac_update3d(const hk_box_t *box, void *arg);
+void jac_update2d(const hk_box_t *box, void *arg);
+
+#endif

@@ -1,0 +1,18 @@
+/* apps/jacobi/stream.h: a STREAM-style bandwidth measurement for the roofline. */
+#ifndef HK_JACOBI_STREAM_H
+#define HK_JACOBI_STREAM_H
+
+typedef struct jac_stream {
+  double elements_per_s;   /* best over repetitions, this rank, all its threads */
+  double bw_stream;        /* bytes/s counted as STREAM does: 16 B per element */
+  double bw_real;          /* with write-allocate: 24 B per element */
+  long long elements;
+} jac_stream_t;
+
+/* v[i] = s * u[i] over arrays far larger than the caches (n elements each),
+ * `reps` times with `threads` threads; the same memory traffic per element as
+ * one Jacobi lattice update under the layer condition (one load stream, one
+ * store stream with write-allocate).  Returns 0 or -1 (no memory). */
+int jac_stream_measure(long long n, int reps, int threads, jac_stream_t *out);
+
+#endif
