@@ -9,18 +9,27 @@
 
 static int tag_of(const int d[3]) { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
 
-static inline double *cell(const hk_field_layout_t *L, double *field, int i, int j, int k)
+/* Copy a run of cells.  Runs of x-faces are w cells long (mostly one or two): a
+ * call to memcpy per run would cost more than the copy, so runs of up to four
+ * cells are plain assignments (the compiler would turn a loop back into memcpy). */
+static inline void copy_run(double *restrict dst, const double *restrict src, int len)
 {
-  return field + L->offset + i + j * L->sy + k * L->sz;
+  switch (len) {
+  case 4: dst[3] = src[3]; /* fall through */
+  case 3: dst[2] = src[2]; /* fall through */
+  case 2: dst[1] = src[1]; /* fall through */
+  case 1: dst[0] = src[0]; break;
+  default: memcpy(dst, src, (size_t)len * sizeof(double));
+  }
 }
 
 void hk__halo_pack_rows(const hk_halo_t *h, const double *field, int first, int last)
 {
   for (int r = first; r < last; r++) {
     const hk_row_t *row = &h->send_rows[r];
-    const hk_box_t *b = &h->send[row->msg].box;
-    memcpy(row->buf, cell(&h->L, (double *)field, b->lo[0], row->j, row->k),
-           (size_t)(b->hi[0] - b->lo[0]) * sizeof(double));
+    double *buf = row->buf;
+    for (int c = 0; c < row->count; c++, buf += row->len)
+      copy_run(buf, field + row->at + c * row->stride, row->len);
   }
 }
 
@@ -28,9 +37,9 @@ void hk__halo_unpack_rows(const hk_halo_t *h, double *field, int first, int last
 {
   for (int r = first; r < last; r++) {
     const hk_row_t *row = &h->recv_rows[r];
-    const hk_box_t *b = &h->recv[row->msg].box;
-    memcpy(cell(&h->L, field, b->lo[0], row->j, row->k), row->buf,
-           (size_t)(b->hi[0] - b->lo[0]) * sizeof(double));
+    const double *buf = row->buf;
+    for (int c = 0; c < row->count; c++, buf += row->len)
+      copy_run(field + row->at + c * row->stride, buf, row->len);
   }
 }
 

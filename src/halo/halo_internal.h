@@ -15,6 +15,9 @@
 
 enum { HK_PEER_SELF = 0, HK_PEER_INTRA = 1, HK_PEER_INTER = 2 };
 
+/* boxes whose x-runs are at most this long get one row per z-plane */
+#define HK_SHORT_RUN 4
+
 typedef struct hk_msg {
   int offset[3];
   int peer;             /* rank in the halo communicator */
@@ -26,11 +29,17 @@ typedef struct hk_msg {
   int row_begin, row_end; /* its rows in the plan's row table */
 } hk_msg_t;
 
-/* A contiguous x-run of a message box: cells (box.lo[0] .. box.hi[0]-1, j, k). */
+/* A piece of a message box: `count` x-runs of `len` cells, `stride` apart in the
+ * field (consecutive in the buffer).  Boxes with long x-runs get one row per
+ * (y, z) line, count 1; boxes with short runs (the x-faces, w cells wide) one row
+ * per z-plane covering all its y-lines, so no descriptor is read per cell. */
 typedef struct hk_row {
+  long long at;         /* field index of the first cell */
+  long long stride;     /* between runs (the y stride) */
+  int len;              /* cells per run */
+  int count;            /* runs */
   int msg;
-  int j, k;
-  double *buf;          /* where the run starts in the message buffer */
+  double *buf;          /* where the row starts in the message buffer */
 } hk_row_t;
 
 /* Phase times of one thread in one exchange; padded against false sharing. */

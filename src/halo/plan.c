@@ -27,30 +27,35 @@ static void side_range(int d, int n, int w, int send, int *lo, int *hi)
   }
 }
 
-static int build_rows(hk_msg_t *msgs, int nmsg, int dims, hk_row_t **rows, int *nrows)
+static int build_rows(hk_msg_t *msgs, int nmsg, const hk_field_layout_t *L, hk_row_t **rows,
+                      int *nrows)
 {
   int err = HK_SUCCESS, total = 0, r = 0;
   hk_row_t *t = NULL;
-  for (int i = 0; i < nmsg; i++)
-    total += (msgs[i].box.hi[1] - msgs[i].box.lo[1]) * (msgs[i].box.hi[2] - msgs[i].box.lo[2]);
+  for (int i = 0; i < nmsg; i++) {
+    int ny = msgs[i].box.hi[1] - msgs[i].box.lo[1], nz = msgs[i].box.hi[2] - msgs[i].box.lo[2];
+    total += msgs[i].box.hi[0] - msgs[i].box.lo[0] <= HK_SHORT_RUN ? nz : ny * nz;
+  }
   HK_ALLOC_TRY(err, t, total);
   for (int i = 0; i < nmsg; i++) {
     hk_msg_t *m = &msgs[i];
-    int len = m->box.hi[0] - m->box.lo[0];
+    int len = m->box.hi[0] - m->box.lo[0], ny = m->box.hi[1] - m->box.lo[1];
+    int per_plane = len <= HK_SHORT_RUN; /* one row covers all y-lines of a plane */
     double *b = m->buf;
     m->row_begin = r;
     for (int k = m->box.lo[2]; k < m->box.hi[2]; k++)
-      for (int j = m->box.lo[1]; j < m->box.hi[1]; j++) {
+      for (int j = m->box.lo[1]; j < m->box.hi[1]; j += per_plane ? ny : 1) {
         t[r].msg = i;
-        t[r].j = j;
-        t[r].k = k;
+        t[r].at = L->offset + m->box.lo[0] + j * L->sy + k * L->sz;
+        t[r].stride = L->sy;
+        t[r].len = len;
+        t[r].count = per_plane ? ny : 1;
         t[r].buf = b;
-        b += len;
+        b += (size_t)len * (size_t)t[r].count;
         r++;
       }
     m->row_end = r;
   }
-  (void)dims;
   *rows = t;
   *nrows = total;
 cleanup:
@@ -209,8 +214,8 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
       goto cleanup;
     }
   }
-  HK_TRY(err, build_rows(h->send, h->nmsg, dims, &h->send_rows, &h->nsend_rows));
-  HK_TRY(err, build_rows(h->recv, h->nmsg, dims, &h->recv_rows, &h->nrecv_rows));
+  HK_TRY(err, build_rows(h->send, h->nmsg, L, &h->send_rows, &h->nsend_rows));
+  HK_TRY(err, build_rows(h->recv, h->nmsg, L, &h->recv_rows, &h->nrecv_rows));
   HK_ALLOC_TRY(err, h->tt, h->nthreads);
   *halo = h;
   return HK_SUCCESS;

@@ -2,7 +2,7 @@
  *
  *   test_halo --dims 2|3 [--map sequential|round-robin|node-aware]
  *
- * For periodic and not, halo widths 1 and 2, faces-only and full stencils, and
+ * For periodic and not, halo widths 1, 2 and 3, faces-only and full stencils, and
  * every mode: each owned cell holds an encoding of its global index; after an
  * exchange (and after begin/end) every ghost a neighbour sends equals that
  * neighbour's encoding, every other ghost keeps its sentinel (global edges,
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &hk_test_rank);
   for (int periodic = 0; periodic <= 1; periodic++)
-    for (int width = 1; width <= 2; width++)
+    for (int width = 1; width <= 3; width++)
       for (int st = 0; st <= 1; st++) {
         hk_cart_desc_t cd = {.dims = dims, .map = map, .halo_width = width,
                              .stencil = st ? HK_STENCIL_FULL : HK_STENCIL_FACES};
