@@ -152,16 +152,10 @@ int main(int argc, char **argv)
   hk_thread_level_t level = HK_THREAD_MASTERONLY;
   if (err == HK_SUCCESS && opt.thread_level)
     err = hk_thread_level_parse(opt.thread_level, &level);
-  int ierr = hk_init(&argc, &argv, err == HK_SUCCESS ? level : HK_THREAD_SINGLE);
-  int flag = 0;
-  hk_initialized(&flag);
-  if (!flag) { /* MPI could not even start */
-    fprintf(stderr, "%s: error: %s\n", app.program, hk_error_message());
+  int mpi_up = 0;
+  err = hk_app_init(&app, &argc, &argv, err == HK_SUCCESS ? level : HK_THREAD_SINGLE, err, &mpi_up);
+  if (!mpi_up)
     return HK_EXIT_FAIL;
-  }
-  if (err == HK_SUCCESS)
-    err = ierr;
-  err = hk_agree(MPI_COMM_WORLD, err);
   if (err == HK_SUCCESS)
     err = run();
   return hk_app_finish(&app, MPI_COMM_WORLD, err);

@@ -128,6 +128,18 @@ int hk_app_exit_code(int status)
   return status == HK_ERR_ARG ? HK_EXIT_USAGE : HK_EXIT_FAIL;
 }
 
+int hk_app_init(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t level, int status,
+                int *mpi_up)
+{
+  int err = hk_init(argc, argv, level);
+  hk_initialized(mpi_up);
+  if (!*mpi_up) {
+    fprintf(stderr, "%s: error: %s\n", app->program, hk_error_message());
+    return err;
+  }
+  return hk_agree(MPI_COMM_WORLD, status != HK_SUCCESS ? status : err);
+}
+
 int hk_app_finish(const hk_app_t *app, MPI_Comm comm, int status)
 {
   int rank = 0;

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <mpi.h>
+#include "hybridkit.h"
 
 typedef enum hk_opt_type { HK_OPT_FLAG, HK_OPT_INT, HK_OPT_DOUBLE, HK_OPT_STR } hk_opt_type_t;
 
@@ -37,6 +38,14 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done);
 
 /* hk_app_help: the usage text generated from the table. */
 void hk_app_help(const hk_app_t *app, FILE *out);
+
+/* hk_app_init: hk_init(argc, argv, level), then agree over MPI_COMM_WORLD on the
+ * first failure among `status` (e.g. a parse error every rank saw) and the
+ * initialisation, so that all ranks go on or stop together.  Returns the agreed
+ * status; *mpi_up is 0 when MPI could not start at all (then the error is
+ * printed here and the program must just return HK_EXIT_FAIL). */
+int hk_app_init(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t level, int status,
+                int *mpi_up);
 
 /* hk_app_finish: agree on `status` over comm (hk_agree), rank 0 prints
  * "<program>: error: <message>" once on failure, then hk_finalize().  Returns

@@ -604,16 +604,11 @@ int main(int argc, char **argv)
   hk_mode_t mode = HK_MODE_MASTERONLY;
   if (err == HK_SUCCESS)
     err = hk_mode_parse(opt.mode, &mode);
-  int ierr = hk_init(&argc, &argv, hk_mode_thread_level(err == HK_SUCCESS ? mode : HK_MODE_PURE));
-  int flag = 0;
-  hk_initialized(&flag);
-  if (!flag) {
-    fprintf(stderr, "%s: error: %s\n", app.program, hk_error_message());
+  int mpi_up = 0;
+  err = hk_app_init(&app, &argc, &argv,
+                    hk_mode_thread_level(err == HK_SUCCESS ? mode : HK_MODE_PURE), err, &mpi_up);
+  if (!mpi_up)
     return HK_EXIT_FAIL;
-  }
-  if (err == HK_SUCCESS)
-    err = ierr;
-  err = hk_agree(MPI_COMM_WORLD, err);
   if (err == HK_SUCCESS)
     err = run();
   return hk_app_finish(&app, MPI_COMM_WORLD, err);
