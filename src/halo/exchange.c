@@ -148,6 +148,14 @@ void hk__update_boxes(const hk_halo_work_t *work, const hk_box_t *boxes, int nbo
   }
 }
 
+void hk__update_timed(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
+                      int part, double *slot)
+{
+  double t0 = omp_get_wtime();
+  hk__update_boxes(work, boxes, nboxes, parts, part);
+  *slot += omp_get_wtime() - t0;
+}
+
 int hk__halo_step_regions(const hk_halo_t *h, const hk_halo_work_t *work, hk_regions_t *r)
 {
   if (!work->update)

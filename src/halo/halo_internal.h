@@ -87,6 +87,9 @@ int hk__box_empty(const hk_box_t *box);
 /* Apply work to part `part` of `parts` of each box of a list (static split). */
 void hk__update_boxes(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
                       int part);
+/* The same, adding the time it took to *slot (a phase of the calling thread). */
+void hk__update_timed(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
+                      int part, double *slot);
 /* Fold the per-thread times of one exchange into the statistics (max over threads):
  * comm threads [0, ncomm) and compute threads [compute_first, nthreads). */
 void hk__halo_account(hk_halo_t *h, int ncomm, int compute_first);

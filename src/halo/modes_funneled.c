@@ -13,16 +13,6 @@
 #include <omp.h>
 #include "halo/halo_internal.h"
 
-/* update all of r (static split over the team); times into `slot` of the thread */
-static void update_static(hk_halo_t *h, const hk_halo_work_t *work, const hk_box_t *boxes, int n,
-                          int parts, int part, double *slot)
-{
-  double t0 = omp_get_wtime();
-  hk__update_boxes(work, boxes, n, parts, part);
-  *slot += omp_get_wtime() - t0;
-  (void)h;
-}
-
 int hk__step_masteronly(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
@@ -39,7 +29,7 @@ int hk__step_masteronly(hk_halo_t *h, double *field, const hk_halo_work_t *work)
     int t = omp_get_thread_num(), n = omp_get_num_threads();
     hk__halo_unpack_all(h, field);
     if (work && err == HK_SUCCESS)
-      update_static(h, work, &r.all, 1, n, t, &h->tt[t].update);
+      hk__update_timed(work, &r.all, 1, n, t, &h->tt[t].update);
   }
   hk__halo_account(h, 1, h->nthreads);
   return err;
@@ -65,7 +55,7 @@ int hk__step_funneled(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 #pragma omp barrier
     hk__halo_unpack_all(h, field);
     if (work && err == HK_SUCCESS)
-      update_static(h, work, &r.all, 1, n, t, &h->tt[t].update);
+      hk__update_timed(work, &r.all, 1, n, t, &h->tt[t].update);
   }
   hk__halo_account(h, 1, h->nthreads);
   return err;
@@ -95,12 +85,12 @@ int hk__step_task(hk_halo_t *h, double *field, const hk_halo_work_t *work)
     if (t == 0)
       hk__halo_keep_error(&err, exchange_by_master(h, field));
     if (work && n > 1 && t > 0)
-      update_static(h, work, &r.interior, 1, n - 1, t - 1, &h->tt[t].interior);
+      hk__update_timed(work, &r.interior, 1, n - 1, t - 1, &h->tt[t].interior);
     if (work && n == 1)
-      update_static(h, work, &r.interior, 1, 1, 0, &h->tt[0].interior);
+      hk__update_timed(work, &r.interior, 1, 1, 0, &h->tt[0].interior);
 #pragma omp barrier
     if (work && err == HK_SUCCESS)
-      update_static(h, work, r.boundary, r.nboundary, n, t, &h->tt[t].boundary);
+      hk__update_timed(work, r.boundary, r.nboundary, n, t, &h->tt[t].boundary);
   }
   hk__halo_account(h, 1, h->nthreads > 1 ? 1 : 0);
   return err;
@@ -129,7 +119,7 @@ int hk__step_task_balanced(hk_halo_t *h, double *field, const hk_halo_work_t *wo
     }
 #pragma omp barrier
     if (work && err == HK_SUCCESS)
-      update_static(h, work, r.boundary, r.nboundary, n, t, &h->tt[t].boundary);
+      hk__update_timed(work, r.boundary, r.nboundary, n, t, &h->tt[t].boundary);
   }
   hk__halo_account(h, 1, h->nthreads > 1 ? 1 : 0);
   return err;

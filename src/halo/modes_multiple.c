@@ -33,11 +33,8 @@ int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work)
     hk__halo_pack_all(h, field);
     hk__halo_keep_error(&err, exchange_share(h, field, t, n));
 #pragma omp barrier
-    if (work && err == HK_SUCCESS) {
-      double t0 = omp_get_wtime();
-      hk__update_boxes(work, &r.all, 1, n, t);
-      h->tt[t].update += omp_get_wtime() - t0;
-    }
+    if (work && err == HK_SUCCESS)
+      hk__update_timed(work, &r.all, 1, n, t, &h->tt[t].update);
   }
   hk__halo_account(h, h->nthreads, h->nthreads);
   return err;
@@ -56,20 +53,13 @@ int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t
     hk__halo_pack_all(h, field);
     if (t < m)
       hk__halo_keep_error(&err, exchange_share(h, field, t, m));
-    if (work) {
-      double t0 = omp_get_wtime();
-      if (n > m && t >= m)
-        hk__update_boxes(work, &r.interior, 1, n - m, t - m);
-      else if (n == m)  /* nobody left to overlap with: the communicators compute after */
-        hk__update_boxes(work, &r.interior, 1, n, t);
-      h->tt[t].interior += omp_get_wtime() - t0;
-    }
+    if (work && n > m && t >= m)
+      hk__update_timed(work, &r.interior, 1, n - m, t - m, &h->tt[t].interior);
+    else if (work && n == m) /* nobody left to overlap with: the communicators compute after */
+      hk__update_timed(work, &r.interior, 1, n, t, &h->tt[t].interior);
 #pragma omp barrier
-    if (work && err == HK_SUCCESS) {
-      double t0 = omp_get_wtime();
-      hk__update_boxes(work, r.boundary, r.nboundary, n, t);
-      h->tt[t].boundary += omp_get_wtime() - t0;
-    }
+    if (work && err == HK_SUCCESS)
+      hk__update_timed(work, r.boundary, r.nboundary, n, t, &h->tt[t].boundary);
   }
   hk__halo_account(h, m, h->nthreads > m ? m : 0);
   return err;

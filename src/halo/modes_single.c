@@ -17,11 +17,8 @@ int hk__step_pure(hk_halo_t *h, double *field, const hk_halo_work_t *work)
   if ((err = hk__halo_post(h, 0, 1)) == HK_SUCCESS)
     err = hk__halo_wait(h, 0, 1);
   hk__halo_unpack_all(h, field);
-  if (work && err == HK_SUCCESS) {
-    double t0 = omp_get_wtime();
-    work->update(&r.all, work->arg);
-    h->tt[0].update += omp_get_wtime() - t0;
-  }
+  if (work && err == HK_SUCCESS)
+    hk__update_timed(work, &r.all, 1, 1, 0, &h->tt[0].update);
   hk__halo_account(h, 1, 1);
   return err;
 }
@@ -34,19 +31,13 @@ int hk__step_pure_nb(hk_halo_t *h, double *field, const hk_halo_work_t *work)
     return err;
   hk__halo_pack_all(h, field);
   err = hk__halo_post(h, 0, 1);
-  if (work && err == HK_SUCCESS) {
-    double t0 = omp_get_wtime();
-    hk__update_boxes(work, &r.interior, 1, 1, 0);
-    h->tt[0].interior += omp_get_wtime() - t0;
-  }
+  if (work && err == HK_SUCCESS)
+    hk__update_timed(work, &r.interior, 1, 1, 0, &h->tt[0].interior);
   if (err == HK_SUCCESS)
     err = hk__halo_wait(h, 0, 1);
   hk__halo_unpack_all(h, field);
-  if (work && err == HK_SUCCESS) {
-    double t0 = omp_get_wtime();
-    hk__update_boxes(work, r.boundary, r.nboundary, 1, 0);
-    h->tt[0].boundary += omp_get_wtime() - t0;
-  }
+  if (work && err == HK_SUCCESS)
+    hk__update_timed(work, r.boundary, r.nboundary, 1, 0, &h->tt[0].boundary);
   /* one thread does both: its interior time is what could hide the exchange */
   hk__halo_account(h, 1, 0);
   return err;
