@@ -1,0 +1,11 @@
+# Emulated multi-node cluster (tools/vcluster: network + UTS namespaces), label vcluster.
+# 2 nodes x 2 ranks under Open MPI: node detection (hk-topology), halo content with every
+# mapping, and the bytes counted on the emulated links == hk_cart_surface()'s inter-node
+# bytes per exchange.  Needs root and namespaces: elsewhere (and in MPICH or other builds)
+# the driver exits 77 with the reason, shown by ctest as a SKIP.
+hk_test_exe(vcluster_halo_bytes vcluster/halo_bytes.c)
+add_test(NAME vcluster.nodes2 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vcluster/run_tests.sh
+         ${CMAKE_SOURCE_DIR}/tools/vcluster/vcluster $<TARGET_FILE:hk-topology>
+         $<TARGET_FILE:vcluster_halo_bytes> ${CMAKE_CURRENT_BINARY_DIR}/vcluster.nodes2 ${HK_MPI_IMPL})
+set_tests_properties(vcluster.nodes2 PROPERTIES LABELS vcluster SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE TIMEOUT 240 ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")
