@@ -24,19 +24,19 @@ static struct {
 
 static const hk_opt_t options[] = {
   {"policy", HK_OPT_STR, &opt.policy, "P",
-   "bind threads: none|compact|scatter (default: keep the launcher's binding; dry run: compact)"},
+   "bind threads: none|compact|scatter (default: keep the launcher's binding; dry run: compact)", 0},
   {"topology", HK_OPT_STR, &opt.topology, "DESC",
-   "machine to describe: hwloc synthetic string or XML file (default $HK_TOPOLOGY, else this machine)"},
-  {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE"},
+   "machine to describe: hwloc synthetic string or XML file (default $HK_TOPOLOGY, else this machine)", 0},
+  {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 0},
   {"thread-level", HK_OPT_STR, &opt.thread_level, "L",
-   "MPI thread level to require: single|masteronly|funneled|serialized|multiple"},
-  {"no-tree", HK_OPT_FLAG, &opt.no_tree, "", "do not print the machine tree"},
-  {"dry-run", HK_OPT_FLAG, &opt.dry_run, "", "print the map a launch would get; no MPI"},
-  {"ranks", HK_OPT_INT, &opt.ranks, "R", "dry run: number of ranks"},
-  {"threads", HK_OPT_INT, &opt.threads, "T", "dry run: threads per rank"},
-  {"nodes", HK_OPT_INT, &opt.nodes, "N", "dry run: nodes like the machine (ranks fill them in blocks)"},
+   "MPI thread level to require: single|masteronly|funneled|serialized|multiple", 0},
+  {"no-tree", HK_OPT_FLAG, &opt.no_tree, "", "do not print the machine tree", 0},
+  {"dry-run", HK_OPT_FLAG, &opt.dry_run, "", "print the map a launch would get; no MPI", 0},
+  {"ranks", HK_OPT_INT, &opt.ranks, "R", "dry run: number of ranks", 0},
+  {"threads", HK_OPT_INT, &opt.threads, "T", "dry run: threads per rank", 0},
+  {"nodes", HK_OPT_INT, &opt.nodes, "N", "dry run: nodes like the machine (ranks fill them in blocks)", 0},
   {"oversubscribe", HK_OPT_FLAG, &opt.oversubscribe, "",
-   "dry run: allow more threads per node than cores"},
+   "dry run: allow more threads per node than cores", 0},
 };
 
 static const hk_app_t app = {

@@ -26,8 +26,10 @@ void hk_app_help(const hk_app_t *app, FILE *out)
   fprintf(out, "\noptions:\n");
   for (int i = 0; i < app->nopts; i++) {
     const hk_opt_t *o = &app->opts[i];
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", o->name, o->type == HK_OPT_FLAG ? "" : " ",
+    char left[64], alias[8] = "";
+    if (o->short_name)
+      snprintf(alias, sizeof alias, "-%c, ", o->short_name);
+    snprintf(left, sizeof left, "%s--%s%s%s", alias, o->name, o->type == HK_OPT_FLAG ? "" : " ",
              o->type == HK_OPT_FLAG ? "" : o->arg);
     fprintf(out, "  %-26s %s", left, o->help);
     print_default(o, out);
@@ -93,16 +95,27 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done)
       *done = 1;
       return HK_SUCCESS;
     }
-    if (strncmp(a, "--", 2) != 0)
-      return hk_error_set(HK_ERR_ARG, "unexpected argument '%s' (see --help)", a);
-    const char *name = a + 2, *eq = strchr(name, '=');
-    size_t len = eq ? (size_t)(eq - name) : strlen(name);
     const hk_opt_t *o = NULL;
-    for (int k = 0; k < app->nopts && !o; k++)
-      if (strlen(app->opts[k].name) == len && strncmp(app->opts[k].name, name, len) == 0)
-        o = &app->opts[k];
-    if (!o)
-      return hk_error_set(HK_ERR_ARG, "unknown option '%.*s' (see --help)", (int)(len + 2), a);
+    const char *eq = NULL;
+    size_t len = 0;
+    if (a[0] == '-' && a[1] && a[1] != '-' && !a[2]) { /* -m VALUE */
+      for (int k = 0; k < app->nopts && !o; k++)
+        if (app->opts[k].short_name == a[1])
+          o = &app->opts[k];
+      if (!o)
+        return hk_error_set(HK_ERR_ARG, "unknown option '%s' (see --help)", a);
+    } else {
+      if (strncmp(a, "--", 2) != 0)
+        return hk_error_set(HK_ERR_ARG, "unexpected argument '%s' (see --help)", a);
+      const char *name = a + 2;
+      eq = strchr(name, '=');
+      len = eq ? (size_t)(eq - name) : strlen(name);
+      for (int k = 0; k < app->nopts && !o; k++)
+        if (strlen(app->opts[k].name) == len && strncmp(app->opts[k].name, name, len) == 0)
+          o = &app->opts[k];
+      if (!o)
+        return hk_error_set(HK_ERR_ARG, "unknown option '%.*s' (see --help)", (int)(len + 2), a);
+    }
     const char *value = NULL;
     if (o->type == HK_OPT_FLAG) {
       if (eq)

@@ -17,6 +17,7 @@ typedef struct hk_opt {
   void *target;       /* int* (FLAG, INT), double*, const char** (STR) */
   const char *arg;    /* metavariable shown in --help, e.g. "N" */
   const char *help;   /* one line; the default is shown from the target's initial value */
+  char short_name;    /* optional one-letter alias, e.g. 'm' for -m; 0: none */
 } hk_opt_t;
 
 typedef struct hk_app {

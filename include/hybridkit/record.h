@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <mpi.h>
 #include "hybridkit/export.h"
+#include "hybridkit/timer.h"
 #include "hybridkit/topo.h"
 
 #ifdef __cplusplus
@@ -75,6 +76,10 @@ HK_EXPORT int hk_record_value_int(hk_record_t *record, const char *name, long lo
  * of the reporter's communicator.  Collective: the reporter's comm.
  * Threads: outside parallel regions. */
 HK_EXPORT int hk_record_stats(hk_record_t *record, const char *name, double local, const char *unit);
+/* hk_record_stats_given: min/avg/max the program reduced itself (e.g. over the
+ * two ranks of a ping-pong pair, not over all ranks).  Collective: local. */
+HK_EXPORT int hk_record_stats_given(hk_record_t *record, const char *name, const hk_stats_t *stats,
+                                    const char *unit);
 /* hk_record_warning: a warning carried by this record (and shown in the table). */
 HK_EXPORT int hk_record_warning(hk_record_t *record, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

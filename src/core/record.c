@@ -2,6 +2,7 @@
  * Lines records from the same record, with provenance gathered once.
  * Format: schema/record.schema.json. */
 #include <ctype.h>
+#include <math.h>
 #include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -345,6 +346,19 @@ int hk_record_stats(hk_record_t *r, const char *name, double local, const char *
   int err = hk_stats_reduce(r->rep->comm, local, &st);
   if (err == HK_SUCCESS && (err = add_field(r, F_STATS, name, unit, &f)) == HK_SUCCESS)
     f->st = st;
+  return err;
+}
+
+int hk_record_stats_given(hk_record_t *r, const char *name, const hk_stats_t *st, const char *unit)
+{
+  field_t *f;
+  if (!r || !st)
+    return HK_ERROR(HK_ERR_ARG, "record and stats must not be NULL");
+  if (!isfinite(st->min) || !isfinite(st->avg) || !isfinite(st->max))
+    return HK_ERROR(HK_ERR_ARG, "stats of '%s' are not finite", name ? name : "(null)");
+  int err = add_field(r, F_STATS, name, unit, &f);
+  if (err == HK_SUCCESS)
+    f->st = *st;
   return err;
 }
 

@@ -1,0 +1,59 @@
+/* bench/bench.h: the hk-bench framework shared by every experiment.
+ *
+ * One binary, `hk-bench EXPERIMENT [options]`; an experiment is a row of the
+ * table in hk-bench.c and one source file (pingpong.c, ...).  Conventions, as in
+ * the OSU micro-benchmarks: sizes as a doubling range (-m 8:4M), warm-up and
+ * iteration counts that shrink with the size unless given (-x, -i), every
+ * received message validated (a wrong byte fails the run), results through the
+ * shared reporter (table + JSON Lines), min/avg/max over the ranks that took part.
+ */
+#ifndef HK_BENCH_H
+#define HK_BENCH_H
+
+#include "hk_app.h"
+#include "hybridkit.h"
+
+typedef struct hk_bench_common {
+  const char *sizes;       /* "MIN:MAX" or "SIZE", with K/M/G suffixes */
+  int iters;               /* 0: adaptive */
+  int warmup;              /* -1: adaptive */
+  const char *output;
+  long long min_size, max_size;
+} hk_bench_common_t;
+
+typedef struct hk_bench_ctx {
+  MPI_Comm comm;
+  int rank, size;
+  hk_nodes_t *nodes;
+  hk_reporter_t *rep;
+  const hk_bench_common_t *common;
+} hk_bench_ctx_t;
+
+typedef struct hk_experiment {
+  const char *name;
+  const char *summary;       /* one line */
+  const char *description;   /* what it measures, which figure/benchmark it reproduces */
+  const char *default_sizes; /* e.g. "8:4M", NULL when sizes do not apply */
+  hk_thread_level_t level;
+  int min_ranks;
+  const hk_opt_t *opts;      /* experiment-specific options */
+  int nopts;
+  int (*run)(hk_bench_ctx_t *ctx);
+} hk_experiment_t;
+
+extern const hk_experiment_t hk_exp_pingpong;
+
+/* "8", "64K", "4M", "1G" -> bytes; "MIN:MAX" -> range.  HK_ERR_ARG naming the
+ * problem for 0, negative, garbage or MIN > MAX. */
+int hk_bench_parse_sizes(const char *spec, long long *min, long long *max);
+/* iterations and warm-up for a size: as given, or 1000/100 up to 8 KiB, then
+ * fewer as the size grows (down to 20/2), so every size takes similar time. */
+void hk_bench_iters(const hk_bench_common_t *c, long long size, int *iters, int *warmup);
+/* deterministic contents of a message from `src`, and the count of wrong bytes */
+void hk_bench_fill(unsigned char *buf, long long n, int src);
+long long hk_bench_check(const unsigned char *buf, long long n, int src);
+/* a barrier that sleeps while waiting, so idle ranks leave the cores to the
+ * ranks being measured (this matters on small or oversubscribed machines) */
+int hk_bench_idle_barrier(MPI_Comm comm);
+
+#endif
