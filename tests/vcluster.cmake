@@ -6,6 +6,7 @@
 hk_test_exe(vcluster_halo_bytes vcluster/halo_bytes.c)
 add_test(NAME vcluster.nodes2 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vcluster/run_tests.sh
          ${CMAKE_SOURCE_DIR}/tools/vcluster/vcluster $<TARGET_FILE:hk-topology>
-         $<TARGET_FILE:vcluster_halo_bytes> ${CMAKE_CURRENT_BINARY_DIR}/vcluster.nodes2 ${HK_MPI_IMPL})
+         $<TARGET_FILE:vcluster_halo_bytes> ${CMAKE_CURRENT_BINARY_DIR}/vcluster.nodes2 ${HK_MPI_IMPL}
+         $<TARGET_FILE:hk-bench>)
 set_tests_properties(vcluster.nodes2 PROPERTIES LABELS vcluster SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE TIMEOUT 240 ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")

@@ -162,3 +162,20 @@ def test_python_dash_m(args, code, text):
                           env=python_env(), timeout=60)
     assert proc.returncode == code
     assert text in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("extra,text", [
+    (["--hosts", "a,b"], "--vcluster chooses the hosts and the launcher itself"),
+    (["--mpi", "mpich"], "--vcluster runs Open MPI"),
+])
+def test_vcluster_bad_combinations(cli, bin_dir, extra, text):
+    result = cli(["run", "hk-fake", "--np", "2", "--threads", "1", "--vcluster", "2", "--dry-run",
+                  *extra])
+    assert result.code == 2 and text in result.err
+
+
+def test_vcluster_dry_run(cli, bin_dir, monkeypatch, tmp_path):
+    monkeypatch.setenv("VCLUSTER_STATE", str(tmp_path / "no-cluster"))
+    result = cli(["run", "hk-fake", "--np", "2", "--threads", "1", "--vcluster", "2", "--dry-run"])
+    assert result.code == 0, result.err
+    assert "vcluster mpirun -np 2 --map-by ppr:1:node --oversubscribe" in result.out

@@ -195,3 +195,16 @@ def test_cores_per_rank_share_the_host(cores, np, threads, pe):
     assert f"core:{pe}" in mpich.argv
     srun = launcher_for("srun", "openmpi", which=lambda name: name, euid=1000).build(spec)
     assert srun.argv[1:5] == ["-n", str(np), "-c", str(pe)]
+
+
+def test_vcluster_launch_line():
+    from hybridkit.launch import Vcluster
+
+    spec = LaunchSpec(binary="/b/app", args=["--no-tree"], np=4, threads=2, bind="compact")
+    launch = Vcluster("/repo/tools/vcluster/vcluster", nodes=2, euid=1000).build(spec)
+    assert launch.argv == ["/repo/tools/vcluster/vcluster", "mpirun", "-np", "4", "--map-by",
+                           "ppr:2:node", "--oversubscribe", "-x", "OMP_NUM_THREADS=2", "-x",
+                           "OMP_PLACES=cores", "-x", "OMP_PROC_BIND=close", "/b/app", "--no-tree"]
+    # 3 ranks on 2 nodes: blocks of 2 (node0: ranks 0 1, node1: rank 2)
+    spec3 = LaunchSpec(binary="/b/app", np=3, threads=1)
+    assert "ppr:2:node" in Vcluster("/vc", nodes=2, euid=1000).build(spec3).argv

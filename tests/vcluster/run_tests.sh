@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/vcluster/run_tests.sh VCLUSTER HK_TOPOLOGY HALO_BYTES WORKDIR [MPI_IMPL]
+# tests/vcluster/run_tests.sh VCLUSTER HK_TOPOLOGY HALO_BYTES WORKDIR MPI_IMPL HK_BENCH
 #
 # ctest driver of label vcluster: 2 emulated nodes (tools/vcluster) x 2 ranks.
 #  1. hk-topology under `vcluster mpirun -np 4` (or mpiexec-mpich) reports nodes: 2, hosts node0 and node1
@@ -11,13 +11,17 @@
 #     (TCP/IP/Ethernet + MPI headers and ACKs make up the excess)
 #  3. round-robin puts more bytes on the links than node-aware (grid 32x64x24 on 2x2x1:
 #     round-robin cuts the larger faces)
+#  4. hk-bench pingpong: the intra-node latency (shared memory) is below the inter-node one
+#     (TCP over the emulated link; measured ~0.3 vs ~4 us, so the check has a wide margin)
+#  5. with the links shaped to 100 Mbit/s (tc tbf), 4 MiB inter-node ping-pong bandwidth is
+#     within 20 % of 12.5 MB/s
 # Counting: every node's eth0 TX bytes, summed (each inter-node byte leaves exactly one
 # node; intra-node traffic never touches eth0).
 # MPI_IMPL openmpi: `vcluster mpirun`; mpich: `vcluster mpiexec-mpich` (TCP only, see docs).
 # Exit 77 (ctest SKIP) when network namespaces cannot be made here or MPI is neither.
 set -uo pipefail
 
-VC=$1 TOPO=$2 HB=$3 WORK=$4 IMPL=${5:-openmpi}
+VC=$1 TOPO=$2 HB=$3 WORK=$4 IMPL=${5:-openmpi} BENCH=${6:-}
 N1=${VCT_N1:-20} N2=${VCT_N2:-220}
 GRID=${VCT_GRID:-32x64x24}
 LO=${VCT_LO:-1.0} HI=${VCT_HI:-1.25}
@@ -66,7 +70,7 @@ vmpirun() {  # LOG ARGS... : run under vcluster mpirun, stdout to LOG.out, stder
   return $rc
 }
 # py EXPR A B [M N]: a tiny calculator, numbers as a, b, m, n
-py() { python3 -c "import sys; a, b, m, n = (list(map(float, sys.argv[1:])) + [0, 0])[:4]; $1" "${@:2}"; }
+py() { python3 -c "import sys; a, b, m, n = (list(map(float, sys.argv[1:])) + [0, 0, 0])[:4]; $1" "${@:2}"; }
 tx_sum() { "$VC" counters | awk '{s += $3} END {print s + 0}'; }
 
 # ---- 1. node detection
@@ -118,6 +122,39 @@ if [ -n "${MEAS[round-robin]:-}" ] && [ -n "${MEAS[node-aware]:-}" ]; then
   else
     fail "round-robin (${MEAS[round-robin]}) does not put clearly more bytes on the links than node-aware (${MEAS[node-aware]})"
   fi
+fi
+
+# ---- 4. ping-pong: intra-node below inter-node latency
+# bench_field FILE SIZE FIELD: the avg (stats) or value of a result of the bench.pingpong record of SIZE
+bench_field() {
+  python3 -c '
+import json, sys
+path, size, field = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for line in open(path):
+    r = json.loads(line)
+    if r["kind"] == "bench.pingpong" and r["params"]["size"] == size:
+        v = r["results"][field]
+        print(v.get("avg", v.get("value")))
+        sys.exit(0)
+sys.exit(1)' "$@"
+}
+if [ -n "$BENCH" ]; then
+  if vmpirun pp "$BENCH" pingpong -m 8:8 -i 500 -x 50 --output "$WORK/pp.jsonl"; then
+    intra=$(bench_field "$WORK/pp.jsonl" 8 intra_latency) inter=$(bench_field "$WORK/pp.jsonl" 8 inter_latency)
+    echo "pingpong 8 B: intra-node ${intra} us, inter-node ${inter} us"
+    py 'sys.exit(0 if a < b else 1)' "$intra" "$inter" || fail "intra-node latency $intra us is not below inter-node $inter us"
+  else
+    fail "hk-bench pingpong under vcluster"; show_err pp.err
+  fi
+  # ---- 5. shaped links: 100 Mbit/s = 12.5 MB/s for large messages
+  if "$VC" shape 100mbit --burst 64kb > /dev/null && vmpirun rate "$BENCH" pingpong -m 4M:4M -i 3 -x 1 --output "$WORK/rate.jsonl"; then
+    bw=$(bench_field "$WORK/rate.jsonl" 4194304 inter_bandwidth)
+    echo "pingpong 4 MiB over 100mbit links: ${bw} MB/s (12.5 expected)"
+    py 'sys.exit(0 if abs(a - 12.5) <= 0.2 * 12.5 else 1)' "$bw" 0 || fail "shaped bandwidth $bw MB/s is not within 20 % of 12.5 MB/s"
+  else
+    fail "hk-bench pingpong over shaped links"; show_err rate.err
+  fi
+  "$VC" shape off > /dev/null || true
 fi
 
 [ $FAILED -eq 0 ] && echo "vcluster.nodes2: all checks passed" || echo "vcluster.nodes2: $FAILED check(s) failed"

@@ -215,6 +215,31 @@ class Srun(Launcher):
         return flags
 
 
+class Vcluster(Launcher):
+    """Open MPI across the emulated nodes of tools/vcluster (`vcluster mpirun`): ranks fill the
+    nodes in blocks (ppr:S:node), binding off (every emulated node sees the same cores)."""
+
+    command, mpi = "vcluster", "openmpi"
+    unbound_flag = "vcluster: binding off"
+
+    def __init__(self, tool: str, nodes: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.tool = tool
+        self.nodes = nodes
+        self.programs = (tool,)
+
+    def program(self) -> str:
+        return self.tool
+
+    def flags(self, spec: LaunchSpec) -> List[str]:
+        per_node = math.ceil(spec.np / self.nodes)
+        flags = ["mpirun", "-np", str(spec.np), "--map-by", f"ppr:{per_node}:node",
+                 "--oversubscribe"]
+        for key, value in spec.rank_env().items():
+            flags += ["-x", f"{key}={value}"]
+        return flags
+
+
 class Replay(Launcher):
     """Test launcher, no MPI: replays the run directory $HK_REPLAY_DIR (see replay.py)."""
 

@@ -29,6 +29,28 @@ BUILD_BIN_DIRS = {
 }
 
 
+def vcluster_tool() -> Path:
+    """tools/vcluster/vcluster: $HK_VCLUSTER, else the repository's."""
+    env = os.environ.get("HK_VCLUSTER")
+    candidates = [Path(env)] if env else []
+    root = repo_root()
+    if root:
+        candidates.append(root / "tools" / "vcluster" / "vcluster")
+    for c in candidates:
+        if _is_executable(c):
+            return c
+    raise HKError("tools/vcluster/vcluster not found (set HK_VCLUSTER)")
+
+
+def vcluster_nodes() -> int:
+    """Nodes of the emulated cluster that is up (its state file), 0 when none."""
+    state = Path(os.environ.get("VCLUSTER_STATE", "/run/hybridkit-vcluster"))
+    try:
+        return int((state / "nodes").read_text().strip())
+    except (OSError, ValueError):
+        return 0
+
+
 def repo_root() -> Optional[Path]:
     """The repository checkout this package runs from, or None when installed elsewhere."""
     python_dir = Path(__file__).resolve().parents[2]

@@ -88,6 +88,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--hosts", type=host_list, metavar="H1,H2,...",
                        help="run on these hosts, ranks spread evenly (no local core check)")
     where.add_argument("--hostfile", metavar="F", help="launcher host file (no local core check)")
+    parser.add_argument("--vcluster", type=positive_int, metavar="N",
+                        help="run across N emulated nodes of tools/vcluster (Open MPI, root; "
+                             "brought up when needed; binding off, nodes share this machine's cores)")
     parser.add_argument("--oversubscribe", action="store_true",
                         help="allow more ranks x threads than cores (binding is then off)")
     parser.add_argument("--dry-run", action="store_true",
@@ -133,9 +136,35 @@ def warn(message: str) -> None:
     print(f"hybridkit: warning: {message}", file=sys.stderr)
 
 
+def vcluster_launcher(ns: argparse.Namespace, mpi: str):
+    """The launcher across ns.vcluster emulated nodes, bringing the cluster up if needed."""
+    import subprocess
+
+    from hybridkit.launch import Vcluster
+    from hybridkit.paths import vcluster_nodes, vcluster_tool
+
+    if ns.hosts or ns.hostfile or ns.launcher != "mpirun":
+        raise UsageError("--vcluster chooses the hosts and the launcher itself")
+    if mpi != "openmpi":
+        raise UsageError("--vcluster runs Open MPI (MPICH: tools/vcluster/vcluster mpiexec-mpich, "
+                         "see docs/vcluster.md)")
+    tool = vcluster_tool()
+    up = vcluster_nodes()
+    if up and up != ns.vcluster:
+        raise HKError(f"an emulated cluster of {up} nodes is up; use --vcluster {up} or run "
+                      f"'{tool} down' first")
+    if not up and not ns.dry_run:
+        proc = subprocess.run([str(tool), "up", str(ns.vcluster)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            why = (proc.stderr or proc.stdout).strip().splitlines()
+            raise HKError(f"vcluster up {ns.vcluster} failed (exit {proc.returncode}): "
+                          f"{why[-1] if why else 'no message'}")
+    return Vcluster(str(tool), ns.vcluster)
+
+
 def run(ns: argparse.Namespace) -> int:
     mpi = ns.mpi or default_mpi()
-    launcher = launcher_for(ns.launcher, mpi)
+    launcher = vcluster_launcher(ns, mpi) if ns.vcluster else launcher_for(ns.launcher, mpi)
     if ns.hostfile and not Path(ns.hostfile).is_file():
         raise UsageError(f"hostfile {ns.hostfile} does not exist")
     oversubscribed = check_cores(ns.np, ns.threads, ns.oversubscribe,
@@ -174,7 +203,8 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
     info = {
         "hybridkit_version": __version__, "argv": launch.argv, "binary": ns.binary,
         "np": ns.np, "threads": ns.threads, "mode": ns.mode, "bind": ns.bind, "mpi": mpi,
-        "launcher": ns.launcher, "hosts": ns.hosts, "hostfile": ns.hostfile,
+        "launcher": "vcluster" if ns.vcluster else ns.launcher, "vcluster": ns.vcluster,
+        "hosts": ns.hosts, "hostfile": ns.hostfile,
         "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),
         "end": None, "duration_s": None, "records": None, "records_valid": None,
     }
