@@ -42,6 +42,7 @@ typedef struct hk_experiment {
 } hk_experiment_t;
 
 extern const hk_experiment_t hk_exp_pingpong;
+extern const hk_experiment_t hk_exp_barrier;
 
 /* "8", "64K", "4M", "1G" -> bytes; "MIN:MAX" -> range.  HK_ERR_ARG naming the
  * problem for 0, negative, garbage or MIN > MAX. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "bench.h"
 
-static const hk_experiment_t *const experiments[] = {&hk_exp_pingpong};
+static const hk_experiment_t *const experiments[] = {&hk_exp_pingpong, &hk_exp_barrier};
 enum { NEXP = sizeof experiments / sizeof experiments[0] };
 
 static hk_bench_common_t common = {.iters = 0, .warmup = -1};
