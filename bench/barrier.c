@@ -180,6 +180,7 @@ const hk_experiment_t hk_exp_barrier = {
       "passes before all arrived).  -i sets K (default 20000).",
   .default_sizes = NULL,
   .level = HK_THREAD_SINGLE,
+  .min_level = HK_THREAD_SINGLE,
   .min_ranks = 1,
   .opts = NULL,
   .nopts = 0,

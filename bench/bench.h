@@ -34,7 +34,9 @@ typedef struct hk_experiment {
   const char *summary;       /* one line */
   const char *description;   /* what it measures, which figure/benchmark it reproduces */
   const char *default_sizes; /* e.g. "8:4M", NULL when sizes do not apply */
-  hk_thread_level_t level;
+  hk_thread_level_t level;     /* asked of MPI: what its most demanding variant needs */
+  hk_thread_level_t min_level; /* required of MPI; variants needing more check for it
+                                  (hk_require_thread_level) and fail or skip clearly */
   int min_ranks;
   const hk_opt_t *opts;      /* experiment-specific options */
   int nopts;
@@ -43,6 +45,13 @@ typedef struct hk_experiment {
 
 extern const hk_experiment_t hk_exp_pingpong;
 extern const hk_experiment_t hk_exp_barrier;
+extern const hk_experiment_t hk_exp_beff;
+extern const hk_experiment_t hk_exp_orthogonal;
+extern const hk_experiment_t hk_exp_multipath;
+extern const hk_experiment_t hk_exp_threads_pingpong;
+extern const hk_experiment_t hk_exp_allreduce;
+extern const hk_experiment_t hk_exp_overlap;
+extern const hk_experiment_t hk_exp_halo;
 
 /* "8", "64K", "4M", "1G" -> bytes; "MIN:MAX" -> range.  HK_ERR_ARG naming the
  * problem for 0, negative, garbage or MIN > MAX. */

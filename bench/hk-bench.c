@@ -6,7 +6,9 @@
 #include <string.h>
 #include "bench.h"
 
-static const hk_experiment_t *const experiments[] = {&hk_exp_pingpong, &hk_exp_barrier};
+static const hk_experiment_t *const experiments[] = {
+  &hk_exp_pingpong, &hk_exp_beff, &hk_exp_orthogonal, &hk_exp_multipath, &hk_exp_overlap,
+  &hk_exp_barrier, &hk_exp_threads_pingpong, &hk_exp_allreduce, &hk_exp_halo};
 enum { NEXP = sizeof experiments / sizeof experiments[0] };
 
 static hk_bench_common_t common = {.iters = 0, .warmup = -1};
@@ -66,7 +68,8 @@ int main(int argc, char **argv)
       err = hk_error_set(HK_ERR_ARG, "-i must be >= 0 and -x >= -1");
   }
   int mpi_up = 0;
-  err = hk_app_init(&app, &argc, &argv, exp ? exp->level : HK_THREAD_SINGLE, err, &mpi_up);
+  err = hk_app_init_request(&app, &argc, &argv, exp ? exp->level : HK_THREAD_SINGLE,
+                            exp ? exp->min_level : HK_THREAD_SINGLE, err, &mpi_up);
   if (!mpi_up)
     return HK_EXIT_FAIL;
   hk_bench_ctx_t ctx = {.comm = MPI_COMM_WORLD, .common = &common};

@@ -219,6 +219,7 @@ const hk_experiment_t hk_exp_pingpong = {
       "last message is checked byte for byte; --baseline compares with a plain Send/Recv loop.",
   .default_sizes = "8:4M",
   .level = HK_THREAD_SINGLE,
+  .min_level = HK_THREAD_SINGLE,
   .min_ranks = 2,
   .opts = pingpong_opts,
   .nopts = (int)(sizeof pingpong_opts / sizeof pingpong_opts[0]),

@@ -144,7 +144,13 @@ int hk_app_exit_code(int status)
 int hk_app_init(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t level, int status,
                 int *mpi_up)
 {
-  int err = hk_init(argc, argv, level);
+  return hk_app_init_request(app, argc, argv, level, level, status, mpi_up);
+}
+
+int hk_app_init_request(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t wanted,
+                        hk_thread_level_t required, int status, int *mpi_up)
+{
+  int err = hk_init_request(argc, argv, wanted, required);
   hk_initialized(mpi_up);
   if (!*mpi_up) {
     fprintf(stderr, "%s: error: %s\n", app->program, hk_error_message());

@@ -47,6 +47,9 @@ void hk_app_help(const hk_app_t *app, FILE *out);
  * printed here and the program must just return HK_EXIT_FAIL). */
 int hk_app_init(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t level, int status,
                 int *mpi_up);
+/* hk_app_init_request: the same, asking MPI for `wanted` but requiring only `required`. */
+int hk_app_init_request(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t wanted,
+                        hk_thread_level_t required, int status, int *mpi_up);
 
 /* hk_app_finish: agree on `status` over comm (hk_agree), rank 0 prints
  * "<program>: error: <message>" once on failure, then hk_finalize().  Returns

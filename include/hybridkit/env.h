@@ -41,6 +41,13 @@ typedef enum hk_thread_level {
  * Collective: MPI_COMM_WORLD.  Threads: the main thread, outside parallel regions. */
 HK_EXPORT int hk_init(int *argc, char ***argv, hk_thread_level_t required);
 
+/* hk_init_request: as hk_init, but ask MPI for `wanted` and fail only when it
+ * provides less than `required` (<= wanted): for programs with parts that need
+ * more (they check with hk_require_thread_level) and parts that do not.
+ * Collective: MPI_COMM_WORLD.  Threads: the main thread, outside parallel regions. */
+HK_EXPORT int hk_init_request(int *argc, char ***argv, hk_thread_level_t wanted,
+                              hk_thread_level_t required);
+
 /* hk_finalize: release hybridkit's state; finalises MPI if hk_init initialised it.
  * Collective: MPI_COMM_WORLD.  Threads: the main thread, outside parallel regions. */
 HK_EXPORT int hk_finalize(void);

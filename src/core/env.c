@@ -154,11 +154,18 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
 
 int hk_init(int *argc, char ***argv, hk_thread_level_t required)
 {
+  return hk_init_request(argc, argv, required, required);
+}
+
+int hk_init_request(int *argc, char ***argv, hk_thread_level_t wanted, hk_thread_level_t required)
+{
   int err = HK_SUCCESS, flag = 0, finalized = 0, mpi_provided = MPI_THREAD_SINGLE;
   if (hk_env.initialized)
     return HK_ERROR(HK_ERR_STATE, "hk_init called twice");
-  if ((int)required < HK_THREAD_SINGLE || (int)required > HK_THREAD_MULTIPLE)
-    return HK_ERROR(HK_ERR_ARG, "invalid thread level %d", (int)required);
+  if ((int)required < HK_THREAD_SINGLE || (int)required > HK_THREAD_MULTIPLE ||
+      (int)wanted < (int)required || (int)wanted > HK_THREAD_MULTIPLE)
+    return HK_ERROR(HK_ERR_ARG, "invalid thread levels %d (wanted) / %d (required)", (int)wanted,
+                    (int)required);
   if (omp_in_parallel())
     return HK_ERROR(HK_ERR_STATE, "hk_init called inside a parallel region");
   MPI_Finalized(&finalized);
@@ -170,14 +177,14 @@ int hk_init(int *argc, char ***argv, hk_thread_level_t required)
     MPI_Query_thread(&mpi_provided);
     hk_env.we_initialized_mpi = 0;
   } else {
-    int rc = MPI_Init_thread(argc, argv, mpi_request_for(required), &mpi_provided);
+    int rc = MPI_Init_thread(argc, argv, mpi_request_for(wanted), &mpi_provided);
     if (rc != MPI_SUCCESS)
       return hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Init_thread");
     hk_env.we_initialized_mpi = 1;
   }
   hk_env.initialized = 1;
   hk_env.master = pthread_self();
-  hk_env.requested = required;
+  hk_env.requested = wanted;
   hk_env.check_masteronly = env_flag("HK_CHECK_MASTERONLY");
 
   /* HK_MPI_THREAD_LIMIT: behave as if the MPI library provided at most this. */
@@ -198,7 +205,7 @@ int hk_init(int *argc, char ***argv, hk_thread_level_t required)
     }
   }
   hk_env.mpi_provided = mpi_provided;
-  hk_env.provided = hk_level_of(mpi_provided, required);
+  hk_env.provided = hk_level_of(mpi_provided, wanted);
   if (local == HK_SUCCESS && mpi_provided < mpi_minimum_for(required))
     local = HK_ERROR(HK_ERR_THREAD_LEVEL,
                      "thread level %s needs %s, the MPI library provides %s%s",

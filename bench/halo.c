@@ -1,0 +1,199 @@
+/* bench/halo.c: the halo engine in every hybrid mode on a 3D block per rank,
+ * bytes per exchange swept (the cost of a halo exchange, mode by mode).
+ *
+ *   -m sets the face message size in bytes; the block per rank is n^3 cells with
+ *   n = sqrt(size / 8) (at least 4): faces of n x n doubles, 7-point stencil halo
+ *   (faces only, width 1), periodic process grid of all ranks.
+ *   for each size, for each mode: N exchanges (after warm-up), time per exchange
+ *   (min/avg/max over ranks), bytes per exchange (all ranks) inside/across nodes.
+ * After the timed exchanges every face ghost is checked against the neighbour's
+ * values (each owned cell holds an encoding of its global index).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+static const char *opt_modes;
+
+static const hk_opt_t halo_opts[] = {
+  {"modes", HK_OPT_STR, &opt_modes, "LIST", "comma-separated modes (default: all)", 0},
+};
+
+static double enc(const long long G[3], long long x, long long y, long long z)
+{
+  x = (x % G[0] + G[0]) % G[0];
+  y = (y % G[1] + G[1]) % G[1];
+  z = (z % G[2] + G[2]) % G[2];
+  return 1.0 + (double)(x + G[0] * (y + G[1] * z));
+}
+
+/* wrong face ghosts of the field: the ghost plane on each side of each dimension */
+static long long check_faces(const hk_cart_info_t *ci, const hk_field_layout_t *L, const double *f)
+{
+  long long bad = 0;
+  for (int d = 0; d < 3; d++) {
+    int e1 = (d + 1) % 3, e2 = (d + 2) % 3;
+    for (int side = -1; side <= 1; side += 2)
+      for (int b = 0; b < L->n[e2]; b++)
+        for (int a = 0; a < L->n[e1]; a++) {
+          int l[3];
+          l[d] = side < 0 ? -1 : L->n[d];
+          l[e1] = a;
+          l[e2] = b;
+          long long at = L->offset + l[0] + l[1] * L->sy + l[2] * L->sz;
+          bad += f[at] != enc(ci->global, ci->lo[0] + l[0], ci->lo[1] + l[1], ci->lo[2] + l[2]);
+        }
+  }
+  return bad;
+}
+
+static int wanted(const char *name)
+{
+  if (!opt_modes)
+    return 1;
+  size_t n = strlen(name);
+  for (const char *p = opt_modes; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == n && !strncmp(p, name, n))
+      return 1;
+    p = comma ? comma + 1 : NULL;
+  }
+  return 0;
+}
+
+static int check_modes(void)
+{
+  for (const char *p = opt_modes; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
+    hk_mode_t m;
+    if (hk_mode_parse(name, &m) != HK_SUCCESS)
+      return hk_error_set(HK_ERR_ARG,
+                          "--modes %s: unknown mode '%s' (pure, pure-nb, masteronly, funneled, "
+                          "task, task-balanced, multiple, multiple-reserved)",
+                          opt_modes, name);
+    p = comma ? comma + 1 : NULL;
+  }
+  return HK_SUCCESS;
+}
+
+static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
+{
+  int err = HK_SUCCESS, dims[3] = {0, 0, 0};
+  MPI_Dims_create(c->size, 3, dims);
+  hk_cart_desc_t cd = {.dims = 3, .map = HK_MAP_SEQUENTIAL, .halo_width = 1,
+                       .stencil = HK_STENCIL_FACES};
+  for (int d = 0; d < 3; d++) {
+    cd.global[d] = (long long)n * dims[d];
+    cd.periodic[d] = 1;
+    cd.procs[d] = dims[d];
+  }
+  hk_cart_t *cart = NULL;
+  hk_halo_t *h = NULL;
+  double *f = NULL;
+  if ((err = hk_cart_create(c->comm, c->nodes, &cd, &cart)) != HK_SUCCESS)
+    return err;
+  hk_halo_desc_t hd = {.cart = cart, .width = 1, .stencil = HK_STENCIL_FACES, .mode = mode};
+  if ((err = hk_halo_create(&hd, &h)) != HK_SUCCESS)
+    goto done;
+  hk_cart_info_t ci;
+  hk_field_layout_t L;
+  hk_cart_info(cart, &ci);
+  hk_halo_layout(h, &L);
+  int local = hk_halo_field_alloc(h, &f);
+  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
+    goto done;
+  for (int k = 0; k < L.n[2]; k++)
+    for (int j = 0; j < L.n[1]; j++)
+      for (int i = 0; i < L.n[0]; i++)
+        f[L.offset + i + j * L.sy + k * L.sz] =
+            enc(ci.global, ci.lo[0] + i, ci.lo[1] + j, ci.lo[2] + k);
+  int iters, warmup;
+  hk_bench_iters(c->common, face_bytes, &iters, &warmup);
+  for (int i = 0; i < warmup && local == HK_SUCCESS; i++)
+    local = hk_halo_exchange(h, f);
+  MPI_Barrier(hk_cart_comm(cart));
+  double t0 = MPI_Wtime();
+  for (int i = 0; i < iters && local == HK_SUCCESS; i++)
+    local = hk_halo_exchange(h, f);
+  double t = (MPI_Wtime() - t0) / iters;
+  if (local == HK_SUCCESS && check_faces(&ci, &L, f))
+    local = hk_error_set(HK_ERR_STATE, "%s: wrong face ghosts after the exchanges", hk_mode_name(mode));
+  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
+    goto done;
+  hk_halo_stats_t st;
+  hk_halo_get_stats(h, &st);
+  long long mine[3] = {st.bytes_intra, st.bytes_inter, st.bytes_self}, sum[3];
+  MPI_Allreduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, c->comm);
+  hk_stats_t ts;
+  hk_stats_reduce(c->comm, t, &ts);
+  char block[48];
+  snprintf(block, sizeof block, "%dx%dx%d", n, n, n);
+  hk_record_t *rec = NULL;
+  err = hk_record_create(c->rep, "bench.halo", &rec);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "mode", hk_mode_name(mode));
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "block", block);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "face_bytes", (long long)n * n * 8);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "threads", hk_halo_threads(h));
+  if (err == HK_SUCCESS)
+    err = hk_record_stats_given(rec, "time",
+                                &(hk_stats_t){ts.min * 1e6, ts.avg * 1e6, ts.max * 1e6}, "us");
+  if (err == HK_SUCCESS)
+    err = hk_record_value_int(rec, "bytes_intra", sum[0], "B/exchange");
+  if (err == HK_SUCCESS)
+    err = hk_record_value_int(rec, "bytes_inter", sum[1], "B/exchange");
+  if (err == HK_SUCCESS)
+    err = hk_record_value_int(rec, "bytes_self", sum[2], "B/exchange");
+  if (err == HK_SUCCESS)
+    err = hk_record_value(rec, "bandwidth", (double)(sum[0] + sum[1] + sum[2]) / ts.max / 1e6,
+                          "MB/s");
+  if (err == HK_SUCCESS)
+    err = hk_record_emit(&rec);
+  hk_record_discard(&rec);
+done:
+  hk_halo_field_free(&f);
+  hk_halo_destroy(&h);
+  hk_cart_destroy(&cart);
+  return err;
+}
+
+static int run(hk_bench_ctx_t *c)
+{
+  int err = hk_agree(c->comm, opt_modes ? check_modes() : HK_SUCCESS);
+  for (long long size = c->common->min_size; size <= c->common->max_size && err == HK_SUCCESS;
+       size *= 2) {
+    int n = (int)sqrt((double)size / 8.0);
+    if (n < 4)
+      n = 4;
+    for (int m = 0; m < HK_MODE_COUNT && err == HK_SUCCESS; m++)
+      if (wanted(hk_mode_name((hk_mode_t)m)))
+        err = one(c, (hk_mode_t)m, n, size);
+  }
+  return err;
+}
+
+const hk_experiment_t hk_exp_halo = {
+  .name = "halo",
+  .summary = "the halo engine in every hybrid mode on a 3D block, bytes per exchange swept",
+  .description =
+      "Each rank owns an n^3 block (n = sqrt(size/8): -m sets the face message size), periodic\n"
+      "process grid of all ranks, 7-point halo of width 1; for each size and mode (--modes, all\n"
+      "by default) the time per hk_halo_exchange (us, min/avg/max over ranks) after warm-up, and\n"
+      "the bytes per exchange inside and across nodes.  Face ghosts are checked after the timed\n"
+      "exchanges.  The multiple modes need MPI_THREAD_MULTIPLE (a clear error without it).",
+  .default_sizes = "2K:128K",
+  .level = HK_THREAD_MULTIPLE,
+  .min_level = HK_THREAD_SINGLE,
+  .min_ranks = 1,
+  .opts = halo_opts,
+  .nopts = (int)(sizeof halo_opts / sizeof halo_opts[0]),
+  .run = run,
+};

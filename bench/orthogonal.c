@@ -1,0 +1,201 @@
+/* bench/orthogonal.c: Rabenseifner's SR8000 experiment (2002/2003): pure MPI
+ * with simultaneous inter- and intra-node messages vs masteronly hybrid.
+ *
+ * The ranks form a grid of nnodes x ppn (node, local rank); all nodes need the
+ * same ppn >= 2 and there must be >= 2 nodes.  For each size L (-m, default 8:1M):
+ *   pure MPI   every rank (n, l) exchanges L bytes at once with
+ *                vertical   (n-1, l) and (n+1, l)        inter-node, periodic
+ *                horizontal (n, l-1) and (n, l+1)        intra-node, periodic
+ *              (Irecv x 4, Isend x 4, Waitall), repeated;
+ *              T_pure = max over all ranks of the time per repetition
+ *   masteronly the node leaders (n, 0) exchange L x ppn bytes (the node's
+ *              vertical data) with the leaders of nodes n-1 and n+1; no
+ *              horizontal messages (shared memory), the other ranks sleep;
+ *              T_hybrid = max over the leaders
+ *   ratio      T_hybrid / T_pure
+ * Every message is hk_bench_fill(sender's world rank); the last repetition of
+ * every size is checked byte for byte.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench.h"
+
+enum { NMSG = 4 };
+
+typedef struct xchg {
+  int n;                       /* messages each way */
+  int dst[NMSG], src[NMSG];    /* world ranks; send to dst[k], receive from src[k], tag k */
+  long long scount, rcount;    /* bytes */
+} xchg_t;
+
+static int exchange(MPI_Comm comm, int me, const xchg_t *x, unsigned char *sbuf,
+                    unsigned char **rbuf, int iters, int warmup, double *t, long long *bad)
+{
+  MPI_Request req[2 * NMSG];
+  hk_bench_fill(sbuf, x->scount, me);
+  for (int k = 0; k < x->n; k++)
+    memset(rbuf[k], 0, (size_t)x->rcount);
+  double t0 = 0.0;
+  for (int i = -warmup; i < iters; i++) {
+    if (i == 0)
+      t0 = MPI_Wtime();
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < x->n && rc == MPI_SUCCESS; k++)
+      rc = MPI_Irecv(rbuf[k], (int)x->rcount, MPI_BYTE, x->src[k], k, comm, &req[k]);
+    for (int k = 0; k < x->n && rc == MPI_SUCCESS; k++)
+      rc = MPI_Isend(sbuf, (int)x->scount, MPI_BYTE, x->dst[k], k, comm, &req[x->n + k]);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Waitall(2 * x->n, req, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+      return hk_error_set(HK_ERR_MPI, "exchange of %lld-byte messages failed", x->scount);
+  }
+  *t = (MPI_Wtime() - t0) / iters;
+  *bad = 0;
+  for (int k = 0; k < x->n; k++)
+    *bad += hk_bench_check(rbuf[k], x->rcount, x->src[k]);
+  return HK_SUCCESS;
+}
+
+/* one timed exchange of the ranks with `in` set, collective over ctx->comm (the
+ * others sleep): the time stats over the participants, wrong bytes checked */
+static int measure(hk_bench_ctx_t *c, int in, const xchg_t *x, unsigned char *sbuf,
+                   unsigned char **rbuf, int iters, int warmup, const char *what,
+                   hk_stats_t *st)
+{
+  double t = 0.0;
+  long long bad = 0, badsum = 0;
+  int local = MPI_Barrier(c->comm) == MPI_SUCCESS
+                  ? HK_SUCCESS
+                  : hk_error_set(HK_ERR_MPI, "barrier before the %s exchange failed", what);
+  if (local == HK_SUCCESS && in)
+    local = exchange(c->comm, c->rank, x, sbuf, rbuf, iters, warmup, &t, &bad);
+  int err = hk_bench_idle_barrier(c->comm);
+  if ((err = hk_agree(c->comm, local != HK_SUCCESS ? local : err)) != HK_SUCCESS)
+    return err;
+  double mm[2] = {in ? t : 1e300, in ? -t : 1e300}, mmo[2];
+  double sums[2] = {in ? t : 0.0, (double)in}, sumo[2];
+  MPI_Allreduce(mm, mmo, 2, MPI_DOUBLE, MPI_MIN, c->comm);
+  MPI_Allreduce(sums, sumo, 2, MPI_DOUBLE, MPI_SUM, c->comm);
+  MPI_Allreduce(&bad, &badsum, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
+  if (badsum)
+    return hk_error_set(HK_ERR_STATE, "orthogonal %s: %lld wrong bytes in %lld-byte messages",
+                        what, badsum, x->rcount);
+  st->min = mmo[0];
+  st->max = -mmo[1];
+  st->avg = sumo[0] / sumo[1];
+  return HK_SUCCESS;
+}
+
+static int run(hk_bench_ctx_t *c)
+{
+  hk_nodes_info_t ni;
+  int err = hk_nodes_info(c->nodes, &ni), local = err;
+  int minppn = ni.local_size;
+  MPI_Allreduce(&ni.local_size, &minppn, 1, MPI_INT, MPI_MIN, c->comm);
+  if (local == HK_SUCCESS && (ni.nnodes < 2 || minppn != ni.max_local_size || minppn < 2))
+    local = hk_error_set(HK_ERR_ARG, "orthogonal needs at least 2 nodes of equal size >= 2 ranks "
+                                     "(HK_NODE_SIZE=k or tools/vcluster)");
+  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
+    return err;
+  int nn = ni.nnodes, ppn = ni.local_size, node = ni.node, lr = ni.local_rank;
+  /* world rank of every (node, local rank) */
+  int mine[2] = {node, lr}, *all = malloc((size_t)c->size * 2 * sizeof *all);
+  int *grid = malloc((size_t)nn * (size_t)ppn * sizeof *grid);
+  unsigned char *sbuf = NULL, *rbuf[NMSG] = {NULL};
+  long long maxmsg = c->common->max_size * ppn;
+  if (!all || !grid)
+    local = hk_error_set(HK_ERR_NOMEM, "no memory for the rank grid");
+  else if (MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c->comm) != MPI_SUCCESS)
+    local = hk_error_set(HK_ERR_MPI, "gathering the rank grid failed");
+  else
+    for (int r = 0; r < c->size; r++)
+      grid[all[2 * r] * ppn + all[2 * r + 1]] = r;
+  if (local == HK_SUCCESS && maxmsg > INT_MAX)
+    local = hk_error_set(HK_ERR_ARG, "messages of %lld bytes are too large for an int count",
+                         maxmsg);
+  if (local == HK_SUCCESS) {
+    int ok = (sbuf = malloc((size_t)maxmsg)) != NULL;
+    for (int k = 0; k < NMSG; k++)
+      ok = (rbuf[k] = malloc((size_t)maxmsg)) != NULL && ok;
+    if (!ok)
+      local = hk_error_set(HK_ERR_NOMEM, "no memory for 5 buffers of %lld bytes", maxmsg);
+  }
+  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
+    goto done;
+  hk_reporter_config(c->rep, "grid", "%d nodes x %d ranks; pure: 2 vertical + 2 horizontal "
+                     "messages of L per rank; masteronly: 2 of L x %d per leader", nn, ppn, ppn);
+  xchg_t pure = {.n = 4}, hyb = {.n = 2};
+  int up = (node + 1) % nn, down = (node + nn - 1) % nn;
+  pure.dst[0] = grid[up * ppn + lr];
+  pure.src[0] = grid[down * ppn + lr];
+  pure.dst[1] = pure.src[0];
+  pure.src[1] = pure.dst[0];
+  pure.dst[2] = grid[node * ppn + (lr + 1) % ppn];
+  pure.src[2] = grid[node * ppn + (lr + ppn - 1) % ppn];
+  pure.dst[3] = pure.src[2];
+  pure.src[3] = pure.dst[2];
+  hyb.dst[0] = grid[up * ppn];
+  hyb.src[0] = grid[down * ppn];
+  hyb.dst[1] = hyb.src[0];
+  hyb.src[1] = hyb.dst[0];
+  for (long long L = c->common->min_size; L <= c->common->max_size && err == HK_SUCCESS; L *= 2) {
+    int iters, warmup;
+    hk_bench_iters(c->common, L * ppn, &iters, &warmup);
+    pure.scount = pure.rcount = L;
+    hyb.scount = hyb.rcount = L * ppn;
+    hk_stats_t tp, th;
+    err = measure(c, 1, &pure, sbuf, rbuf, iters, warmup, "pure MPI", &tp);
+    if (err == HK_SUCCESS)
+      err = measure(c, lr == 0, &hyb, sbuf, rbuf, iters, warmup, "masteronly", &th);
+    hk_record_t *rec = NULL;
+    if (err == HK_SUCCESS)
+      err = hk_record_create(c->rep, "bench.orthogonal", &rec);
+    if (err == HK_SUCCESS)
+      err = hk_record_param_int(rec, "size", L);
+    if (err == HK_SUCCESS)
+      err = hk_record_param_int(rec, "hybrid_size", L * ppn);
+    if (err == HK_SUCCESS)
+      err = hk_record_param_int(rec, "iters", iters);
+    hk_stats_t tpu = {tp.min * 1e6, tp.avg * 1e6, tp.max * 1e6};
+    hk_stats_t thu = {th.min * 1e6, th.avg * 1e6, th.max * 1e6};
+    if (err == HK_SUCCESS)
+      err = hk_record_stats_given(rec, "t_pure", &tpu, "us");
+    if (err == HK_SUCCESS)
+      err = hk_record_stats_given(rec, "t_hybrid", &thu, "us");
+    if (err == HK_SUCCESS)
+      err = hk_record_value(rec, "t_hybrid_over_t_pure", th.max / tp.max, "ratio");
+    if (err == HK_SUCCESS)
+      err = hk_record_emit(&rec);
+    hk_record_discard(&rec);
+  }
+done:
+  free(all);
+  free(grid);
+  free(sbuf);
+  for (int k = 0; k < NMSG; k++)
+    free(rbuf[k]);
+  return err;
+}
+
+const hk_experiment_t hk_exp_orthogonal = {
+  .name = "orthogonal",
+  .summary = "pure MPI vertical+horizontal exchange vs masteronly leaders (SR8000 experiment)",
+  .description =
+      "Rabenseifner's SR8000 experiment (2002/2003).  The ranks form a grid nodes x ranks-per-\n"
+      "node.  Pure MPI: every rank exchanges L bytes at once with its counterparts (same local\n"
+      "rank) on the previous and next node (vertical, inter-node) and with its previous and\n"
+      "next rank in the node (horizontal, intra-node): Isend/Irecv x 4, Waitall.  Masteronly:\n"
+      "only the node leaders exchange the aggregated vertical data, L x ranks-per-node bytes,\n"
+      "with the leaders of the previous and next node (no horizontal messages: shared memory).\n"
+      "T_pure and T_hybrid are the slowest rank's time per exchange (us, min/avg/max); the\n"
+      "ratio T_hybrid/T_pure per L.  Needs >= 2 nodes of equal size >= 2 (real nodes,\n"
+      "HK_NODE_SIZE=k or tools/vcluster).  Every received message is validated.",
+  .default_sizes = "8:1M",
+  .level = HK_THREAD_SINGLE,
+  .min_level = HK_THREAD_SINGLE,
+  .min_ranks = 2,
+  .opts = NULL,
+  .nopts = 0,
+  .run = run,
+};
