@@ -15,6 +15,8 @@
 #     (TCP over the emulated link; measured ~0.3 vs ~4 us, so the check has a wide margin)
 #  5. with the links shaped to 100 Mbit/s (tc tbf), 4 MiB inter-node ping-pong bandwidth is
 #     within 20 % of 12.5 MB/s
+#  6. with `up 2 --delay-us 100` (userspace switch vcswitch, eth1), the 8 B inter-node ping-pong
+#     latency is >= 100 us (lower bound only)
 # Counting: every node's eth0 TX bytes, summed (each inter-node byte leaves exactly one
 # node; intra-node traffic never touches eth0).
 # MPI_IMPL openmpi: `vcluster mpirun`; mpich: `vcluster mpiexec-mpich` (TCP only, see docs).
@@ -155,6 +157,16 @@ if [ -n "$BENCH" ]; then
     fail "hk-bench pingpong over shaped links"; show_err rate.err
   fi
   "$VC" shape off > /dev/null || true
+  # ---- 6. delayed links (vcswitch, eth1): 100 us one way => 8 B half round trip >= 100 us
+  # (a lower bound only: robust on a loaded machine)
+  if out=$("$VC" up 2 --slots 2 --delay-us 100 2>&1) && vmpirun delay "$BENCH" pingpong -m 8:8 -i 200 -x 20 --output "$WORK/delay.jsonl"; then
+    dl=$(bench_field "$WORK/delay.jsonl" 8 inter_latency)
+    echo "pingpong 8 B over 100 us delayed links: inter-node ${dl} us (>= 100 expected)"
+    py 'sys.exit(0 if a >= 100 else 1)' "$dl" 0 || fail "delayed inter-node latency $dl us is below the 100 us delay"
+  else
+    fail "hk-bench pingpong over delayed links"; echo "$out" | sed 's/^/  up: /'; show_err delay.err
+  fi
+  "$VC" up 2 --slots 2 > /dev/null || fail "vcluster up 2 (removing the delay) failed"
 fi
 
 [ $FAILED -eq 0 ] && echo "vcluster.nodes2: all checks passed" || echo "vcluster.nodes2: $FAILED check(s) failed"
