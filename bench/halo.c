@@ -127,8 +127,7 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
     goto done;
   hk_halo_stats_t st;
   hk_halo_get_stats(h, &st);
-  long long mine[3] = {st.bytes_intra, st.bytes_inter, st.bytes_self}, sum[3];
-  MPI_Allreduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, c->comm);
+  long long total = 0;
   hk_stats_t ts;
   hk_stats_reduce(c->comm, t, &ts);
   char block[48];
@@ -147,14 +146,9 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
     err = hk_record_stats_given(rec, "time",
                                 &(hk_stats_t){ts.min * 1e6, ts.avg * 1e6, ts.max * 1e6}, "us");
   if (err == HK_SUCCESS)
-    err = hk_record_value_int(rec, "bytes_intra", sum[0], "B/exchange");
+    err = hk_app_record_halo_bytes(rec, c->comm, &st, &total);
   if (err == HK_SUCCESS)
-    err = hk_record_value_int(rec, "bytes_inter", sum[1], "B/exchange");
-  if (err == HK_SUCCESS)
-    err = hk_record_value_int(rec, "bytes_self", sum[2], "B/exchange");
-  if (err == HK_SUCCESS)
-    err = hk_record_value(rec, "bandwidth", (double)(sum[0] + sum[1] + sum[2]) / ts.max / 1e6,
-                          "MB/s");
+    err = hk_record_value(rec, "bandwidth", (double)total / ts.max / 1e6, "MB/s");
   if (err == HK_SUCCESS)
     err = hk_record_emit(&rec);
   hk_record_discard(&rec);

@@ -134,6 +134,21 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done)
   return HK_SUCCESS;
 }
 
+int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
+                             long long *total)
+{
+  long long mine[3] = {st->bytes_intra, st->bytes_inter, st->bytes_self}, sum[3];
+  static const char *const names[3] = {"bytes_intra", "bytes_inter", "bytes_self"};
+  if (MPI_Allreduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+    return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of the halo bytes failed");
+  int err = HK_SUCCESS;
+  for (int i = 0; i < 3 && err == HK_SUCCESS; i++)
+    err = hk_record_value_int(rec, names[i], sum[i], "B/exchange");
+  if (total)
+    *total = sum[0] + sum[1] + sum[2];
+  return err;
+}
+
 int hk_app_exit_code(int status)
 {
   if (status == HK_SUCCESS)

@@ -51,6 +51,12 @@ int hk_app_init(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t 
 int hk_app_init_request(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t wanted,
                         hk_thread_level_t required, int status, int *mpi_up);
 
+/* hk_app_record_halo_bytes: the halo bytes of one exchange summed over the ranks of
+ * comm, as fields bytes_intra, bytes_inter, bytes_self (B/exchange) of rec; *total
+ * (may be NULL) gets their sum.  Collective: comm.  Threads: outside parallel regions. */
+int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
+                             long long *total);
+
 /* hk_app_finish: agree on `status` over comm (hk_agree), rank 0 prints
  * "<program>: error: <message>" once on failure, then hk_finalize().  Returns
  * the exit code for main: HK_EXIT_OK, HK_EXIT_USAGE for HK_ERR_ARG, else HK_EXIT_FAIL. */

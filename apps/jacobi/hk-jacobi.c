@@ -388,8 +388,6 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   hk_stats_t tt;
   hk_stats_reduce(comm, t_iter, &tt);
   double per = hs.exchanges ? 1.0 / (double)hs.exchanges : 0.0;
-  long long bytes[3] = {hs.bytes_intra, hs.bytes_inter, hs.bytes_self}, sum[3];
-  MPI_Allreduce(bytes, sum, 3, MPI_LONG_LONG, MPI_SUM, comm);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   char procs[48], grid[64];
@@ -445,11 +443,7 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     err = hk_record_stats(rec, "overlap", hidden, "fraction");
   }
   if (err == HK_SUCCESS)
-    err = hk_record_value_int(rec, "bytes_intra", sum[0], "B/exchange");
-  if (err == HK_SUCCESS)
-    err = hk_record_value_int(rec, "bytes_inter", sum[1], "B/exchange");
-  if (err == HK_SUCCESS)
-    err = hk_record_value_int(rec, "bytes_self", sum[2], "B/exchange");
+    err = hk_app_record_halo_bytes(rec, comm, &hs, NULL);
   if (err == HK_SUCCESS)
     err = hk_record_stats(rec, "maxrss", (double)ru.ru_maxrss, "KiB");
   if (err == HK_SUCCESS)
