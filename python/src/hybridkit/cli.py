@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import __version__
-from hybridkit.commands import records, run, topology
+from hybridkit.commands import records, run, topology, tune
 from hybridkit.errors import HKError, UsageError
 
 PROG = "hybridkit"
@@ -57,6 +57,12 @@ COMMANDS: Dict[str, Command] = {
                                                records.run_validate,
                                                description=records.VALIDATE_DESCRIPTION),
                        }),
+    "tune": Command(tune.HELP, tune.add_arguments, description=tune.DESCRIPTION,
+                    subcommands={
+                        "allreduce": Command(tune.ALLREDUCE_HELP, tune.add_allreduce_arguments,
+                                             tune.run_allreduce,
+                                             description=tune.ALLREDUCE_DESCRIPTION),
+                    }),
 }
 
 

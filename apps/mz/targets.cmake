@@ -1,0 +1,1 @@
+# placeholder: filled by the issue that owns this file
