@@ -1,1 +1,2 @@
-# placeholder: filled by the issue that owns this file
+# hk-mz targets (framework). The shared numerics come from solvers.cmake.
+include(${CMAKE_SOURCE_DIR}/apps/mz/solvers.cmake)

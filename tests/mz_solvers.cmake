@@ -1,0 +1,1 @@
+# placeholder: single-zone solver tests (adi_common + sp)
