@@ -27,7 +27,7 @@
 
 static struct {
   const char *mode, *grid, *map, *boundary, *output, *verify, *temporal;
-  int size, iters, warmup, dims, reserved, width, roofline, check_every, compare;
+  int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = "periodic", .verify = "auto", .temporal = "on",
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1};
 
@@ -45,6 +45,7 @@ static const hk_opt_t options[] = {
   {"boundary", HK_OPT_STR, &opt.boundary, "B", "periodic|dirichlet", 0},
   {"temporal", HK_OPT_STR, &opt.temporal, "on|off",
    "3D, w > 1, modes without overlap: the w sweeps of an exchange as one wavefront", 0},
+  {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: fit the L2 cache)", 0},
   {"verify", HK_OPT_STR, &opt.verify, "V",
    "compare with the serial reference: auto (grids up to 2^21 cells)|on|off", 0},
   {"check-every", HK_OPT_INT, &opt.check_every, "k",
@@ -120,6 +121,11 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--halo-width %d must be >= 1", opt.width);
   if (opt.compare < 0)
     return hk_error_set(HK_ERR_ARG, "--compare-sendrecv %d must be >= 0", opt.compare);
+  if (opt.wave_rows < 0)
+    return hk_error_set(HK_ERR_ARG, "--wave-rows %d must be >= 0", opt.wave_rows);
+  if (opt.width > HK_WAVE_MAX && !strcmp(opt.temporal, "on"))
+    return hk_error_set(HK_ERR_ARG, "--halo-width %d: the wavefront does at most %d sweeps per pass "
+                        "(or --temporal off)", opt.width, HK_WAVE_MAX);
   if (opt.reserved < 0)
     return hk_error_set(HK_ERR_ARG, "--reserved %d must be >= 0", opt.reserved);
   if (strcmp(opt.boundary, "periodic") && strcmp(opt.boundary, "dirichlet"))
@@ -217,7 +223,7 @@ static void plain_sweep(run_t *r, int extend)
  * falls inside the batch (the intermediate sweeps are never whole fields) */
 static int wave_batch(run_t *r, int b, int done)
 {
-  if (!r->wave.ring || b < 2)
+  if (!r->wave.mem || b < 2)
     return 0;
   if (opt.check_every > 0 && (done / opt.check_every + 1) * opt.check_every < done + b)
     return 0;
@@ -474,7 +480,7 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "reserved", opt.reserved);
   if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "temporal", r->wave.ring ? "wavefront" : "off");
+    err = hk_record_param_str(rec, "temporal", r->wave.mem ? "wavefront" : "off");
   if (err == HK_SUCCESS)
     err = hk_record_value(rec, "mlups", mlups, "MLUP/s");
   if (err == HK_SUCCESS)
@@ -583,7 +589,7 @@ static int run(void)
     goto done;
   initialise(&r);
   if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !hk_mode_overlaps(mode)) {
-    local = jac_wave_alloc(&r.wave, &r.L, opt.width, hk_halo_threads(r.halo));
+    local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo));
     if (local == HK_SUCCESS && !(r.regions = calloc((size_t)opt.width, sizeof *r.regions)))
       local = hk_error_set(HK_ERR_NOMEM, "no memory");
     if ((err = hk_agree(comm, local)) != HK_SUCCESS)

@@ -6,9 +6,8 @@
  * wavefront does the b sweeps in ONE pass over the planes: at step t, sweep s
  * updates plane t - (s - 1) (sweeps in order, a barrier between them), reading
  * the planes sweep s - 1 wrote in the steps before.  Sweeps 1 .. b-1 write into
- * small ring buffers of three planes each (they stay in the caches); sweep b
- * writes the field itself, in place: by then sweep 1 has read every plane it
- * overwrites for the last time.  The field streams through memory once per b
+ * small ring buffers of three planes each, strips of rows so that they stay in
+ * the L2 cache; sweep b writes the field itself, in place.  The field streams through memory once per b
  * sweeps, and every cell is computed with the reference's formula and sum
  * order, so the result is bit-identical to b separate sweeps.
  */
@@ -17,14 +16,22 @@
 
 #include "hybridkit.h"
 
+#define HK_WAVE_MAX 16 /* most sweeps per pass */
+
 typedef struct jac_wave {
-  double *ring;   /* (sweeps - 1) x 3 planes of L.sz doubles */
-  int sweeps;     /* most sweeps per pass this ring holds */
+  double *mem;        /* per thread: rings of all levels, then three seam buffers */
+  size_t per_thread;  /* doubles */
+  int sweeps;         /* most sweeps per pass */
+  int rows;           /* strip height */
+  int ring_rows;      /* rows of a ring plane: strip + redundant rows + frame */
+  int planes;         /* planes of a seam buffer */
+  int threads;
 } jac_wave_t;
 
-/* ring buffers for passes of up to `sweeps` sweeps (>= 2) over fields of layout L,
- * first touched by `threads` threads as the pass uses them */
-int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int threads);
+/* buffers for passes of up to `sweeps` (2 .. HK_WAVE_MAX) sweeps over fields of
+ * layout L by `threads` threads (each touches its own first); strips of `rows`
+ * rows (0: sized for the L2 cache) */
+int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int rows, int threads);
 void jac_wave_free(jac_wave_t *w);
 
 /* b (2 <= b <= w->sweeps) sweeps of the 3D stencil on u, in place.  region[s]
