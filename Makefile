@@ -55,11 +55,7 @@ test: build
 	$(PY) -m pytest python/tests -q
 
 run: build
-	$(PY) -m hybridkit topology
-	$(PY) -m hybridkit run hk-topology --np 2 --threads 1 -- --no-tree
-	$(PY) -m hybridkit run hk-topology --np 1 --threads 2 -- --no-tree
-	$(PY) -m hybridkit run hk-jacobi --np 2 --threads 1 -- --mode pure --size 128 --iters 20
-	$(PY) -m hybridkit run hk-jacobi --np 1 --threads 2 -- --mode task-balanced --size 128 --iters 20
+	$(PY) -m hybridkit study --quick
 
 clean:
 	rm -rf build

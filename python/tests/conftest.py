@@ -11,6 +11,7 @@ from typing import List, NamedTuple
 import pytest
 
 from hybridkit.cli import main
+from hybridkit.paths import schema_path
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -49,8 +50,21 @@ def bin_dir(tmp_path, monkeypatch) -> Path:
     monkeypatch.delenv("HK_MPI", raising=False)
     monkeypatch.delenv("HK_REPLAY_DIR", raising=False)
     monkeypatch.setattr("hybridkit.commands.run.local_cores", lambda: 2)
+    monkeypatch.setattr("hybridkit.commands.sweep.local_cores", lambda: 2)
     monkeypatch.chdir(tmp_path)
     return d
+
+
+@pytest.fixture
+def study_bin(bin_dir, monkeypatch) -> Path:
+    """bin_dir plus fake hk-jacobi and hk-bench (no hk-mz, hk-mc); only the packaged apps."""
+    for name in ("hk-jacobi", "hk-bench"):
+        make_executable(bin_dir / name, "#!/bin/sh\nexit 0\n")
+    monkeypatch.delenv("HK_APPS_PATH", raising=False)
+    monkeypatch.setenv("HK_SCHEMA", str(schema_path()))  # before hiding the repository's builds
+    monkeypatch.setattr("hybridkit.paths.repo_root", lambda: None)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    return bin_dir
 
 
 @pytest.fixture

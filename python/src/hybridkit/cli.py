@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import __version__
-from hybridkit.commands import records, run, topology, tune
+from hybridkit.commands import (advise, compare, records, report, run, study, sweep, topology,
+                                tune)
 from hybridkit.errors import HKError, UsageError
 
 PROG = "hybridkit"
@@ -57,6 +58,14 @@ COMMANDS: Dict[str, Command] = {
                                                records.run_validate,
                                                description=records.VALIDATE_DESCRIPTION),
                        }),
+    "sweep": Command(sweep.HELP, sweep.add_arguments, sweep.run, description=sweep.DESCRIPTION),
+    "study": Command(study.HELP, study.add_arguments, study.run, description=study.DESCRIPTION),
+    "report": Command(report.HELP, report.add_arguments, report.run,
+                      description=report.DESCRIPTION),
+    "advise": Command(advise.HELP, advise.add_arguments, advise.run,
+                      description=advise.DESCRIPTION),
+    "compare": Command(compare.HELP, compare.add_arguments, compare.run,
+                       description=compare.DESCRIPTION),
     "tune": Command(tune.HELP, tune.add_arguments, description=tune.DESCRIPTION,
                     subcommands={
                         "allreduce": Command(tune.ALLREDUCE_HELP, tune.add_allreduce_arguments,

@@ -53,6 +53,7 @@ class LaunchSpec:
     hostfile: Optional[str] = None
     oversubscribe: bool = False
     cores_per_host: Optional[int] = None  # known for the local machine only
+    env: Dict[str, str] = field(default_factory=dict)  # more variables every rank gets
 
     def __post_init__(self) -> None:
         if self.np < 1:
@@ -83,11 +84,12 @@ class LaunchSpec:
         return max(self.threads, self.cores_per_host // self.ranks_per_host)
 
     def rank_env(self) -> Dict[str, str]:
-        """The OpenMP environment every rank gets."""
+        """The environment every rank gets: OMP_* and the spec's own `env`."""
         env = {"OMP_NUM_THREADS": str(self.threads)}
         if self.pinned:
             env["OMP_PLACES"] = "cores"
             env["OMP_PROC_BIND"] = PROC_BIND[self.bind]
+        env.update(self.env)
         return env
 
 

@@ -61,6 +61,12 @@ def write_json(path: Path, data: Dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def write_launch(run_dir: Path, launch: Any) -> None:
+    """command.txt (the shell line) and env.json of a hybridkit.launch.Launch."""
+    (run_dir / "command.txt").write_text(launch.shell_line() + "\n")
+    write_json(run_dir / "env.json", {"launcher": launch.env, "ranks": launch.rank_env})
+
+
 def _pump(fd: int, log_path: Path, echo: TextIO) -> None:
     """Copy a pipe to a file and to the terminal, chunk by chunk, as it arrives."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")

@@ -23,7 +23,7 @@ from hybridkit.launch import (BINDS, LAUNCHER_HELP, MPIS, Launch, LaunchSpec, de
                               launcher_for, launcher_names)
 from hybridkit.paths import find_binary
 from hybridkit.rundir import (create_run_dir, iso, run_dir_name, run_streaming, utc_now,
-                              write_json)
+                              write_json, write_launch)
 
 HELP = "launch a hybridkit binary with MPI ranks x OpenMP threads and check its records"
 DESCRIPTION = """\
@@ -67,15 +67,8 @@ def mode_name(text: str) -> str:
     return text
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("binary", metavar="BINARY",
-                        help="path, or name looked up in $HK_BIN_DIR, build/*/bin, PATH")
-    parser.add_argument("--np", type=positive_int, required=True, metavar="R",
-                        help="number of MPI ranks")
-    parser.add_argument("--threads", type=positive_int, required=True, metavar="T",
-                        help="OpenMP threads per rank")
-    parser.add_argument("--mode", type=mode_name, metavar="M",
-                        help=f"hybrid mode, passed as '--mode M' ({KNOWN_MODES})")
+def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
+    """Binding, launcher, MPI and where to run (shared by run, sweep and study)."""
     parser.add_argument("--bind", choices=BINDS, default="compact",
                         help="compact: threads close on the rank's cores; scatter: spread; "
                              "none: no binding (default: %(default)s)")
@@ -91,6 +84,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vcluster", type=positive_int, metavar="N",
                         help="run across N emulated nodes of tools/vcluster (Open MPI, root; "
                              "brought up when needed; binding off, nodes share this machine's cores)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("binary", metavar="BINARY",
+                        help="path, or name looked up in $HK_BIN_DIR, build/*/bin, PATH")
+    parser.add_argument("--np", type=positive_int, required=True, metavar="R",
+                        help="number of MPI ranks")
+    parser.add_argument("--threads", type=positive_int, required=True, metavar="T",
+                        help="OpenMP threads per rank")
+    parser.add_argument("--mode", type=mode_name, metavar="M",
+                        help=f"hybrid mode, passed as '--mode M' ({KNOWN_MODES})")
+    add_launch_arguments(parser)
     parser.add_argument("--oversubscribe", action="store_true",
                         help="allow more ranks x threads than cores (binding is then off)")
     parser.add_argument("--dry-run", action="store_true",
@@ -198,8 +203,7 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
     from hybridkit.binding import render
     from hybridkit.records import load_records
 
-    (run_dir / "command.txt").write_text(launch.shell_line() + "\n")
-    write_json(run_dir / "env.json", {"launcher": launch.env, "ranks": launch.rank_env})
+    write_launch(run_dir, launch)
     info = {
         "hybridkit_version": __version__, "argv": launch.argv, "binary": ns.binary,
         "np": ns.np, "threads": ns.threads, "mode": ns.mode, "bind": ns.bind, "mpi": mpi,

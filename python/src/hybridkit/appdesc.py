@@ -1,0 +1,238 @@
+"""App descriptions: how a binary plugs into sweeps, studies, reports and the advisor.
+
+One TOML file per app in hybridkit/apps/ (more directories: $HK_APPS_PATH, ':'-separated),
+read with tomllib; a new app needs a file, not code:
+
+    name = "jacobi"                     # what `hybridkit sweep NAME` calls it
+    binary = "hk-jacobi"                # looked up like `hybridkit run BINARY`
+    description = "..."
+    kind = "jacobi"                     # record kind that carries the metric
+    args = ["--mode", "{mode}", ...]    # {param}, {ranks}, {threads} are substituted;
+                                        # '--output FILE' is appended
+    env = {...}                         # optional, every rank gets it
+    single_node_env = {HK_NODE_SIZE = "{node_size}"}   # only when running on one node
+                                        # (virtual nodes); on several nodes it is dropped,
+                                        # with the parameters only it uses
+    oversubscribe = false               # may its fixed layouts exceed the cores
+    report = ["scaling", ...]           # report sections fed by this app
+    [metric]   value = "mlups"  unit = "MLUP/s"  better = "higher"|"lower"
+               time, memory, breakdown = [...], series = "mode", verified (optional)
+    [quick] / [full]                    # parameter sets: param = [values...] and either
+               cores = ["max"|"powers"|N...]     (every ranks x threads factorisation)
+               or ranks = [...], threads = [...|"max"]   (fixed layouts; ranks per node)
+    [constraints.PARAM.VALUE]  min_threads / max_threads / min_ranks / max_ranks
+    [choices]  PARAM = [allowed values]       (checked for values given on the command line)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from hybridkit.errors import HKError, UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+APPS_DIR = Path(__file__).with_name("apps")
+SETS = ("quick", "full")
+LAYOUT_KEYS = ("cores", "ranks", "threads")
+CONSTRAINT_KEYS = ("min_threads", "max_threads", "min_ranks", "max_ranks")
+SECTIONS = ("scaling", "breakdown", "memory", "pingpong", "beff", "ratio", "overlap",
+            "barrier", "halo")
+
+
+@dataclass(frozen=True)
+class Metric:
+    value: str
+    unit: str
+    better: str = "higher"
+    time: Optional[str] = None
+    memory: Optional[str] = None
+    breakdown: Tuple[str, ...] = ()
+    series: Optional[str] = None
+    verified: Optional[str] = None
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.better == "higher"
+
+
+@dataclass(frozen=True)
+class ParamSet:
+    """One [quick] or [full] table: the layout rule and the parameter values."""
+
+    cores: Tuple[Any, ...] = ()
+    ranks: Tuple[Any, ...] = ()
+    threads: Tuple[Any, ...] = ()
+    params: Dict[str, Tuple[Any, ...]] = field(default_factory=dict)
+
+    @property
+    def fixed_layout(self) -> bool:
+        return bool(self.ranks or self.threads)
+
+
+@dataclass(frozen=True)
+class AppDesc:
+    name: str
+    binary: str
+    description: str
+    kind: str
+    args: Tuple[str, ...]
+    metric: Metric
+    sets: Dict[str, ParamSet]
+    env: Dict[str, str] = field(default_factory=dict)
+    single_node_env: Dict[str, str] = field(default_factory=dict)
+    oversubscribe: bool = False
+    report: Tuple[str, ...] = ()
+    constraints: Dict[str, Dict[str, Dict[str, int]]] = field(default_factory=dict)
+    choices: Dict[str, Tuple[Any, ...]] = field(default_factory=dict)
+    source: str = ""
+
+    def param_names(self) -> List[str]:
+        names: List[str] = []
+        for s in self.sets.values():
+            names += [n for n in s.params if n not in names]
+        return names
+
+    def allows(self, params: Mapping[str, Any], ranks: int, threads: int) -> bool:
+        """Whether the constraints admit this combination."""
+        for name, value in params.items():
+            rule = self.constraints.get(name, {}).get(str(value))
+            if not rule:
+                continue
+            if threads < rule.get("min_threads", 1) or threads > rule.get("max_threads", threads):
+                return False
+            if ranks < rule.get("min_ranks", 1) or ranks > rule.get("max_ranks", ranks):
+                return False
+        return True
+
+    def _context(self, params: Mapping[str, Any], ranks: int, threads: int) -> Dict[str, Any]:
+        return {**params, "ranks": ranks, "threads": threads}
+
+    def argv(self, params: Mapping[str, Any], ranks: int, threads: int) -> List[str]:
+        """The binary's arguments for one run (without --output)."""
+        ctx = self._context(params, ranks, threads)
+        try:
+            return [a.format(**ctx) for a in self.args]
+        except KeyError as exc:
+            raise HKError(f"{self.source}: args use {{{exc.args[0]}}}, which is no parameter")
+
+    def rank_env(self, params: Mapping[str, Any], ranks: int, threads: int,
+                 nodes: int = 1) -> Dict[str, str]:
+        """The extra environment of every rank (single_node_env only when nodes == 1)."""
+        ctx = self._context(params, ranks, threads)
+        env = {**self.env, **(self.single_node_env if nodes == 1 else {})}
+        try:
+            return {k: str(v).format(**ctx) for k, v in env.items()}
+        except KeyError as exc:
+            raise HKError(f"{self.source}: env uses {{{exc.args[0]}}}, which is no parameter")
+
+    def single_node_params(self) -> List[str]:
+        """Parameters used only by single_node_env (meaningless on several nodes)."""
+        used = " ".join([*self.args, *self.env.values()])
+        text = " ".join(self.single_node_env.values())
+        return [p for p in self.param_names() if f"{{{p}}}" in text and f"{{{p}}}" not in used]
+
+
+def _tuple(value: Any, where: str) -> Tuple[Any, ...]:
+    if isinstance(value, list):
+        if not value:
+            raise HKError(f"{where}: empty list")
+        return tuple(value)
+    return (value,)
+
+
+def _param_set(table: Mapping[str, Any], where: str) -> ParamSet:
+    params = {k: _tuple(v, f"{where}.{k}") for k, v in table.items() if k not in LAYOUT_KEYS}
+    layout = {k: _tuple(table[k], f"{where}.{k}") for k in LAYOUT_KEYS if k in table}
+    if "cores" in layout and ("ranks" in layout or "threads" in layout):
+        raise HKError(f"{where}: give 'cores' or 'ranks'/'threads', not both")
+    if "cores" not in layout and not ("ranks" in layout and "threads" in layout):
+        raise HKError(f"{where}: needs 'cores' or both 'ranks' and 'threads'")
+    return ParamSet(params=params, **layout)
+
+
+def parse(data: Mapping[str, Any], source: str) -> AppDesc:
+    """An AppDesc from the parsed TOML of `source`; HKError names what is wrong."""
+    def need(key: str, table: Mapping[str, Any] = data, where: str = source) -> Any:
+        if key not in table:
+            raise HKError(f"{where}: missing '{key}'")
+        return table[key]
+
+    metric_t = need("metric")
+    better = metric_t.get("better", "higher")
+    if better not in ("higher", "lower"):
+        raise HKError(f"{source}: metric.better must be 'higher' or 'lower', not {better!r}")
+    metric = Metric(value=need("value", metric_t, f"{source}: metric"),
+                    unit=need("unit", metric_t, f"{source}: metric"), better=better,
+                    time=metric_t.get("time"), memory=metric_t.get("memory"),
+                    breakdown=tuple(metric_t.get("breakdown", ())),
+                    series=metric_t.get("series"), verified=metric_t.get("verified"))
+    sets = {name: _param_set(need(name), f"{source}: [{name}]") for name in SETS}
+    report = tuple(data.get("report", ()))
+    unknown = [s for s in report if s not in SECTIONS]
+    if unknown:
+        raise HKError(f"{source}: unknown report section(s) {', '.join(unknown)} "
+                      f"(known: {', '.join(SECTIONS)})")
+    constraints = data.get("constraints", {})
+    for pname, values in constraints.items():
+        for value, rule in values.items():
+            bad = [k for k in rule if k not in CONSTRAINT_KEYS]
+            if bad:
+                raise HKError(f"{source}: constraints.{pname}.{value}: unknown {', '.join(bad)}")
+    return AppDesc(name=need("name"), binary=need("binary"),
+                   description=data.get("description", ""), kind=need("kind"),
+                   args=tuple(need("args")), metric=metric, sets=sets,
+                   env=dict(data.get("env", {})),
+                   single_node_env=dict(data.get("single_node_env", {})),
+                   oversubscribe=bool(data.get("oversubscribe", False)), report=report,
+                   constraints=constraints,
+                   choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
+                   source=source)
+
+
+def load_file(path: Path) -> AppDesc:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise HKError(f"cannot read app description {path}: {exc}") from None
+    return parse(data, str(path))
+
+
+def search_dirs() -> List[Path]:
+    extra = [Path(p) for p in os.environ.get("HK_APPS_PATH", "").split(os.pathsep) if p]
+    return extra + [APPS_DIR]
+
+
+def load_all() -> Dict[str, AppDesc]:
+    """Every description, by name (the first directory of the search path wins)."""
+    apps: Dict[str, AppDesc] = {}
+    for d in search_dirs():
+        for path in sorted(d.glob("*.toml")):
+            desc = load_file(path)
+            apps.setdefault(desc.name, desc)
+    return apps
+
+
+def get(name: str) -> AppDesc:
+    apps = load_all()
+    if name not in apps:
+        raise UsageError(f"unknown app {name!r} (known: {', '.join(sorted(apps))}; "
+                         f"descriptions live in {APPS_DIR})")
+    return apps[name]
+
+
+def by_kind(apps: Mapping[str, AppDesc]) -> Dict[str, AppDesc]:
+    return {a.kind: a for a in apps.values()}
+
+
+def order(names: Sequence[str]) -> List[str]:
+    """The study's order: the main application first, then benchmarks, then the rest."""
+    first = ["jacobi", "mz", "mc", "pingpong", "beff", "halo", "overlap", "barrier"]
+    return [n for n in first if n in names] + sorted(n for n in names if n not in first)

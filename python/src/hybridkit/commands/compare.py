@@ -1,0 +1,55 @@
+"""`hybridkit compare A B [--tolerance T]`: regression check, non-zero exit on regression."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hybridkit.commands.report import load
+from hybridkit.errors import HKError
+
+HELP = "compare two run sets metric by metric; exit 1 on a regression beyond the tolerance"
+DESCRIPTION = """\
+Match the configurations (app, ranks x threads, parameters) of run set A (the baseline) and
+B, average repeats, and compare each app's metric (its description's value, higher or lower
+is better). A change worse than --tolerance (relative, default 0.10 = 10%) is a
+regression: exit 1 (CI-friendly); configurations in one set only are listed."""
+
+
+def fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= v < 10:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 10, got {v}")
+    return v
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("a", type=Path, metavar="A", help="baseline run set")
+    parser.add_argument("b", type=Path, metavar="B", help="run set to check")
+    parser.add_argument("--tolerance", type=fraction, default=0.10, metavar="T",
+                        help="allowed relative loss (default: %(default)s)")
+
+
+def run(ns: argparse.Namespace) -> int:
+    from hybridkit.compare import compare
+
+    runs_a, apps = load([ns.a])
+    runs_b, _ = load([ns.b])
+    changes, only = compare(runs_a, runs_b, apps, ns.tolerance)
+    if not changes:
+        raise HKError(f"no common configuration between {ns.a} and {ns.b}")
+    for c in changes:
+        print(f"{c.verdict:11} {c.label():50} {c.metric} {c.a:.4g} -> {c.b:.4g} {c.unit} "
+              f"({c.change:+.1%})")
+    for line in only:
+        print(f"# {line}")
+    bad = [c for c in changes if c.verdict == "regression"]
+    if bad:
+        raise HKError(f"{len(bad)} regression(s) beyond {ns.tolerance:.0%} "
+                      f"(worst: {min(bad, key=lambda c: c.change).label()}, "
+                      f"{min(c.change for c in bad):+.1%})")
+    print(f"# no regression beyond {ns.tolerance:.0%} in {len(changes)} configurations")
+    return 0

@@ -1,0 +1,73 @@
+"""`hybridkit report RUNDIR... -o report.html [--format md] [--csv]`: the report of run sets.
+
+Reads the run directories under each RUNDIR (a study, a sweep or single runs), keeps only
+schema-valid records, and writes one self-contained page (hybridkit.report).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Dict, Sequence
+
+from hybridkit import appdesc
+from hybridkit.appdesc import AppDesc
+from hybridkit.rundata import Run, assign_apps, check_usable, find_runs, study_meta
+
+HELP = "write an HTML (or Markdown) report with plots and advice from run directories"
+DESCRIPTION = """\
+Build a report from the records under each RUNDIR (study, sweep or run directories):
+machine and binding, each app's performance vs threads per process per core count, time
+breakdown per mode, memory per rank and per core, ping-pong intra vs inter node, b_eff,
+T_hybrid/T_pure vs message size, overlap, barrier costs, halo modes, the advice, and the
+runs that did not complete. HTML embeds its plots (SVG): no network needed.
+
+examples:
+  hybridkit report results/2026-11-21-myhost -o report.html
+  hybridkit report results/sweep-jacobi -o summary.md --format md --csv"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rundirs", nargs="+", type=Path, metavar="RUNDIR",
+                        help="study, sweep or run directory")
+    parser.add_argument("-o", "--output", type=Path, default=Path("report.html"), metavar="FILE",
+                        help="report file (default: %(default)s)")
+    parser.add_argument("--format", choices=("html", "md"), default="html",
+                        help="html (plots embedded) or md (text and tables) (default: html)")
+    parser.add_argument("--csv", action="store_true",
+                        help="also write every result as CSV beside the report (FILE.csv)")
+    parser.add_argument("--title", default="hybridkit report", help="page title")
+
+
+def load(paths: Sequence[Path], require_complete: bool = True):
+    """(runs, app descriptions) under `paths`; HKError when none is complete (if required)."""
+    apps = appdesc.load_all()
+    runs = find_runs(paths)
+    assign_apps(runs, apps)
+    if require_complete:
+        check_usable(runs, paths)
+    return runs, apps
+
+
+def write_report(runs: Sequence[Run], apps: Dict[str, AppDesc], paths: Sequence[Path],
+                 output: Path, fmt: str, title: str, with_csv: bool = False) -> Path:
+    from hybridkit.report import RENDERERS, build, csv_text
+
+    sections = build(runs, apps, study_meta(paths))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(RENDERERS[fmt](sections, title))
+    if with_csv:
+        output.with_suffix(".csv").write_text(csv_text(runs))
+    return output
+
+
+def run(ns: argparse.Namespace) -> int:
+    runs, apps = load(ns.rundirs, require_complete=False)
+    path = write_report(runs, apps, ns.rundirs, ns.output, ns.format, ns.title, ns.csv)
+    bad = sum(not r.complete for r in runs)
+    note = f", {bad} incomplete (listed in the report)" if bad else ""
+    print(f"{path}: {len(runs)} runs{note}")
+    if ns.csv:
+        print(path.with_suffix(".csv"))
+    check_usable(runs, ns.rundirs)  # a report of only incomplete runs is written, and fails
+    return 0

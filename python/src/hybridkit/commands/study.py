@@ -1,0 +1,192 @@
+"""`hybridkit study [--quick]`: every described app's sweep, then the report and the advice.
+
+    descriptions (hybridkit/apps/*.toml), binaries found? (missing: one-line note, skipped)
+    --> plan: each app's quick or full set on this machine / the nodes given
+    --> OUT = results/<date>-<host>/: study.json, environment.json, machine.txt,
+        runs/<app>/<id>/ (command, env, stdout/stderr, records, run.json)
+    --> progress bar per run --> report.html --> summary table + recommendation
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+from hybridkit import __version__, appdesc
+from hybridkit.appdesc import AppDesc
+from hybridkit.commands.sweep import (add_target_arguments, execute_plan, print_plan,
+                                      report_failures, target)
+from hybridkit.errors import HKError, UsageError
+from hybridkit.paths import find_binary
+from hybridkit.rundir import iso, utc_now, write_json
+from hybridkit.sweep import Cluster, Executor, PlannedRun, expand
+
+HELP = "run the planned experiments of every app, write the HTML report and advise"
+DESCRIPTION = """\
+Run the study: for every app description (hybridkit/apps/*.toml) whose binary exists, its
+full parameter set (--quick: the quick set, a few minutes on a laptop) on this machine or
+the nodes given, then write OUT/report.html and print a summary table and the
+recommendation. OUT (default results/<date>-<host>/) keeps study.json (the plan),
+environment.json, machine.txt and runs/<app>/<id>/ with the command, environment,
+stdout/stderr and records of every run. Running the same study again resumes it: finished
+runs are skipped. An app whose binary is missing is skipped with a note.
+
+examples:
+  hybridkit study --quick
+  hybridkit study --apps jacobi,pingpong --dry-run
+  hybridkit study --hosts n1,n2 --launcher srun"""
+
+
+def csv_names(text: str) -> List[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick set of every app (make run: < 3 minutes on 2 cores)")
+    parser.add_argument("--apps", type=csv_names, metavar="A,B",
+                        help="only these apps (default: every description)")
+    parser.add_argument("-o", "--out", type=Path, metavar="DIR",
+                        help="study directory (default: results/<date>-<host>)")
+    parser.add_argument("--no-report", action="store_true", help="do not write report.html")
+    add_target_arguments(parser)
+
+
+def default_out() -> Path:
+    return Path("results") / f"{utc_now().strftime('%Y-%m-%d')}-{socket.gethostname()}"
+
+
+def select_apps(names: Sequence[str], mpi: str
+                ) -> Tuple[List[AppDesc], Dict[str, Path], List[str]]:
+    """(apps to run, their binaries, notes on the skipped ones)."""
+    apps = appdesc.load_all()
+    wanted = names or appdesc.order(list(apps))
+    unknown = [n for n in wanted if n not in apps]
+    if unknown:
+        raise UsageError(f"unknown app(s) {', '.join(unknown)} (known: {', '.join(sorted(apps))})")
+    chosen, binaries, notes = [], {}, []
+    for name in wanted:
+        try:
+            binaries[name] = find_binary(apps[name].binary, mpi)
+            chosen.append(apps[name])
+        except HKError:
+            notes.append(f"skipping {name}: binary {apps[name].binary} not found "
+                         f"(not built; HK_BIN_DIR={os.environ.get('HK_BIN_DIR', '')})")
+    return chosen, binaries, notes
+
+
+def plan(apps: Sequence[AppDesc], set_name: str, cluster: Cluster
+         ) -> Tuple[List[Tuple[AppDesc, PlannedRun]], List[str]]:
+    items, notes = [], []
+    for app in apps:
+        runs = expand(app, set_name, cluster)
+        over = [r for r in runs if r.oversubscribe]
+        if over and not app.oversubscribe:
+            runs = [r for r in runs if not r.oversubscribe]
+            notes.append(f"{app.name}: {len(over)} run(s) need more than {cluster.cores} "
+                         f"cores per node, left out")
+        elif over:
+            notes.append(f"{app.name}: {len(over)} run(s) oversubscribe {cluster.cores} cores "
+                         f"(binding off)")
+        items += [(app, r) for r in runs]
+    return items, notes
+
+
+def write_provenance(out: Path, ns: argparse.Namespace, items, mpi: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "study.json", {
+        "hybridkit_version": __version__, "start": iso(utc_now()),
+        "host": socket.gethostname(), "quick": ns.quick, "mpi": mpi,
+        "launcher": ns.launcher, "hosts": ns.hosts, "hostfile": ns.hostfile,
+        "vcluster": ns.vcluster, "argv": sys.argv,
+        "plan": [{"app": r.app, "id": r.run_id, "ranks": r.ranks, "threads": r.threads,
+                  "params": r.param_dict} for _, r in items]})
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(("HK_", "OMP_", "OMPI_MCA", "MPICH_", "SLURM_")) or k == "PATH"}
+    write_json(out / "environment.json", {
+        "python": sys.version, "platform": platform.platform(), "machine": platform.machine(),
+        "env": env})
+    try:
+        topo = find_binary("hk-topology", mpi)
+        proc = subprocess.run([str(topo)], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1",
+                                   "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+        if proc.returncode == 0:
+            (out / "machine.txt").write_text(proc.stdout)
+    except (HKError, OSError, subprocess.SubprocessError):
+        pass
+
+
+def summary(out: Path) -> int:
+    """Write report.html, print the summary table and the recommendation."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from hybridkit.advise import advise
+    from hybridkit.commands.report import write_report
+    from hybridkit.rundata import assign_apps, entries, find_runs
+
+    apps = appdesc.load_all()
+    runs = find_runs([out])
+    assign_apps(runs, apps)
+    console = Console(highlight=False)
+    table = Table(title="study summary")
+    for col in ("app", "runs ok", "incomplete", "best on the most cores", "metric"):
+        table.add_column(col)
+    for app in apps.values():
+        mine = [r for r in runs if r.app == app.name and ".attempt-" not in r.path.name]
+        if not mine:
+            continue
+        es = [e for e in entries(mine, kind=app.kind) if e.result(app.metric.value) is not None]
+        if es:  # compare like with like: the runs on the most cores
+            most = max(e.run.ranks * e.run.threads for e in es)
+            es = [e for e in es if e.run.ranks * e.run.threads == most]
+        best, value = "-", "-"
+        if es:
+            pick = (max if app.metric.higher_is_better else min)(
+                es, key=lambda e: e.result(app.metric.value))
+            series = pick.params.get(app.metric.series, "") if app.metric.series else ""
+            best = f"{pick.run.ranks}x{pick.run.threads} {series}".strip()
+            value = f"{pick.result(app.metric.value):.4g} {app.metric.unit} ({app.metric.value})"
+        table.add_row(app.name, str(sum(r.complete for r in mine)),
+                      str(sum(not r.complete for r in mine)), best, value)
+    console.print(table)
+    path = write_report(runs, apps, [out], out / "report.html", "html", title=f"hybridkit "
+                        f"study {out.name}")
+    try:
+        for line in advise(runs, apps).lines():
+            console.print(line)
+    except HKError as exc:
+        console.print(f"no recommendation: {exc}")
+    console.print(f"report: {path}")
+    return 0
+
+
+def run(ns: argparse.Namespace) -> int:
+    cluster, launcher, mpi = target(ns, None)
+    set_name = "quick" if ns.quick else "full"
+    apps, binaries, notes = select_apps(ns.apps or [], mpi)
+    items, plan_notes = plan(apps, set_name, cluster)
+    for note in notes + plan_notes:
+        print(f"hybridkit: note: {note}", file=sys.stderr)
+    if not items:
+        raise HKError("nothing to run: no app has a binary (build the C side, set HK_BIN_DIR)")
+    out = (ns.out or default_out()).resolve()
+    if ns.dry_run:
+        print_plan(items, out)
+        return 0
+    launcher.check_available()
+    write_provenance(out, ns, items, mpi)
+    executor = Executor(launcher, mpi, cluster, ns.bind,
+                        "vcluster" if ns.vcluster else ns.launcher, binaries)
+    outcomes = execute_plan(items, executor, out)
+    if not ns.no_report:
+        summary(out)
+    report_failures([o for o in outcomes if o.status not in ("ok", "skipped")])
+    return 0

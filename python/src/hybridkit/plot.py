@@ -1,0 +1,92 @@
+"""Figures of the report: matplotlib (Agg) drawn to SVG text, imported lazily.
+
+Each function takes plain data (dicts of series -> [(x, y)]) and returns SVG text, so the
+report module decides what to plot and this one only how.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Dict, List, Optional, Sequence, Tuple
+
+Series = Dict[str, List[Tuple[float, float]]]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.grid": True,
+                         "grid.alpha": 0.3, "figure.dpi": 96})
+    return plt
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    _plt().close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def lines(panels: Dict[str, Series], xlabel: str, ylabel: str, logx: bool = False,
+          logy: bool = False, hline: Optional[float] = None, xticks_int: bool = False) -> str:
+    """One subplot per panel (shared y), one line per series."""
+    plt = _plt()
+    n = max(1, len(panels))
+    fig, axes = plt.subplots(1, n, figsize=(min(4.2 * n, 12), 3.2), squeeze=False, sharey=True)
+    for ax, (title, series) in zip(axes[0], panels.items()):
+        for name, points in sorted(series.items()):
+            pts = sorted(points)
+            style = dict(color="black", linestyle=":", marker="") if name == "best" else \
+                dict(marker="o")
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, **style)
+        if logx:
+            ax.set_xscale("log", base=2)
+        if logy:
+            ax.set_yscale("log")
+        if hline is not None:
+            ax.axhline(hline, color="grey", linestyle="--", linewidth=1)
+        if xticks_int:
+            xs = sorted({p[0] for s in series.values() for p in s})
+            ax.set_xticks(xs)
+            ax.set_xticklabels([f"{x:g}" for x in xs])
+        ax.set_title(title)
+        ax.set_xlabel(xlabel)
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel(ylabel)
+    return _svg(fig)
+
+
+def stacked_bars(labels: Sequence[str], parts: Dict[str, Sequence[float]], ylabel: str) -> str:
+    """One bar per label, stacked parts (e.g. compute / comm / wait)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(labels) + 2), 3.4))
+    bottom = [0.0] * len(labels)
+    for name, values in parts.items():
+        ax.bar(labels, values, bottom=bottom, label=name)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_ylabel(ylabel)
+    ax.tick_params(axis="x", rotation=45)
+    for tick in ax.get_xticklabels():
+        tick.set_horizontalalignment("right")
+    ax.legend(fontsize=7)
+    return _svg(fig)
+
+
+def bar_panels(labels: Sequence[str], panels: Dict[str, Sequence[float]], ylabels: Sequence[str]
+               ) -> str:
+    """Side-by-side bar charts over the same labels (e.g. memory per rank and per core)."""
+    plt = _plt()
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(min(4.5 * n, 12), 3.4), squeeze=False)
+    for ax, (title, values), ylabel in zip(axes[0], panels.items(), ylabels):
+        ax.bar(labels, values, color="tab:blue")
+        ax.set_title(title)
+        ax.set_ylabel(ylabel)
+        ax.tick_params(axis="x", rotation=45)
+        for tick in ax.get_xticklabels():
+            tick.set_horizontalalignment("right")
+    return _svg(fig)

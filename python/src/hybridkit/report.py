@@ -1,0 +1,482 @@
+"""The report: sections built from validated records, rendered as HTML, Markdown or CSV.
+
+    runs --> sections (title, text, tables, figures with one-line captions)
+         --> html(): one self-contained page, figures as SVG images (data: URIs), no network
+             markdown(): the text and tables (figures named by their captions)
+             csv_rows(): one row per result of every record (long format)
+
+Sections: machine and binding; per app (descriptions with report = [...]): performance vs
+threads per process for each core count (Jin et al.'s layout), compute/comm/wait per mode,
+memory per rank and per core; ping-pong intra vs inter node; the b_eff table; T_hybrid/T_pure
+vs message size (Rabenseifner); overlap test; barrier costs; halo modes; the advice; runs
+that are incomplete.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from hybridkit import __version__
+from hybridkit.appdesc import AppDesc
+from hybridkit.binding import bindings, pus_per_core, verdict
+from hybridkit.errors import HKError
+from hybridkit.rundata import Entry, Run, entries
+
+MIB = 1024.0
+
+
+@dataclass
+class Figure:
+    """A plot drawn when its SVG is first needed (Markdown and CSV never draw)."""
+
+    draw: Callable[[], str]
+    caption: str
+    _svg: Optional[str] = None
+
+    @property
+    def svg(self) -> str:
+        if self._svg is None:
+            self._svg = self.draw()
+        return self._svg
+
+
+def _deferred(name: str) -> Callable[..., Callable[[], str]]:
+    """hybridkit.plot.NAME with these arguments, called (and matplotlib imported) later."""
+    def bind(*args: Any, **kwargs: Any) -> Callable[[], str]:
+        def draw() -> str:
+            from hybridkit import plot
+
+            return getattr(plot, name)(*args, **kwargs)
+        return draw
+    return bind
+
+
+lines, stacked_bars, bar_panels = (_deferred(n) for n in ("lines", "stacked_bars", "bar_panels"))
+
+
+@dataclass
+class Table:
+    headers: List[str]
+    rows: List[List[Any]]
+
+
+@dataclass
+class Section:
+    title: str
+    text: List[str] = field(default_factory=list)
+    tables: List[Table] = field(default_factory=list)
+    figures: List[Figure] = field(default_factory=list)
+    pre: str = ""
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "" if v is None else str(v)
+
+
+def _cores(e: Entry) -> int:
+    return e.run.ranks * e.run.threads
+
+
+# --- sections ---------------------------------------------------------------------------
+
+def machine_section(runs: Sequence[Run], meta: Dict[str, Any]) -> Section:
+    sec = Section("Machine and binding")
+    recs = [r for run in runs for r in run.records]
+    if recs:
+        p = recs[0]["provenance"]
+        m = p["machine"]
+        sec.tables.append(Table(["item", "value"], [
+            ["hosts", ", ".join(sorted({h for r in recs for h in r["provenance"]["hosts"]}))],
+            ["machine", f"{m['packages']} package(s), {m['numa_nodes']} NUMA node(s), "
+                        f"{m['cores']} cores, {m['pus']} PUs ({m['source']})"],
+            ["MPI", p["mpi_library"]], ["compiler", f"{p['compiler']} {p['cflags']}"],
+            ["hybridkit", f"{p['hybridkit_version']} ({p['git_sha'][:12]})"],
+        ]))
+    rows = []
+    for run in runs:
+        if not run.records:
+            continue
+        v = verdict(bindings(run.records), pus_per_core(run.records))
+        p = run.records[0]["provenance"]
+        rows.append([run.app or "?", run.label, run.bind, p["omp_places"] or "",
+                     p["omp_proc_bind"] or "", v.text])
+    if rows:
+        sec.tables.append(Table(["app", "run", "bind", "OMP_PLACES", "OMP_PROC_BIND",
+                                 "binding verdict"], rows))
+    sec.pre = meta.get("machine_text", "")
+    return sec
+
+
+LAYOUT_PARAMS = ("threads", "procs", "ranks", "verification")
+
+
+def problem_label(e: Entry, app: AppDesc) -> str:
+    """The run's parameters other than the series and the layout, e.g. 'size=64 iters=50':
+    runs with the same label solve the same problem and share a figure."""
+    params = e.run.info.get("params") or e.params
+    return " ".join(f"{k}={v}" for k, v in params.items()
+                    if k != app.metric.series and k not in LAYOUT_PARAMS) or "all runs"
+
+
+def _natural(text: str) -> List[Any]:
+    """Sort key: 'size=64' before 'size=160'."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+def _series_name(e: Entry, app: AppDesc) -> str:
+    key = app.metric.series
+    if key and key in e.params:
+        return str(e.params[key])
+    if key and key in e.run.info.get("params", {}):
+        return str(e.run.info["params"][key])
+    return app.name
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def scaling_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
+    panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
+    groups: Dict[Tuple[int, str, int], List[float]] = {}
+    for e in es:
+        v = e.result(app.metric.value)
+        if v is not None:
+            groups.setdefault((_cores(e), _series_name(e, app), e.run.threads), []).append(v)
+    best: Dict[Tuple[int, int], float] = {}
+    pick = max if app.metric.higher_is_better else min
+    for (cores, series, threads), vals in sorted(groups.items()):
+        panels.setdefault(f"{cores} cores", {}).setdefault(series, []).append(
+            (threads, _mean(vals)))
+        best[(cores, threads)] = pick(best.get((cores, threads), _mean(vals)), _mean(vals))
+    if app.metric.series:
+        for (cores, threads), v in best.items():
+            panels[f"{cores} cores"].setdefault("best", []).append((threads, v))
+    if not panels:
+        return None
+
+    svg = lines(panels, "threads per process", f"{app.metric.value} [{app.metric.unit}]",
+                logx=True, xticks_int=True)
+    better = "higher" if app.metric.higher_is_better else "lower"
+    return Figure(svg, f"{app.name}: {app.metric.value} vs threads per process, one panel per "
+                       f"core count (Jin et al.'s layout), 'best' joins the best mode at each "
+                       f"point; {better} is better, the leftmost point is pure MPI.")
+
+
+def breakdown_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
+    rows = [(f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}",
+             [e.result(p) or 0.0 for p in app.metric.breakdown]) for e in es
+            if any(e.result(p) is not None for p in app.metric.breakdown)]
+    if not rows:
+        return None
+    merged: Dict[str, List[List[float]]] = {}
+    for label, parts in rows:
+        merged.setdefault(label, []).append(parts)
+    labels = sorted(merged)
+    parts = {p: [_mean([v[i] for v in merged[k]]) * 1e6 for k in labels]
+             for i, p in enumerate(app.metric.breakdown)}
+
+    unit = "us per " + ("iteration" if "iter" in (app.metric.time or "") else "step")
+    svg = stacked_bars(labels, parts, f"time [{unit}], average rank")
+    return Figure(svg, f"{app.name}: where the time goes ({' / '.join(app.metric.breakdown)}) "
+                       f"per configuration and mode; a tall comm/wait part is what overlap "
+                       f"modes can hide.")
+
+
+def memory_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
+    key = app.metric.memory
+    per: Dict[str, List[Tuple[float, float]]] = {}
+    for e in es:
+        rss = e.result(key, "max") if key else None
+        if rss is not None:
+            label = f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}"
+            per.setdefault(label, []).append((rss / MIB, rss * e.run.ranks / _cores(e) / MIB))
+    if not per:
+        return None
+    labels = sorted(per, key=lambda k: (int(k.split("x")[1].split()[0]), k))
+
+    svg = bar_panels(labels, {"per rank": [_mean([v[0] for v in per[k]]) for k in labels],
+                              "per core": [_mean([v[1] for v in per[k]]) for k in labels]},
+                     ["max RSS per rank [MiB]", "RSS per core [MiB]"])
+    return Figure(svg, f"{app.name}: memory (max resident set) per rank and per core vs "
+                       f"configuration (Jin et al.'s memory figure): fewer, bigger processes "
+                       f"save the per-process MPI and halo memory.")
+
+
+def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]:
+    builders = {"scaling": scaling_figure, "breakdown": breakdown_figure,
+                "memory": memory_figure}
+    out = []
+    for app in apps.values():
+        es = entries(runs, kind=app.kind, app=app.name)
+        wanted = [s for s in app.report if s in builders]
+        if not es or not wanted:
+            continue
+        sec = Section(f"{app.name}: {app.description}")
+        groups: Dict[str, List[Entry]] = {}
+        for e in es:
+            groups.setdefault(problem_label(e, app), []).append(e)
+        for problem, group in sorted(groups.items(), key=lambda kv: _natural(kv[0])):
+            for s in wanted:
+                fig = builders[s](app, group)
+                if fig and len(groups) > 1:
+                    fig.caption = f"[{problem}] {fig.caption}"
+                if fig:
+                    sec.figures.append(fig)
+        check = app.metric.verified
+        rows = []
+        for e in es:
+            rows.append([e.run.label, e.run.ranks, e.run.threads, _series_name(e, app),
+                         e.result(app.metric.value), e.result(app.metric.time, "max")
+                         if app.metric.time else None] + ([e.result(check)] if check else []))
+        sec.tables.append(Table(["run", "ranks", "threads", app.metric.series or "series",
+                                 f"{app.metric.value} [{app.metric.unit}]",
+                                 f"{app.metric.time or 'time'} max [s]"] +
+                                ([check] if check else []), rows))
+        out.append(sec)
+    return out
+
+
+def pingpong_section(runs: Sequence[Run]) -> Optional[Section]:
+    es = entries(runs, kind="bench.pingpong")
+    lat: Dict[str, List[Tuple[float, float]]] = {}
+    bw: Dict[str, List[Tuple[float, float]]] = {}
+    for e in es:
+        for where in ("intra", "inter"):
+            l, b = e.result(f"{where}_latency"), e.result(f"{where}_bandwidth")
+            if l is not None:
+                lat.setdefault(f"{where}-node", []).append((e.params["size"], l))
+            if b is not None:
+                bw.setdefault(f"{where}-node", []).append((e.params["size"], b))
+    if not lat:
+        return None
+
+    sec = Section("Ping-pong: intra-node vs inter-node")
+    sec.figures.append(Figure(lines({"latency": lat}, "message size [B]", "latency [us]",
+                                    logx=True, logy=True),
+                              "Half round-trip latency vs message size: the gap between the "
+                              "lines is what a message across nodes costs more."))
+    sec.figures.append(Figure(lines({"bandwidth": bw}, "message size [B]", "bandwidth [MB/s]",
+                                    logx=True, logy=True),
+                              "Ping-pong bandwidth vs message size, intra- vs inter-node "
+                              "(virtual nodes share memory: use --vcluster or a cluster for a "
+                              "real link)."))
+    return sec
+
+
+def beff_section(runs: Sequence[Run]) -> Optional[Section]:
+    summ = entries(runs, kind="bench.beff.summary")
+    if not summ:
+        return None
+    sec = Section("Effective bandwidth b_eff")
+    cols = ["b_eff", "b_eff_per_proc", "b_eff_per_node", "b_eff_lmax_per_proc",
+            "cyclic3d_per_proc", "cyclic3d_lmax_per_proc"]
+    sec.tables.append(Table(["run", "procs", "nodes"] + [f"{c} [MB/s]" for c in cols],
+                            [[e.params.get("run"), e.params.get("procs"), e.params.get("nodes")]
+                             + [e.result(c) for c in cols] for e in summ]))
+    hyb = entries(runs, kind="bench.beff.hybrid")
+    if hyb:
+        sec.tables.append(Table(["pattern", "b_MPP per node [MB/s]", "b_hybrid per node [MB/s]",
+                                 "T_hybrid/T_MPP", "T_hybrid/T_MPP at Lmax"],
+                                [[e.params.get("pattern"), e.result("b_mpp_per_node"),
+                                  e.result("b_hybrid_per_node"), e.result("t_hybrid_over_t_mpp"),
+                                  e.result("t_hybrid_over_t_mpp_lmax")] for e in hyb]))
+    sec.text.append("b_eff = log-average over message sizes of the ring and random patterns "
+                    "(Rabenseifner & Koniges); the second table compares pure MPI (MPP) with "
+                    "masteronly node leaders sending the node's data.")
+    return sec
+
+
+def ratio_section(runs: Sequence[Run]) -> Optional[Section]:
+    bw: Dict[Tuple[str, str, int], float] = {}
+    for e in entries(runs, kind="bench.beff"):
+        v = e.result("bandwidth")
+        if v:
+            bw[(e.params["run"], e.params["pattern"], e.params["size"])] = v
+    series: Dict[str, List[Tuple[float, float]]] = {}
+    for (run, pattern, size), b_mpp in bw.items():
+        b_hyb = bw.get(("hybrid", pattern, size))
+        if run == "mpp" and b_hyb:
+            series.setdefault(pattern, []).append((size, b_mpp / b_hyb))
+    if not series:
+        return None
+
+    sec = Section("T_hybrid / T_pure vs message size")
+    sec.figures.append(Figure(
+        lines({"masteronly leaders vs pure MPI": series}, "message size L per process [B]",
+              "T_hybrid / T_pure", logx=True, hline=1.0),
+        "Rabenseifner's ratio of communication times, masteronly (one leader per node sends "
+        "L x ranks-per-node) over pure MPI: above 1 the hybrid code communicates slower."))
+    return sec
+
+
+def overlap_section(runs: Sequence[Run]) -> Optional[Section]:
+    series: Dict[str, List[Tuple[float, float]]] = {}
+    for e in entries(runs, kind="bench.overlap"):
+        v = e.result("overlap")
+        if v is not None:
+            name = f"{e.params['variant']} {e.params['size'] // 1024} KiB"
+            series.setdefault(name, []).append((e.params["delay_factor"], v))
+    if not series:
+        return None
+
+    sec = Section("Overlap of communication and computation")
+    sec.figures.append(Figure(
+        lines({"overlap": series}, "compute time / communication time", "overlap (1 = hidden)"),
+        "Hager/Wellein's overlap test: near 0 the MPI library does not progress a message "
+        "while the rank computes; a communication thread (task) hides it."))
+    return sec
+
+
+def barrier_section(runs: Sequence[Run]) -> Optional[Section]:
+    series: Dict[str, List[Tuple[float, float]]] = {}
+    for e in entries(runs, kind="bench.barrier"):
+        v = e.result("time")
+        if v is not None:
+            series.setdefault(f"{e.params['barrier']} ({e.params['placement']})", []).append(
+                (e.params["threads"], v))
+    if not series:
+        return None
+
+    sec = Section("Barrier costs")
+    sec.figures.append(Figure(
+        lines({"barrier": series}, "threads", "time per barrier [ns]", logy=True,
+              xticks_int=True),
+        "Cost of one thread barrier (OpenMP, pthread, spin) vs threads: the price of every "
+        "fork/join and synchronisation behind the 'OpenMP overhead' problem."))
+    return sec
+
+
+def halo_section(runs: Sequence[Run]) -> Optional[Section]:
+    panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
+    for e in entries(runs, kind="bench.halo"):
+        v = e.result("time", "max")
+        if v is not None:
+            panels.setdefault(f"{e.run.ranks}x{e.run.threads}", {}).setdefault(
+                str(e.params["mode"]), []).append((e.params["face_bytes"], v))
+    if not panels:
+        return None
+
+    sec = Section("Halo exchange per mode")
+    sec.figures.append(Figure(
+        lines(panels, "face message size [B]", "time per exchange [us]", logx=True, logy=True),
+        "Time of one halo exchange in each hybrid mode vs face size, one panel per ranks x "
+        "threads: the communication cost each mode adds to a step."))
+    return sec
+
+
+def advice_section(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Section:
+    from hybridkit.advise import advise
+
+    sec = Section("Advice")
+    try:
+        sec.text += advise(runs, apps).lines()
+    except HKError as exc:
+        sec.text.append(str(exc))
+    return sec
+
+
+def incomplete_section(runs: Sequence[Run]) -> Optional[Section]:
+    bad = [r for r in runs if not r.complete]
+    if not bad:
+        return None
+    return Section("Incomplete runs", text=[f"{len(bad)} run(s) did not complete; their valid "
+                                            f"records are not used in the figures."],
+                   tables=[Table(["run", "app", "status", "problem", "directory"],
+                                 [[r.label, r.app or "?", r.status, r.problem, str(r.path)]
+                                  for r in bad])])
+
+
+def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -> List[Section]:
+    sections = [machine_section(runs, meta), advice_section(runs, apps)]
+    sections += app_sections(runs, apps)
+    for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
+               barrier_section, halo_section, incomplete_section):
+        sec = fn(runs)
+        if sec:
+            sections.append(sec)
+    return sections
+
+
+# --- renderers --------------------------------------------------------------------------
+
+CSS = """body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
+figure{margin:1em 0}figure img{max-width:100%;height:auto}
+figcaption{font-size:.85em;color:#444}pre{background:#f6f6f6;padding:.5em;font-size:.8em;
+overflow:auto}"""
+
+
+def html_page(sections: Sequence[Section], title: str) -> str:
+    e = html.escape
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>{e(title)}</title>", f"<style>{CSS}</style></head><body>",
+           f"<h1>{e(title)}</h1>", f"<p>hybridkit {e(__version__)} report</p>"]
+    for sec in sections:
+        out.append(f"<section><h2>{e(sec.title)}</h2>")
+        out += [f"<p>{e(t)}</p>" for t in sec.text]
+        if sec.pre:
+            out.append(f"<pre>{e(sec.pre)}</pre>")
+        for t in sec.tables:
+            out.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in t.headers) + "</tr>")
+            out += ["<tr>" + "".join(f"<td>{e(_fmt(c))}</td>" for c in row) + "</tr>"
+                    for row in t.rows]
+            out.append("</table>")
+        for f in sec.figures:
+            data = base64.b64encode(f.svg.encode()).decode()
+            out.append(f'<figure class="plot"><img alt="{e(f.caption)}" '
+                       f'src="data:image/svg+xml;base64,{data}">'
+                       f"<figcaption>{e(f.caption)}</figcaption></figure>")
+        out.append("</section>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def markdown(sections: Sequence[Section], title: str) -> str:
+    out = [f"# {title}", ""]
+    for sec in sections:
+        out += [f"## {sec.title}", ""]
+        out += [t + "\n" for t in sec.text]
+        if sec.pre:
+            out += ["```", sec.pre.rstrip(), "```", ""]
+        for t in sec.tables:
+            out.append("| " + " | ".join(t.headers) + " |")
+            out.append("|" + "---|" * len(t.headers))
+            out += ["| " + " | ".join(_fmt(c).replace("|", "/") for c in row) + " |"
+                    for row in t.rows]
+            out.append("")
+        out += [f"*Figure: {f.caption}*\n" for f in sec.figures]
+    return "\n".join(out)
+
+
+CSV_HEADERS = ["app", "run", "status", "kind", "ranks", "threads", "params", "result", "min",
+               "avg", "max", "value", "unit"]
+
+
+def csv_text(runs: Sequence[Run]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(CSV_HEADERS)
+    for run in runs:
+        for r in run.records:
+            params = ";".join(f"{k}={v}" for k, v in r["params"].items())
+            for name, res in r["results"].items():
+                w.writerow([run.app or "", run.label, run.status, r["kind"], run.ranks,
+                            run.threads, params, name, res.get("min"), res.get("avg"),
+                            res.get("max"), res.get("value"), res.get("unit", "")])
+    return buf.getvalue()
+
+
+RENDERERS: Dict[str, Callable[[Sequence[Section], str], str]] = {
+    "html": html_page, "md": markdown,
+}

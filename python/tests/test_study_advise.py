@@ -1,0 +1,123 @@
+"""The advisor's choices: on the recorded quick study and on run sets built with known numbers."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from hybridkit import appdesc
+from hybridkit.advise import advise
+from hybridkit.rundata import assign_apps, find_runs
+
+TEMPLATE = "study/quick/runs/jacobi/2x1-mode_pure-size_96-iters_30/records.jsonl"
+
+
+def own_cores(ranks, threads, shared=False):
+    return [{"rank": r, "thread": t, "host": "n1", "node": 0,
+             "cpuset": "0-1" if shared else str(r * threads + t), "cpu": r * threads + t}
+            for r in range(ranks) for t in range(threads)]
+
+
+def make_run(root, template, mode, ranks, threads, mlups, compute, comm, wait=0.0,
+             intra=1000, inter=0, shared=False, size=96):
+    """A complete jacobi run directory with these numbers (times in seconds per iteration)."""
+    rec = copy.deepcopy(template)
+    rec["params"].update(mode=mode, threads=threads, procs=f"{ranks}x1x1", grid=f"{size}^3")
+    total = compute + comm + wait
+    res = rec["results"]
+    res["mlups"]["value"] = mlups
+    for name, v in (("compute", compute), ("comm", comm), ("wait", wait),
+                    ("time_per_iter", total)):
+        res[name] = {"min": v, "avg": v, "max": v, "unit": "s"}
+    res["bytes_intra"]["value"], res["bytes_inter"]["value"] = intra, inter
+    prov = rec["provenance"]
+    prov.update(ranks=ranks, threads_per_rank=threads, binding=own_cores(ranks, threads, shared))
+    d = root / "runs" / "jacobi" / f"{ranks}x{threads}-mode_{mode}"
+    d.mkdir(parents=True)
+    (d / "records.jsonl").write_text(json.dumps(rec) + "\n")
+    (d / "run.json").write_text(json.dumps({"app": "jacobi", "np": ranks, "threads": threads,
+                                            "mode": mode, "bind": "compact", "status": "ok",
+                                            "exit_code": 0}))
+    return d
+
+
+@pytest.fixture
+def template(fixtures):
+    return json.loads((fixtures / TEMPLATE).read_text().splitlines()[0])
+
+
+def advice_for(root):
+    apps = appdesc.load_all()
+    runs = find_runs([root])
+    assign_apps(runs, apps)
+    return advise(runs, apps)
+
+
+def test_recorded_quick_study(fixtures):
+    a = advice_for(fixtures / "study" / "quick")
+    # the fixture's best measured configuration (88.3 MLUP/s, 1 x 2 funneled)
+    assert a.recommendation == "1 x 2 (processes x threads), mode funneled, binding compact"
+    assert a.reason.startswith("on 2 cores it reaches 88.28 MLUP/s, 10% above the best pure "
+                               "MPI configuration (2 x 1 pure, 80.37 MLUP/s)")
+    p = a.prediction
+    assert (p.n, p.m) == (2, 1) and p.f == pytest.approx(0.711, abs=1e-3)
+    assert p.measured == pytest.approx(1.236, abs=1e-3)
+    assert a.problem == "intra-node communication"
+
+
+def test_pure_mpi_wins_intra_node_communication_dominates(tmp_path, template):
+    make_run(tmp_path, template, "pure", 2, 1, 1000, compute=7e-4, comm=3e-4)
+    make_run(tmp_path, template, "masteronly", 1, 2, 800, compute=7e-4, comm=0.5e-4)
+    make_run(tmp_path, template, "task", 1, 2, 700, compute=7e-4, comm=0.5e-4)
+    a = advice_for(tmp_path)
+    assert a.recommendation.startswith("2 x 1 (processes x threads), mode pure")
+    assert "25% above the best hybrid configuration (1 x 2 masteronly" in a.reason
+    assert a.problem == "intra-node communication"
+    assert a.scores["intra-node communication"] == pytest.approx(0.3)
+
+
+def test_task_mode_wins_sleeping_threads_dominate(tmp_path, template):
+    make_run(tmp_path, template, "pure", 2, 1, 500, compute=8e-4, comm=1e-4, intra=10, inter=0)
+    make_run(tmp_path, template, "masteronly", 1, 2, 400, compute=4e-4, comm=6e-4)
+    make_run(tmp_path, template, "task", 1, 2, 600, compute=6e-4, comm=1e-4)
+    a = advice_for(tmp_path)
+    assert "mode task," in a.recommendation
+    assert a.problem == "sleeping threads"
+    assert a.scores["sleeping threads"] == pytest.approx(0.6 * 0.5)
+    p = a.prediction  # f = 0.6, n = 2, m = 1: eps = min(1/0.6, 1/(2*0.4)) = 1.25
+    assert p.f == pytest.approx(0.6) and p.predicted == pytest.approx(1.25)
+    assert p.measured == pytest.approx(1e-3 / 7e-4)      # T_masteronly / T_task
+
+
+def test_inter_node_bandwidth(tmp_path, template):
+    make_run(tmp_path, template, "pure", 2, 1, 500, compute=5e-4, comm=5e-4, intra=100,
+             inter=300)
+    make_run(tmp_path, template, "masteronly", 1, 2, 400, compute=5e-4, comm=1e-4)
+    a = advice_for(tmp_path)
+    assert a.problem == "inter-node bandwidth"
+    assert a.scores["inter-node bandwidth"] == pytest.approx(0.5 * 0.75)
+
+
+def test_openmp_overhead(tmp_path, template):
+    make_run(tmp_path, template, "pure", 2, 1, 1000, compute=5e-4, comm=0.1e-4, intra=10)
+    make_run(tmp_path, template, "funneled", 1, 2, 600, compute=9e-4, comm=0.1e-4)
+    a = advice_for(tmp_path)
+    assert a.problem == "OpenMP overhead" and a.scores["OpenMP overhead"] == pytest.approx(0.8)
+    assert a.prediction is None   # no masteronly run: no model
+
+
+def test_topology_when_threads_share_cores(tmp_path, template):
+    make_run(tmp_path, template, "pure", 2, 1, 1000, compute=5e-4, comm=1e-4, shared=True)
+    make_run(tmp_path, template, "masteronly", 1, 2, 900, compute=5e-4, comm=1e-4, shared=True)
+    a = advice_for(tmp_path)
+    assert a.problem == "topology" and "fix the binding" in a.problem_text
+
+
+def test_largest_core_count_is_advised(tmp_path, template):
+    make_run(tmp_path, template, "pure", 1, 1, 5000, compute=5e-4, comm=0.0)
+    make_run(tmp_path, template, "pure", 2, 1, 900, compute=5e-4, comm=1e-4)
+    make_run(tmp_path, template, "masteronly", 1, 2, 1000, compute=5e-4, comm=1e-4)
+    a = advice_for(tmp_path)
+    assert a.cores == 2 and "mode masteronly" in a.recommendation

@@ -1,0 +1,164 @@
+"""Sweep plans: factorisations, the declared parameter product, constraints, descriptions."""
+
+from __future__ import annotations
+
+import pytest
+
+from hybridkit import appdesc
+from hybridkit.appdesc import parse
+from hybridkit.errors import HKError, UsageError
+from hybridkit.sweep import Cluster, core_counts, expand, factorisations
+
+HERE = Cluster(cores=2)
+
+
+def test_factorisations():
+    assert factorisations(1) == [(1, 1)]
+    assert factorisations(2) == [(2, 1), (1, 2)]
+    assert factorisations(12) == [(12, 1), (6, 2), (4, 3), (3, 4), (2, 6), (1, 12)]
+    with pytest.raises(UsageError):
+        factorisations(0)
+
+
+def test_core_counts():
+    assert core_counts(["max"], 8) == [8]
+    assert core_counts(["powers"], 12) == [1, 2, 4, 8, 12]
+    assert core_counts(["powers"], 2) == [1, 2]
+    assert core_counts(["powers", "max", 2], 8) == [1, 2, 4, 8]
+    assert core_counts([3, "max"], 4) == [3, 4]
+    with pytest.raises(HKError):
+        core_counts(["most"], 4)
+
+
+def test_every_description_loads():
+    apps = appdesc.load_all()
+    assert {"jacobi", "pingpong", "beff", "overlap", "barrier", "halo", "mz", "mc"} <= set(apps)
+    for app in apps.values():
+        assert app.metric.value and app.metric.unit
+        for name in ("quick", "full"):
+            for run in expand(app, name, Cluster(cores=4)):   # args and env substitute
+                app.argv(run.param_dict, run.ranks, run.threads)
+                app.rank_env(run.param_dict, run.ranks, run.threads)
+
+
+def test_jacobi_quick_plan_on_two_cores():
+    runs = expand(appdesc.get("jacobi"), "quick", HERE)
+    labels = [r.label() for r in runs]
+    assert labels == ["jacobi 2x1 mode=pure size=96 iters=30",
+                      "jacobi 1x2 mode=masteronly size=96 iters=30",
+                      "jacobi 1x2 mode=funneled size=96 iters=30",
+                      "jacobi 1x2 mode=task size=96 iters=30",
+                      "jacobi 1x2 mode=task-balanced size=96 iters=30"]
+    assert runs[0].run_id == "2x1-mode_pure-size_96-iters_30"
+    assert not any(r.oversubscribe for r in runs)
+
+
+def test_product_overrides_and_repeats():
+    app = appdesc.get("jacobi")
+    runs = expand(app, "full", HERE, cores=[2], overrides={"mode": ["pure", "task"],
+                                                           "size": [32, 64]}, repeats=2)
+    # 2x1 pure, 1x2 task, x 2 sizes x 2 repeats
+    assert len(runs) == 8
+    assert {r.run_id for r in runs} >= {"2x1-mode_pure-size_32-iters_50-r1",
+                                         "1x2-mode_task-size_64-iters_50-r2"}
+    assert len({r.run_id for r in runs}) == 8
+
+
+def test_several_nodes_multiply_the_ranks():
+    app = appdesc.get("jacobi")
+    runs = expand(app, "full", Cluster(cores=4, nodes=2, hosts=("a", "b"), remote=True),
+                  cores=[4], overrides={"mode": ["pure", "funneled"], "size": [64]})
+    assert [(r.ranks, r.threads) for r in runs] == [(8, 1), (4, 2), (2, 4)]
+
+
+def test_cores_not_available():
+    with pytest.raises(UsageError, match="--cores 4: this machine has 2 cores"):
+        expand(appdesc.get("jacobi"), "full", HERE, cores=[4])
+
+
+def test_unknown_parameter_and_app():
+    with pytest.raises(UsageError, match="app 'jacobi' has no parameter 'colour'"):
+        expand(appdesc.get("jacobi"), "full", HERE, overrides={"colour": ["red"]})
+    with pytest.raises(UsageError, match="unknown app 'nope'"):
+        appdesc.get("nope")
+
+
+def test_fixed_layouts():
+    assert [(r.ranks, r.threads) for r in expand(appdesc.get("barrier"), "quick", HERE)] == \
+        [(1, 2)]
+    beff = expand(appdesc.get("beff"), "quick", HERE)
+    assert [(r.ranks, r.oversubscribe) for r in beff] == [(4, True)]
+    pp = expand(appdesc.get("pingpong"), "quick", HERE)
+    assert [appdesc.get("pingpong").rank_env(r.param_dict, 2, 1) for r in pp] == \
+        [{"HK_NODE_SIZE": "2"}, {"HK_NODE_SIZE": "1"}]
+
+
+def test_mz_and_mc_plug_in_by_description():
+    mz = appdesc.get("mz")
+    runs = expand(mz, "quick", HERE)
+    assert {r.param_dict["bench"] for r in runs} == {"sp", "bt"}
+    assert mz.argv({"bench": "sp", "class": "S"}, 2, 1) == ["--bench", "sp", "--class", "S"]
+    assert (mz.kind, mz.metric.value, mz.metric.unit) == ("mz", "mops", "Mop/s")
+    mc = appdesc.get("mc")
+    assert (mc.kind, mc.metric.value, mc.metric.breakdown) == ("mc", "allreduce_fraction",
+                                                               ("compute", "allreduce"))
+    assert [(r.ranks, r.threads, r.param_dict["allreduce"]) for r in expand(mc, "quick", HERE)] \
+        == [(2, 1, "mpi"), (2, 1, "auto"), (1, 2, "mpi"), (1, 2, "auto")]
+
+
+NEW_APP = """
+name = "stream"
+binary = "hk-stream"
+kind = "stream"
+args = ["--n", "{n}", "--threads", "{threads}"]
+[metric]
+value = "bandwidth"
+unit = "MB/s"
+[quick]
+cores = [1]
+n = [1000]
+[full]
+ranks = [1]
+threads = [1, 2]
+n = [1000, 2000]
+"""
+
+
+def test_a_new_description_needs_no_code(tmp_path, monkeypatch):
+    (tmp_path / "stream.toml").write_text(NEW_APP)
+    monkeypatch.setenv("HK_APPS_PATH", str(tmp_path))
+    app = appdesc.get("stream")
+    assert [r.label() for r in expand(app, "quick", HERE)] == ["stream 1x1 n=1000"]
+    assert len(expand(app, "full", HERE)) == 4
+    assert app.argv({"n": 5}, 1, 2) == ["--n", "5", "--threads", "2"]
+
+
+@pytest.mark.parametrize("text,message", [
+    (NEW_APP.replace('kind = "stream"\n', ""), "missing 'kind'"),
+    (NEW_APP.replace("cores = [1]", "cores = [1]\nranks = [1]"), "not both"),
+    (NEW_APP.replace("ranks = [1]\n", ""), "needs 'cores' or both"),
+    (NEW_APP.replace('unit = "MB/s"', 'unit = "MB/s"\nbetter = "more"'), "metric.better"),
+    (NEW_APP + '\n[constraints.n.1000]\nmin_cores = 2\n', "unknown min_cores"),
+])
+def test_bad_descriptions(text, message):
+    import tomllib
+
+    with pytest.raises(HKError, match=message):
+        parse(tomllib.loads(text), "x.toml")
+
+
+def test_args_with_an_unknown_placeholder():
+    import tomllib
+
+    app = parse(tomllib.loads(NEW_APP.replace("{n}", "{m}")), "x.toml")
+    with pytest.raises(HKError, match=r"x.toml: args use \{m\}"):
+        app.argv({"n": 1}, 1, 1)
+
+
+def test_virtual_node_parameters_are_dropped_on_real_nodes():
+    pp = appdesc.get("pingpong")
+    two = Cluster(cores=2, nodes=2, hosts=("a", "b"), remote=True)
+    runs = expand(pp, "quick", two)
+    assert [(r.ranks, r.param_dict) for r in runs] == [(4, {"sizes": "8:1M"})]  # 2 per node
+    assert pp.rank_env(runs[0].param_dict, 4, 1, nodes=2) == {}
+    assert pp.single_node_params() == ["node_size"]

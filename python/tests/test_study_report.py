@@ -1,0 +1,112 @@
+"""The report built from recorded fixture runs: sections, formats, and a real browser.
+
+The browser test renders report.html in Debian's headless Chromium (tests/browser.py,
+DevTools protocol), saves a screenshot, and asserts that every <figure> and its image
+rendered with a non-zero size and that the page logged no console error."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+
+from browser import chromium, render
+from hybridkit import appdesc
+from hybridkit.report import build, csv_text, html_page, markdown
+from hybridkit.rundata import assign_apps, find_runs, study_meta
+
+FIGURE_CAPTIONS = [  # one per plot the quick study feeds
+    "jacobi: mlups vs threads per process", "jacobi: where the time goes",
+    "jacobi: memory (max resident set) per rank and per core", "Half round-trip latency",
+    "Ping-pong bandwidth", "Rabenseifner's ratio of communication times",
+    "Hager/Wellein's overlap test", "Cost of one thread barrier", "Time of one halo exchange",
+]
+
+
+@pytest.fixture(scope="module")
+def quick(request):
+    from conftest import FIXTURES
+
+    root = FIXTURES / "study" / "quick"
+    apps = appdesc.load_all()
+    runs = find_runs([root])
+    assign_apps(runs, apps)
+    return build(runs, apps, study_meta([root])), runs
+
+
+def test_sections(quick):
+    sections, _ = quick
+    titles = [s.title for s in sections]
+    assert titles[:2] == ["Machine and binding", "Advice"]
+    for t in ("jacobi: 3D 7-point Jacobi", "Ping-pong: intra-node vs inter-node",
+              "Effective bandwidth b_eff", "T_hybrid / T_pure vs message size",
+              "Overlap of communication and computation", "Barrier costs",
+              "Halo exchange per mode"):
+        assert any(x.startswith(t) for x in titles), t
+    assert "Incomplete runs" not in titles
+    captions = [f.caption for s in sections for f in s.figures]
+    assert len(captions) == len(FIGURE_CAPTIONS)
+    for want, got in zip(FIGURE_CAPTIONS, captions):
+        assert got.startswith(want)
+    assert all(f.svg.startswith("<svg") for s in sections for f in s.figures)
+
+
+def test_beff_table(quick):
+    sections, _ = quick
+    beff = next(s for s in sections if s.title == "Effective bandwidth b_eff")
+    runs = [row[0] for row in beff.tables[0].rows]
+    assert runs == ["mpp", "hybrid"]
+    assert [row[0] for row in beff.tables[1].rows] == ["ring", "random", "3d-cyclic", "b_eff"]
+
+
+def test_html_is_self_contained(quick):
+    sections, _ = quick
+    page = html_page(sections, "t")
+    assert page.count('<figure class="plot">') == len(FIGURE_CAPTIONS)
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)
+    assert "<script" not in page
+    assert "machine: this machine: 1 package(s)" in page   # machine.txt of the study
+
+
+def test_markdown_and_csv(quick):
+    sections, runs = quick
+    md = markdown(sections, "t")
+    assert md.startswith("# t\n") and "## Advice" in md and "*Figure: jacobi: mlups" in md
+    rows = list(csv.DictReader(io.StringIO(csv_text(runs))))
+    mlups = [r for r in rows if r["result"] == "mlups"]
+    assert len(mlups) == 5 and {r["app"] for r in mlups} == {"jacobi"}
+    assert all(r["unit"] == "MLUP/s" and float(r["value"]) > 0 for r in mlups)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(chromium() is None, reason="chromium not installed (tools/setup-deps.sh)")
+def test_report_renders_in_chromium(cli, study_bin, fixtures, tmp_path):
+    out = tmp_path / "report.html"
+    result = cli(["report", str(fixtures / "study" / "quick"), "-o", str(out)])
+    assert result.code == 0, result.err
+    shot = tmp_path / "report.png"
+    page = render(out, shot)
+    assert page.errors == []
+    assert page.title == "hybridkit report"
+    assert len(page.figures) == len(FIGURE_CAPTIONS)
+    for fig in page.figures:
+        assert fig["w"] > 0 and fig["h"] > 0, fig
+    assert len(page.images) == len(FIGURE_CAPTIONS)
+    for img in page.images:
+        assert img["complete"] and img["nw"] > 100 and img["nh"] > 100 and img["h"] > 0, img
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10000
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(chromium() is None, reason="chromium not installed (tools/setup-deps.sh)")
+def test_browser_check_can_fail(tmp_path):
+    """The harness sees console errors and a figure that did not render."""
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html><head><title>x</title></head><body>'
+                   '<figure style="display:none"><img src="data:image/svg+xml;base64,AAAA">'
+                   '</figure><script>console.error("boom")</script></body></html>')
+    page = render(bad, tmp_path / "bad.png")
+    assert "boom" in page.errors
+    assert page.figures[0]["w"] == 0 and page.images[0]["nw"] == 0
