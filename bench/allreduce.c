@@ -1,36 +1,106 @@
-/* bench/allreduce.c: MPI_Allreduce time and bandwidth, sizes 8 B to 16 MiB,
- * types double and int (sum), every element of the result checked.
+/* bench/allreduce.c: MPI_Allreduce against the hybrid allreduce (hybridkit/coll.h),
+ * time and bandwidth, sizes 8 B to 16 MiB, types double and int (sum), every
+ * element of the result checked.
  *
- * Algorithms are rows of a small table {name, fn}; for now only "mpi"
- * (MPI_Allreduce); the hybrid allreduce will be another row.  For each type,
- * algorithm and size (bytes; count = size / sizeof type, sizes below one
- * element skipped), after a barrier, time `iters` allreduces (after a warm-up).
+ * Algorithms are rows of a table {name, algorithm}: "mpi" (MPI_Allreduce, which
+ * the preload library intercepts when it is loaded), "chunked", "chunked-shifted",
+ * "hierarchical" (hk_allreduce with that algorithm, from its tiny-message
+ * threshold on: below it they are MPI_Allreduce; --min-bytes 0 measures every
+ * size, as `hybridkit tune allreduce` does);
+ * --algorithms selects rows, --threads the thread counts of the hybrid rows.  A
+ * hybrid row that falls back (one thread, no MPI_THREAD_MULTIPLE, one chunk) is
+ * still measured and its record says what ran ("ran", "fallback").  For each type,
+ * algorithm, thread count and size (bytes; count = size / sizeof type, sizes below
+ * one element skipped), after a barrier, time `iters` allreduces (after a warm-up).
  * Rank r contributes (r + 1) x (1 + i mod 13) to element i, so element i of the
  * sum is exactly (1 + i mod 13) x P(P+1)/2 (small integers: exact in double too).
  * Time per call (us, min/avg/max over ranks) and bandwidth count x sizeof type /
  * slowest rank's time (MB/s).
  */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
 
-typedef int (*allreduce_fn)(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
-                            MPI_Comm comm);
+static struct {
+  const char *algorithms, *threads;
+  int min_bytes;
+} aopt = {.algorithms = "mpi,chunked,chunked-shifted,hierarchical", .min_bytes = -1};
 
-static int allreduce_mpi(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Comm comm)
-{
-  if (MPI_Allreduce(sbuf, rbuf, count, type, MPI_SUM, comm) != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of %d elements failed", count);
-  return HK_SUCCESS;
-}
+static const hk_opt_t allreduce_opts[] = {
+  {"algorithms", HK_OPT_STR, &aopt.algorithms, "LIST",
+   "comma-separated: mpi, chunked, chunked-shifted, hierarchical", 0},
+  {"threads", HK_OPT_STR, &aopt.threads, "LIST",
+   "thread counts of the hybrid algorithms, e.g. 1,2,4 (default: OMP_NUM_THREADS)", 0},
+  {"min-bytes", HK_OPT_INT, &aopt.min_bytes, "B",
+   "tiny-message threshold of the hybrid rows (-1: the library's, 16 KiB; 0: none)", 0},
+};
 
+/* one row: MPI_Allreduce itself, or hk_allreduce with a fixed algorithm */
 static const struct algorithm {
   const char *name;
-  allreduce_fn fn;
+  hk_allreduce_alg_t alg;
 } algorithms[] = {
-  {"mpi", allreduce_mpi},
+  {"mpi", HK_ALLREDUCE_MPI},
+  {"chunked", HK_ALLREDUCE_CHUNKED},
+  {"chunked-shifted", HK_ALLREDUCE_CHUNKED_SHIFTED},
+  {"hierarchical", HK_ALLREDUCE_HIERARCHICAL},
 };
-enum { NALG = sizeof algorithms / sizeof algorithms[0] };
+enum { NALG = sizeof algorithms / sizeof algorithms[0], MAXT = 16 };
+
+typedef struct variant {
+  const struct algorithm *alg;
+  int threads;               /* asked of the hybrid algorithm */
+  hk_allreduce_info_t info;  /* what ran at the last call */
+} variant_t;
+
+static int allreduce(variant_t *v, const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                     MPI_Comm comm)
+{
+  if (v->alg->alg == HK_ALLREDUCE_MPI) {
+    v->info = (hk_allreduce_info_t){HK_ALLREDUCE_MPI, 1, HK_FALLBACK_NONE};
+    if (MPI_Allreduce(sbuf, rbuf, count, type, MPI_SUM, comm) != MPI_SUCCESS)
+      return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of %d elements failed", count);
+    return HK_SUCCESS;
+  }
+  hk_allreduce_opts_t o = {.algorithm = v->alg->alg, .threads = v->threads,
+                           .min_bytes = aopt.min_bytes, .info = &v->info};
+  return hk_allreduce(sbuf, rbuf, count, type, MPI_SUM, comm, &o);
+}
+
+/* the rows selected by --algorithms x --threads */
+static int variants(variant_t *out, int *n)
+{
+  int threads[MAXT], nt = 0;
+  char buf[256];
+  *n = 0;
+  if (!aopt.threads) {
+    threads[nt++] = omp_get_max_threads();
+  } else {
+    snprintf(buf, sizeof buf, "%s", aopt.threads);
+    for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+      char *end = NULL;
+      long t = strtol(s, &end, 10);
+      if (*end || t < 1 || t > 1024 || nt == MAXT)
+        return hk_error_set(HK_ERR_ARG, "--threads %s: up to %d positive integers", aopt.threads,
+                            MAXT);
+      threads[nt++] = (int)t;
+    }
+  }
+  snprintf(buf, sizeof buf, "%s", aopt.algorithms);
+  for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+    const struct algorithm *a = NULL;
+    for (int k = 0; k < NALG; k++)
+      if (!strcmp(s, algorithms[k].name))
+        a = &algorithms[k];
+    if (!a)
+      return hk_error_set(HK_ERR_ARG, "--algorithms: unknown algorithm '%s' (mpi, chunked, "
+                          "chunked-shifted, hierarchical)", s);
+    for (int t = 0; t < (a->alg == HK_ALLREDUCE_MPI ? 1 : nt); t++)
+      out[(*n)++] = (variant_t){a, a->alg == HK_ALLREDUCE_MPI ? 1 : threads[t], {0}};
+  }
+  return *n ? HK_SUCCESS : hk_error_set(HK_ERR_ARG, "--algorithms selects nothing");
+}
 
 typedef enum { T_DOUBLE, T_INT, T_COUNT } type_t;
 static const char *const type_names[T_COUNT] = {"double", "int"};
@@ -61,8 +131,8 @@ static long long check(const void *buf, type_t t, long long count, int nranks)
   return bad;
 }
 
-static int measure(hk_bench_ctx_t *c, const struct algorithm *alg, type_t t, long long size,
-                   void *sbuf, void *rbuf)
+static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, void *sbuf,
+                   void *rbuf)
 {
   long long count = size / (long long)type_size(t);
   int iters, warmup, local = HK_SUCCESS;
@@ -71,7 +141,7 @@ static int measure(hk_bench_ctx_t *c, const struct algorithm *alg, type_t t, lon
   fill(sbuf, t, count, c->rank);
   memset(rbuf, 0, (size_t)count * type_size(t));
   for (int i = 0; i < warmup && local == HK_SUCCESS; i++)
-    local = alg->fn(sbuf, rbuf, (int)count, type, c->comm);
+    local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
   int err = hk_agree(c->comm, local);
   if (err != HK_SUCCESS)
     return err;
@@ -79,7 +149,7 @@ static int measure(hk_bench_ctx_t *c, const struct algorithm *alg, type_t t, lon
   MPI_Barrier(c->comm);
   double t0 = MPI_Wtime();
   for (int i = 0; i < iters && local == HK_SUCCESS; i++)
-    local = alg->fn(sbuf, rbuf, (int)count, type, c->comm);
+    local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
   double per = (MPI_Wtime() - t0) / iters, slowest = 0.0;
   if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
     return err;
@@ -87,15 +157,24 @@ static int measure(hk_bench_ctx_t *c, const struct algorithm *alg, type_t t, lon
   MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
   MPI_Allreduce(&per, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm);
   if (allbad)
-    return hk_error_set(HK_ERR_STATE, "allreduce %s %s of %lld elements: %lld wrong elements",
-                        alg->name, type_names[t], count, allbad);
+    return hk_error_set(HK_ERR_STATE, "allreduce %s (%d threads) %s of %lld elements: %lld wrong "
+                        "elements", v->alg->name, v->threads, type_names[t], count, allbad);
   long long bytes = count * (long long)type_size(t);
   hk_record_t *rec = NULL;
   err = hk_record_create(c->rep, "bench.allreduce", &rec);
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "type", type_names[t]);
   if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "algorithm", alg->name);
+    err = hk_record_param_str(rec, "algorithm", v->alg->name);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "threads", v->threads);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "ran", hk_allreduce_alg_name(v->info.algorithm));
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "threads_used", v->info.threads);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "fallback", v->alg->alg == HK_ALLREDUCE_MPI
+                              ? "none" : hk_allreduce_fallback_name(v->info.fallback));
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "size", bytes);
   if (err == HK_SUCCESS)
@@ -129,13 +208,26 @@ static int run(hk_bench_ctx_t *c)
     if (!sbuf || !rbuf)
       local = hk_error_set(HK_ERR_NOMEM, "no memory for %lld-byte buffers", cm->max_size);
   }
+  variant_t vs[NALG * MAXT];
+  int nv = 0;
+  if (local == HK_SUCCESS)
+    local = variants(vs, &nv);
   int err = hk_agree(c->comm, local);
-  hk_reporter_config(c->rep, "algorithms", "mpi (MPI_Allreduce); types double, int (sum)");
+  hk_reporter_config(c->rep, "algorithms", "%s (mpi: MPI_Allreduce, others: hk_allreduce, "
+                     "threads %s); types double, int (sum)", aopt.algorithms,
+                     aopt.threads ? aopt.threads : "OMP_NUM_THREADS");
+  /* below the tiny-message threshold a hybrid row is MPI_Allreduce again: not measured */
+  hk_coll_config_t cfg;
+  hk_coll_config(&cfg);
+  long long threshold = aopt.min_bytes >= 0 ? aopt.min_bytes : cfg.min_bytes;
+  hk_reporter_config(c->rep, "hybrid rows", "from %lld bytes (--min-bytes; smaller messages go "
+                     "to MPI_Allreduce)", threshold);
   for (int t = 0; t < T_COUNT && err == HK_SUCCESS; t++)
-    for (int a = 0; a < NALG && err == HK_SUCCESS; a++)
+    for (int a = 0; a < nv && err == HK_SUCCESS; a++)
       for (long long size = cm->min_size; size <= cm->max_size && err == HK_SUCCESS; size *= 2)
-        if (size >= (long long)type_size((type_t)t))
-          err = measure(c, &algorithms[a], (type_t)t, size, sbuf, rbuf);
+        if (size >= (long long)type_size((type_t)t) &&
+            (vs[a].alg->alg == HK_ALLREDUCE_MPI || size >= threshold))
+          err = measure(c, &vs[a], (type_t)t, size, sbuf, rbuf);
   free(sbuf);
   free(rbuf);
   return err;
@@ -143,19 +235,21 @@ static int run(hk_bench_ctx_t *c)
 
 const hk_experiment_t hk_exp_allreduce = {
   .name = "allreduce",
-  .summary = "MPI_Allreduce time and bandwidth, double and int sums, 8 B to 16 MiB",
+  .summary = "MPI_Allreduce vs the hybrid allreduce, double and int sums, 8 B to 16 MiB",
   .description =
-      "For each type (double sum, int sum), algorithm (for now 'mpi': MPI_Allreduce) and size in\n"
-      "bytes (count = size / sizeof type; sizes below one element skipped), times the allreduce\n"
-      "after a barrier and a warm-up: time per call (us, min/avg/max over ranks) and bandwidth\n"
-      "size / slowest rank's time (MB/s).  The reference for the hybrid (node-aware) allreduce,\n"
-      "as OSU osu_allreduce / IMB Allreduce.  Rank r contributes (r+1)(1 + i mod 13) to element\n"
-      "i: every element of the result is checked against the exact sum.",
+      "For each type (double sum, int sum), algorithm (mpi: MPI_Allreduce; chunked,\n"
+      "chunked-shifted, hierarchical: hk_allreduce with idle threads taking part, --threads\n"
+      "thread counts) and size in bytes (count = size / sizeof type; sizes below one element\n"
+      "skipped), times the allreduce after a barrier and a warm-up: time per call (us,\n"
+      "min/avg/max over ranks) and bandwidth size / slowest rank's time (MB/s), as OSU\n"
+      "osu_allreduce / IMB Allreduce.  Records say what ran (a hybrid row falls back to\n"
+      "MPI_Allreduce with one thread or without MPI_THREAD_MULTIPLE).  Rank r contributes\n"
+      "(r+1)(1 + i mod 13) to element i: every element of the result is checked.",
   .default_sizes = "8:16M",
-  .level = HK_THREAD_SINGLE,
+  .level = HK_THREAD_MULTIPLE,
   .min_level = HK_THREAD_SINGLE,
   .min_ranks = 2,
-  .opts = NULL,
-  .nopts = 0,
+  .opts = allreduce_opts,
+  .nopts = (int)(sizeof allreduce_opts / sizeof allreduce_opts[0]),
   .run = run,
 };

@@ -11,5 +11,6 @@
 #include "hybridkit/record.h"
 #include "hybridkit/cart.h"
 #include "hybridkit/halo.h"
+#include "hybridkit/coll.h"
 
 #endif

@@ -1,1 +1,11 @@
-# placeholder: filled by the issue that owns this file
+# libhybridkit-preload.so (issue 5): PMPI wrappers for MPI_Init/MPI_Init_thread,
+# MPI_Query_thread, MPI_Allreduce and MPI_Finalize that bring hk_allreduce to an
+# unmodified program through LD_PRELOAD.  It depends on libhybridkit.so (found
+# next to it through $ORIGIN once installed), so a program that links the
+# library too shares one copy of its state.
+add_library(hybridkit-preload SHARED ${CMAKE_SOURCE_DIR}/preload/hk_preload.c)
+target_include_directories(hybridkit-preload PRIVATE ${CMAKE_SOURCE_DIR}/preload)
+target_compile_options(hybridkit-preload PRIVATE ${HK_WARN_FLAGS})
+target_link_libraries(hybridkit-preload PRIVATE hybridkit MPI::MPI_C OpenMP::OpenMP_C)
+set_target_properties(hybridkit-preload PROPERTIES INSTALL_RPATH "$ORIGIN")
+install(TARGETS hybridkit-preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -1,1 +1,91 @@
-# placeholder: filled by the issue that owns this file
+# Hybrid collectives (issue 5): hk_allreduce against PMPI_Allreduce, the preload
+# library, hk-mc, hk-bench allreduce rows, bad input.
+set(COLL_DIR ${CMAKE_CURRENT_SOURCE_DIR}/coll)
+# libgomp spins long in idle threads when it thinks each thread has a core; on an
+# oversubscribed test machine that steals the CPU from the MPI ranks (10x slower)
+set(COLL_ENV OMP_WAIT_POLICY=passive)
+hk_test_exe(test_coll mpi/test_coll.c)
+# every algorithm x type/op x counts 0, 1, T-1, T, odd, 128 KiB, in place or not
+hk_mpi_test(coll.allreduce test_coll RANKS 1 2 THREADS 1 2 3 ENV ${COLL_ENV})
+# 3 and 4 ranks oversubscribe the test machine: half the algorithm x case pairs
+hk_mpi_test(coll.allreduce test_coll ARGS --sample 2 RANKS 3 4 THREADS 1 2 3 ENV ${COLL_ENV})
+# 8 MiB at a few combinations only
+hk_mpi_test(coll.big test_coll ARGS --big --sample 2 --algorithms chunked,chunked-shifted,hierarchical
+            RANKS 2 3 THREADS 2 ENV ${COLL_ENV})
+# virtual nodes: 2 nodes of 2 ranks (node window + leaders), and one rank per node
+hk_mpi_test(coll.vnodes2 test_coll ARGS --algorithms hierarchical RANKS 4 THREADS 2
+            ENV HK_NODE_SIZE=2 ${COLL_ENV})
+hk_mpi_test(coll.vnodes1 test_coll ARGS --algorithms hierarchical RANKS 3 THREADS 1 2
+            ENV HK_NODE_SIZE=1 ${COLL_ENV})
+# a FUNNELED-only MPI: every hybrid algorithm falls back, results unchanged
+hk_mpi_test(coll.funneled test_coll RANKS 2 THREADS 2 ENV HK_MPI_THREAD_LIMIT=funneled ${COLL_ENV})
+# a tuning table drives AUTO
+hk_mpi_test(coll.table test_coll ARGS --table RANKS 2 THREADS 1 2
+            ENV HK_COLL_TUNING=${COLL_DIR}/tuning.json ${COLL_ENV})
+
+# bad input: one warning line (rank 0), safe fallback, still correct (exit 0)
+set(TC $<TARGET_FILE:test_coll> --algorithms chunked)
+hk_expect_test(coll.tuning_missing 0 "^hybridkit: warning: HK_COLL_TUNING=/nonexistent/t.json: cannot open: No such file.*using the defaults"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=/nonexistent/t.json COMMAND ${TC})
+hk_expect_test(coll.tuning_unreadable 0 "HK_COLL_TUNING=.*: cannot read: Is a directory.*using the defaults"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=${COLL_DIR} COMMAND ${TC})
+hk_expect_test(coll.tuning_corrupt 0 "HK_COLL_TUNING=.*corrupt.json: expected '\\{' at byte [0-9]+.*using the defaults"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=${COLL_DIR}/corrupt.json COMMAND ${TC})
+hk_expect_test(coll.tuning_bad_algorithm 0 "bad_algorithm.json: unknown algorithm 'ring' at byte"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=${COLL_DIR}/bad_algorithm.json COMMAND ${TC})
+hk_expect_test(coll.env_bad_algorithm 0 "HK_ALLREDUCE_ALGORITHM=ring is unknown .*.*using auto"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_ALLREDUCE_ALGORITHM=ring COMMAND ${TC})
+hk_expect_test(coll.env_too_many_threads 0 "HK_ALLREDUCE_THREADS asks for 64 threads, the ranks have [0-9]+ core\\(s\\): using [0-9]+"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_ALLREDUCE_THREADS=64 COMMAND ${TC})
+
+# ---- hk-mc: the same checksum for every rank/thread count and algorithm ----
+set(MC $<TARGET_FILE:hk-mc>)
+# the 1 rank x 1 thread MPI_Allreduce run of this problem (integer arithmetic only:
+# the same for every compiler flag); any difference means a wrong allreduce
+set(MC_SMALL --particles 20000 --steps 10 --expect-checksum 6001db54180e9059)
+hk_mpi_test(coll.mc hk-mc ARGS ${MC_SMALL} RANKS 1 2 3 THREADS 1 2 LABELS apps ENV ${COLL_ENV})
+foreach(alg auto chunked chunked-shifted hierarchical)
+  hk_mpi_test(coll.mc.${alg} hk-mc ARGS ${MC_SMALL} --allreduce ${alg} RANKS 2 THREADS 2
+              LABELS apps ENV ${COLL_ENV})
+endforeach()
+hk_mpi_test(coll.mc.vnodes hk-mc ARGS ${MC_SMALL} --allreduce hierarchical RANKS 4 THREADS 2
+            LABELS apps ENV HK_NODE_SIZE=2 ${COLL_ENV})
+hk_record_test(coll.mc.record 2 2 LABELS apps ENV ${COLL_ENV} COMMAND ${MC} --particles 20000 --steps 5)
+hk_expect_test(coll.mc.help 0 "^usage: hk-mc" COMMAND ${MC} --help)
+hk_expect_test(coll.mc.bad_allreduce 2 "--allreduce ring: mpi, auto, chunked" ONCE NP 2
+               COMMAND ${MC} --allreduce ring)
+hk_expect_test(coll.mc.bad_tally 2 "--tally-bytes 12: a multiple of 8, at least 16" ONCE NP 2
+               COMMAND ${MC} --tally-bytes 12)
+hk_expect_test(coll.mc.wrong_checksum 1 "checksum 6001db54180e9059, expected 1234" ONCE NP 2
+               COMMAND ${MC} --particles 20000 --steps 10 --expect-checksum 1234)
+
+# ---- the preload library: same results with and without it (this MPI: ${HK_MPI_IMPL}) ----
+add_executable(coll_plain_mpi coll/plain_mpi.c)
+target_link_libraries(coll_plain_mpi PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
+set(PRELOAD ${COLL_DIR}/preload.sh ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE})
+set(PRELOAD_LIB $<TARGET_FILE:hybridkit-preload>)
+function(coll_preload_test name np nt regex)
+  add_test(NAME coll.preload.${name} COMMAND ${PRELOAD} ${np} ${nt} ${PRELOAD_LIB} ${regex} -- ${ARGN})
+  set_tests_properties(coll.preload.${name} PROPERTIES LABELS "mpi;apps" TIMEOUT 120
+    PROCESSORS ${np} ENVIRONMENT "${HK_TEST_ENV};${COLL_ENV}")
+endfunction()
+# a plain MPI program (no hybridkit): its thread level stays FUNNELED, big calls accelerated
+coll_preload_test(plain.np2.t2 2 2 "[1-9][0-9]* accelerated \\(chunked" $<TARGET_FILE:coll_plain_mpi> 10)
+coll_preload_test(plain.np1.t2 1 2 "program asked funneled and is told funneled, MPI provides multiple"
+                  $<TARGET_FILE:coll_plain_mpi> 10)
+# one thread: nothing to accelerate, every call passed through and said why
+coll_preload_test(plain.np2.t1 2 1 " 0 accelerated, [0-9]+ passed through \\(small [0-9]+, one-thread"
+                  $<TARGET_FILE:coll_plain_mpi> 10)
+coll_preload_test(mc.np2.t2 2 2 "[1-9][0-9]* accelerated" ${MC} --particles 20000 --steps 10)
+coll_preload_test(mc.np3.t2 3 2 "preload +on" ${MC} --particles 20000 --steps 10)
+
+# ---- hybridkit tune allreduce: measure, write the table, the library loads it silently ----
+set(TUNED ${CMAKE_CURRENT_BINARY_DIR}/coll.tune.json)
+add_test(NAME coll.tune COMMAND ${CMAKE_COMMAND} -E env HK_BIN_DIR=${CMAKE_BINARY_DIR}/bin
+         ${HK_PYTHON} -m hybridkit tune allreduce --mpi ${HK_MPI_IMPL} --np 2 --threads 1
+         --sizes 1K:64K --iters 5 --output ${TUNED})
+set_tests_properties(coll.tune PROPERTIES FIXTURES_SETUP coll.tuned LABELS "mpi" TIMEOUT 120
+  PROCESSORS 2 ENVIRONMENT "${HK_TEST_ENV}" PASS_REGULAR_EXPRESSION "written to .*coll.tune.json")
+hk_expect_test(coll.tune.use 0 "^test_coll: 2 ranks, [0-9]+ checks, 0 failed" NP 2
+               ENV OMP_NUM_THREADS=2 HK_COLL_TUNING=${TUNED} ${COLL_ENV} COMMAND ${TC})
+set_tests_properties(coll.tune.use PROPERTIES FIXTURES_REQUIRED coll.tuned FAIL_REGULAR_EXPRESSION "warning")

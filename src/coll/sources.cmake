@@ -1,1 +1,7 @@
-# placeholder: filled by the issue that owns this file
+# Hybrid collectives (issue 5): hk_allreduce and its algorithms.
+list(APPEND HK_LIB_SOURCES
+  src/coll/config.c
+  src/coll/cache.c
+  src/coll/chunked.c
+  src/coll/hierarchical.c
+  src/coll/allreduce.c)

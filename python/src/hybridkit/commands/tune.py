@@ -1,17 +1,66 @@
 """`hybridkit tune allreduce`: measure and store the hybrid allreduce tuning table.
 
-Placeholder: filled by the hybrid-collectives work (issue 5)."""
+    hk-bench allreduce --threads 1..T --min-bytes 0 (R ranks x T threads, every algorithm)
+        --> records (bench.allreduce, type double)
+        --> per size the fastest (algorithm, threads) by the slowest rank's time
+        --> rows: consecutive sizes with the same winner merged
+        --> JSON file the C library loads through HK_COLL_TUNING (src/coll/config.c):
+
+    {"format": "hybridkit-allreduce-tuning", "version": 1, "min_bytes": 16384,
+     "rows": [{"max_bytes": 8192, "algorithm": "mpi", "threads": 1},
+              {"max_bytes": null, "algorithm": "chunked", "threads": 2}], ...}
+
+A message of b bytes uses the first row with b <= max_bytes (null: no limit). A size
+between two measured ones takes the row of the larger one. `min_bytes` is where the
+library stops passing messages straight to MPI: the end of the first row when that
+row is mpi, else 0. The measurements themselves are kept under "measured".
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hybridkit.errors import HKError
+from hybridkit.commands.run import positive_int
+from hybridkit.errors import HKError, UsageError
 
 HELP = "tune the library for this machine"
 DESCRIPTION = "Measure and store tuning tables the hybridkit library loads at run time."
 ALLREDUCE_HELP = "measure the best hybrid allreduce algorithm and thread count per message size"
-ALLREDUCE_DESCRIPTION = ALLREDUCE_HELP
+ALLREDUCE_DESCRIPTION = """\
+Run 'hk-bench allreduce' with R ranks x T threads (every algorithm; the hybrid ones at
+1..T threads, tiny-message threshold off), pick the fastest algorithm and thread count
+for every message size (time of the slowest rank, double sums) and write the table the
+library loads when HK_COLL_TUNING names it. With --from-records, build the table from
+existing bench.allreduce records instead of running anything.
+
+examples:
+  hybridkit tune allreduce --np 2 --threads 4
+  hybridkit tune allreduce --np 4 --threads 2 --mpi mpich --sizes 1K:16M
+  hybridkit tune allreduce --from-records results/runs/*/records.jsonl --output t.json
+
+then: export HK_COLL_TUNING=<output> (and mpirun -x HK_COLL_TUNING for Open MPI)."""
+
+FORMAT = "hybridkit-allreduce-tuning"
+VERSION = 1
+ALGORITHMS = ("mpi", "chunked", "chunked-shifted", "hierarchical")
+DEFAULT_OUTPUT = Path("results") / "tuning" / "allreduce.json"
+SIZES = re.compile(r"^\d+[KMG]?(:\d+[KMG]?)?$", re.IGNORECASE)
+
+Choice = Tuple[str, int]  # (algorithm, threads)
+
+
+def sizes_arg(text: str) -> str:
+    if not SIZES.match(text):
+        raise argparse.ArgumentTypeError(f"expected MIN:MAX bytes like 8:16M, got {text!r}")
+    return text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,8 +68,153 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_allreduce_arguments(parser: argparse.ArgumentParser) -> None:
-    """Placeholder."""
+    from hybridkit.launch import MPIS
+
+    parser.add_argument("--np", type=positive_int, default=2, metavar="R",
+                        help="MPI ranks (default: %(default)s)")
+    parser.add_argument("--threads", type=positive_int, default=None, metavar="T",
+                        help="largest thread count tried (default: cores / ranks, at least 1)")
+    parser.add_argument("--mpi", choices=MPIS, default=None,
+                        help="MPI library (default: $HK_MPI, else openmpi)")
+    parser.add_argument("--sizes", type=sizes_arg, default="8:16M", metavar="MIN:MAX",
+                        help="message sizes in bytes, doubling (default: %(default)s)")
+    parser.add_argument("--iters", type=positive_int, default=None, metavar="N",
+                        help="timed iterations per size (default: hk-bench's adaptive count)")
+    parser.add_argument("--oversubscribe", action="store_true",
+                        help="allow more ranks x threads than cores (timings then mislead)")
+    parser.add_argument("--from-records", nargs="+", type=Path, metavar="FILE",
+                        help="build the table from these bench.allreduce records; run nothing")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, metavar="FILE",
+                        help="tuning table to write (default: %(default)s)")
+
+
+# ---------------------------------------------------------------- the table
+
+def measurements(records: Iterable[dict]) -> Dict[int, Dict[Choice, float]]:
+    """size -> {(algorithm, threads): time of the slowest rank (us)}, double sums, only
+    rows that ran what they were asked (a hybrid row that fell back measures mpi)."""
+    table: Dict[int, Dict[Choice, float]] = {}
+    for rec in records:
+        if rec.get("kind") != "bench.allreduce":
+            continue
+        p, r = rec["params"], rec["results"]
+        if p.get("type") != "double" or p.get("algorithm") not in ALGORITHMS:
+            continue
+        alg = p["algorithm"]
+        if alg != "mpi" and p.get("ran", alg) != alg:
+            continue
+        threads = 1 if alg == "mpi" else int(p.get("threads_used", p.get("threads", 1)))
+        time = float(r["time"]["max"])
+        per_size = table.setdefault(int(p["size"]), {})
+        key = (alg, threads)
+        per_size[key] = min(time, per_size.get(key, time))
+    return table
+
+
+def best(per_size: Dict[Choice, float]) -> Choice:
+    """The fastest choice; ties go to mpi, then fewer threads (cheaper to run)."""
+    return min(per_size, key=lambda c: (per_size[c], c[0] != "mpi", c[1], c[0]))
+
+
+def build_table(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
+    """The tuning table (a JSON-ready dict) from bench.allreduce records."""
+    table = measurements(records)
+    if not table:
+        raise HKError("no bench.allreduce records of type double to build the table from")
+    sizes = sorted(table)
+    winners = [best(table[s]) for s in sizes]
+    rows: List[dict] = []
+    for size, (alg, threads) in zip(sizes, winners):
+        if rows and (rows[-1]["algorithm"], rows[-1]["threads"]) == (alg, threads):
+            rows[-1]["max_bytes"] = size
+        else:
+            rows.append({"max_bytes": size, "algorithm": alg, "threads": threads})
+    rows[-1]["max_bytes"] = None
+    first = rows[0]
+    min_bytes = (first["max_bytes"] + 1 if first["algorithm"] == "mpi" and first["max_bytes"]
+                 else 0)
+    measured = [{"size": s, "best": f"{w[0]} x{w[1]}",
+                 "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[s].items())}}
+                for s, w in zip(sizes, winners)]
+    return {"format": FORMAT, "version": VERSION, **(meta or {}), "min_bytes": min_bytes,
+            "rows": rows, "measured": measured}
+
+
+def write_table(table: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(table, indent=1) + "\n")
+
+
+def describe(table: dict) -> str:
+    lines = [f"# tuning table: {len(table['rows'])} row(s), min_bytes {table['min_bytes']}"]
+    lo = 0
+    for row in table["rows"]:
+        hi = row["max_bytes"]
+        span = f"{lo}..{hi}" if hi is not None else f"{lo}.."
+        lines.append(f"  {span:>22} B  {row['algorithm']} x{row['threads']}")
+        lo = (hi or 0) + 1
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- running
+
+def load(paths: Sequence[Path]) -> List[dict]:
+    from hybridkit.records import load_records
+
+    records: List[dict] = []
+    for path in paths:
+        records.extend(load_records(path))
+    return records
+
+
+def measure(ns: argparse.Namespace, records_path: Path) -> None:
+    """Run hk-bench allreduce once, writing its records to records_path."""
+    from hybridkit.cpuset import local_cores
+    from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
+    from hybridkit.paths import find_binary
+
+    mpi = ns.mpi or default_mpi()
+    cores = local_cores()
+    threads = ns.threads or max(1, cores // ns.np)
+    if ns.np * threads > cores and not ns.oversubscribe:
+        raise UsageError(f"{ns.np} ranks x {threads} threads need {ns.np * threads} cores, this "
+                         f"machine has {cores} (pass --oversubscribe to run anyway)")
+    binary = find_binary("hk-bench", mpi)
+    args = ["allreduce", "-m", ns.sizes, "--threads", ",".join(map(str, range(1, threads + 1))),
+            "--min-bytes", "0", "--output", str(records_path)]
+    if ns.iters:
+        args += ["-i", str(ns.iters)]
+    spec = LaunchSpec(binary=str(binary), args=args, np=ns.np, threads=threads, mpi=mpi,
+                      oversubscribe=ns.np * threads > cores, cores_per_host=cores)
+    launcher = launcher_for("mpirun", mpi)
+    launcher.check_available()
+    launch = launcher.build(spec)
+    records_path.parent.mkdir(parents=True, exist_ok=True)
+    records_path.unlink(missing_ok=True)
+    print(f"# {launch.shell_line()}", flush=True)
+    proc = subprocess.run(launch.argv, env={**os.environ, **launch.env},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
+        raise HKError(f"hk-bench allreduce failed (exit {proc.returncode}): {tail[0]}")
 
 
 def run_allreduce(ns: argparse.Namespace) -> int:
-    raise HKError("tune allreduce: not implemented yet")
+    if ns.from_records:
+        records = load(ns.from_records)
+        meta = {"source": [str(p) for p in ns.from_records]}
+    else:
+        records_path = ns.output.with_suffix(".records.jsonl")
+        measure(ns, records_path)
+        records = load([records_path])
+        meta = {"source": [str(records_path)]}
+    if records:
+        prov = records[0].get("provenance", {})
+        meta.update(machine=platform.node(), mpi=prov.get("mpi_impl"),
+                    ranks=prov.get("ranks"), threads=prov.get("threads_per_rank"))
+    table = build_table(records, meta)
+    write_table(table, ns.output)
+    print(describe(table))
+    print(f"# written to {ns.output}; use it with: export HK_COLL_TUNING={ns.output.resolve()}")
+    sys.stdout.flush()
+    return 0

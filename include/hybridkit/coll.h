@@ -1,0 +1,137 @@
+/* hybridkit/coll.h: hybrid collectives.
+ *
+ * An MPI+OpenMP program usually calls MPI_Allreduce outside parallel regions,
+ * so all threads but one sleep during the collective.  hk_allreduce lets the
+ * idle threads take part:
+ *
+ *   chunked          vector split in T chunks (aligned to the datatype extent
+ *                    and to 64-byte cache lines); thread t reduces chunk t on
+ *                    its own duplicate of comm.  Needs MPI_THREAD_MULTIPLE.
+ *
+ *       rank 0: [ c0 | c1 | c2 ]    thread t: PMPI_Allreduce(c_t, dup[t])
+ *       rank 1: [ c0 | c1 | c2 ]    (T reductions run concurrently)
+ *
+ *   chunked-shifted  as chunked, but communicator t numbers the ranks rotated
+ *                    by t (rank r is (r - t) mod P there), so the T concurrent
+ *                    reductions have different roots and partners per step.
+ *   hierarchical     node level through an MPI-3 shared-memory window: every
+ *                    rank copies its vector in, all threads of all ranks of the
+ *                    node reduce one chunk each, the node leaders run chunked
+ *                    among themselves, every rank copies the result out.  Works
+ *                    with real and virtual (HK_NODE_SIZE) nodes.  Needs a
+ *                    contiguous datatype (size == extent).
+ *   mpi              PMPI_Allreduce: the baseline and the fallback.
+ *
+ * Falls back to `mpi` (and says why in hk_allreduce_info_t) for: count below
+ * the tiny-message threshold, non-commutative ops, calls inside an active
+ * parallel region, MPI thread level below MULTIPLE, one thread, and (for
+ * hierarchical) non-contiguous datatypes.  The result is never different from
+ * what PMPI_Allreduce computes, except for the order of floating-point
+ * operations (docs/coll.md: sums of T chunks are reduced in the same order per
+ * element, but hierarchical reduces node-first).
+ *
+ * Every decision uses only inputs that are equal on all ranks (count, datatype,
+ * op, options, the configuration agreed when comm was first used), so all ranks
+ * take the same path.  Per communicator, duplicates are created at first use
+ * (collectively), cached with an attribute and freed with the communicator (or
+ * at MPI_Finalize).
+ *
+ * Environment (read once per process):
+ *   HK_COLL_TUNING=FILE        tuning table written by `hybridkit tune allreduce`
+ *   HK_ALLREDUCE_ALGORITHM=A   algorithm for HK_ALLREDUCE_AUTO
+ *                              (auto|mpi|chunked|chunked-shifted|hierarchical)
+ *   HK_ALLREDUCE_THREADS=T     threads for the hybrid algorithms
+ *   HK_ALLREDUCE_MIN_BYTES=B   tiny-message threshold (default 16384)
+ * A missing, unreadable or corrupt file, an unknown name or a thread count above
+ * the cores: one warning line (rank 0 of MPI_COMM_WORLD) and the safe default.
+ */
+#ifndef HYBRIDKIT_COLL_H
+#define HYBRIDKIT_COLL_H
+
+#include <mpi.h>
+#include "hybridkit/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum hk_allreduce_alg {
+  HK_ALLREDUCE_AUTO = 0,        /* tuning table, else HK_ALLREDUCE_ALGORITHM, else chunked */
+  HK_ALLREDUCE_MPI = 1,
+  HK_ALLREDUCE_CHUNKED = 2,
+  HK_ALLREDUCE_CHUNKED_SHIFTED = 3,
+  HK_ALLREDUCE_HIERARCHICAL = 4
+} hk_allreduce_alg_t;
+
+#define HK_ALLREDUCE_NALG 5
+
+/* Why `mpi` ran instead of a hybrid algorithm. */
+typedef enum hk_allreduce_fallback {
+  HK_FALLBACK_NONE = 0,          /* the hybrid algorithm ran */
+  HK_FALLBACK_CHOSEN,            /* mpi was asked for (options, table, environment) */
+  HK_FALLBACK_SMALL,             /* message below the tiny-message threshold */
+  HK_FALLBACK_NONCOMMUTATIVE,    /* op is not commutative */
+  HK_FALLBACK_IN_PARALLEL,       /* called inside an active parallel region */
+  HK_FALLBACK_THREAD_LEVEL,      /* MPI provides less than MPI_THREAD_MULTIPLE */
+  HK_FALLBACK_ONE_THREAD,        /* only one thread (or one chunk) available */
+  HK_FALLBACK_DATATYPE,          /* hierarchical needs a contiguous datatype */
+  HK_FALLBACK_INTERCOMM          /* inter-communicators are passed through */
+} hk_allreduce_fallback_t;
+
+#define HK_FALLBACK_NREASONS 9
+
+typedef struct hk_allreduce_info {
+  hk_allreduce_alg_t algorithm;     /* what ran (never AUTO) */
+  int threads;                      /* threads that took part (1 for mpi) */
+  hk_allreduce_fallback_t fallback; /* HK_FALLBACK_NONE unless mpi replaced a hybrid one */
+} hk_allreduce_info_t;
+
+typedef struct hk_allreduce_opts {
+  hk_allreduce_alg_t algorithm;  /* AUTO (default) or a fixed algorithm */
+  int threads;                   /* 0: table / HK_ALLREDUCE_THREADS / OMP max threads */
+  long long min_bytes;           /* tiny-message threshold; < 0 (use -1): table/env/16384 */
+  hk_allreduce_info_t *info;     /* out, may be NULL: what ran */
+} hk_allreduce_opts_t;
+
+/* Designated-initialiser defaults: hk_allreduce_opts_t o = HK_ALLREDUCE_OPTS_DEFAULT; */
+#define HK_ALLREDUCE_OPTS_DEFAULT {HK_ALLREDUCE_AUTO, 0, -1, NULL}
+
+/* hk_allreduce: MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) by
+ * the algorithm of opts (NULL: defaults).  sendbuf may be MPI_IN_PLACE.  Any
+ * datatype and op MPI_Allreduce takes; see the file comment for fallbacks.
+ * opts must be the same on all ranks.  Works without hk_init (only MPI needed).
+ * Returns HK_SUCCESS, HK_ERR_ARG (count < 0, NULL buffers with count > 0),
+ * HK_ERR_MPI (an MPI call failed), HK_ERR_NOMEM.
+ * Collective: comm.  Threads: outside parallel regions (inside one it runs
+ * PMPI_Allreduce); one call at a time per process; the hybrid algorithms need
+ * MPI_THREAD_MULTIPLE (checked: fallback otherwise). */
+HK_EXPORT int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, const hk_allreduce_opts_t *opts);
+
+/* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical". */
+HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);
+/* hk_allreduce_alg_parse: a name above -> alg; HK_ERR_ARG listing them otherwise.
+ * Collective: local.  Threads: any thread. */
+HK_EXPORT int hk_allreduce_alg_parse(const char *name, hk_allreduce_alg_t *alg);
+/* Names: "none", "chosen", "small", "non-commutative", "in-parallel",
+ * "thread-level", "one-thread", "datatype", "intercomm". */
+HK_EXPORT const char *hk_allreduce_fallback_name(hk_allreduce_fallback_t reason);
+
+/* hk_coll_config: the process-wide configuration read from the environment and
+ * the tuning table (loaded at the first call; warnings printed then).
+ * table_rows is 0 without a usable table; source names the file or "defaults".
+ * Collective: local.  Threads: any thread. */
+typedef struct hk_coll_config {
+  const char *source;           /* tuning file path, or "defaults" */
+  int table_rows;
+  hk_allreduce_alg_t algorithm; /* HK_ALLREDUCE_ALGORITHM (AUTO when unset/invalid) */
+  int threads;                  /* HK_ALLREDUCE_THREADS, 0 when unset (clamped to the cores per call) */
+  long long min_bytes;          /* the tiny-message threshold in force */
+  int nwarnings;                /* warnings issued while loading */
+} hk_coll_config_t;
+HK_EXPORT int hk_coll_config(hk_coll_config_t *config);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,126 @@
+"""`hybridkit tune allreduce`: the table built from bench.allreduce records (no MPI), the
+file format the C library reads (src/coll/config.c), and the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hybridkit.commands.tune import FORMAT, best, build_table, describe, measurements
+
+
+def bench(size, alg, threads, time, ran=None, typ="double", used=None):
+    """A bench.allreduce record as hk-bench writes it (only the fields tune reads)."""
+    return {"kind": "bench.allreduce",
+            "params": {"type": typ, "algorithm": alg, "threads": threads, "size": size,
+                       "ran": ran or alg, "threads_used": used or threads,
+                       "fallback": "none"},
+            "results": {"time": {"min": time / 2, "avg": time, "max": time, "unit": "us"}}}
+
+
+RECORDS = [
+    bench(1024, "mpi", 1, 2.0), bench(1024, "chunked", 2, 5.0),
+    bench(1024, "hierarchical", 2, 3.0),
+    bench(2048, "mpi", 1, 3.0), bench(2048, "chunked", 2, 6.0),
+    bench(65536, "mpi", 1, 40.0), bench(65536, "chunked", 2, 20.0),
+    bench(65536, "chunked-shifted", 2, 25.0),
+    bench(131072, "mpi", 1, 80.0), bench(131072, "chunked", 2, 30.0),
+    bench(262144, "mpi", 1, 150.0), bench(262144, "hierarchical", 2, 60.0),
+    bench(262144, "chunked", 2, 70.0),
+]
+
+
+def test_rows_merge_consecutive_winners_and_end_open():
+    table = build_table(RECORDS)
+    assert table["format"] == FORMAT and table["version"] == 1
+    assert table["rows"] == [
+        {"max_bytes": 2048, "algorithm": "mpi", "threads": 1},
+        {"max_bytes": 131072, "algorithm": "chunked", "threads": 2},
+        {"max_bytes": None, "algorithm": "hierarchical", "threads": 2},
+    ]
+    # the library passes messages up to the end of the first (mpi) row straight through
+    assert table["min_bytes"] == 2049
+    assert table["measured"][0]["best"] == "mpi x1"
+
+
+def test_fallen_back_rows_int_and_other_kinds_are_ignored():
+    records = [bench(4096, "mpi", 1, 10.0),
+               bench(4096, "chunked", 2, 1.0, ran="mpi", used=1),   # it did not run chunked
+               bench(4096, "chunked", 2, 0.5, typ="int"),           # tuned on double sums
+               {"kind": "jacobi", "params": {}, "results": {}}]
+    assert measurements(records) == {4096: {("mpi", 1): 10.0}}
+    table = build_table(records)
+    assert table["rows"] == [{"max_bytes": None, "algorithm": "mpi", "threads": 1}]
+
+
+def test_hybrid_first_row_means_no_threshold():
+    table = build_table([bench(8, "chunked", 2, 1.0), bench(8, "mpi", 1, 2.0)])
+    assert table["min_bytes"] == 0
+    assert table["rows"][0]["algorithm"] == "chunked"
+
+
+def test_ties_prefer_mpi_then_fewer_threads():
+    assert best({("chunked", 2): 1.0, ("mpi", 1): 1.0}) == ("mpi", 1)
+    assert best({("chunked", 4): 1.0, ("chunked", 2): 1.0}) == ("chunked", 2)
+
+
+def test_repeated_measurements_keep_the_fastest():
+    m = measurements([bench(64, "mpi", 1, 5.0), bench(64, "mpi", 1, 3.0)])
+    assert m[64][("mpi", 1)] == 3.0
+
+
+def test_no_records_is_an_error():
+    from hybridkit.errors import HKError
+
+    with pytest.raises(HKError, match="no bench.allreduce records"):
+        build_table([bench(64, "mpi", 1, 1.0, typ="int")])
+
+
+def test_describe_lists_ranges():
+    text = describe(build_table(RECORDS))
+    assert "0..2048 B  mpi x1" in text and "131073.. B  hierarchical x2" in text
+
+
+def valid_record(fixtures: Path, rec: dict) -> dict:
+    """rec with the provenance of a schema-valid fixture record, so load_records accepts it."""
+    base = json.loads((fixtures / "records" / "valid.jsonl").read_text().splitlines()[0])
+    return {**base, "kind": rec["kind"], "program": "hk-bench", "params": rec["params"],
+            "results": rec["results"], "warnings": []}
+
+
+def test_cli_from_records_writes_the_table(cli, fixtures, tmp_path):
+    src = tmp_path / "bench.jsonl"
+    src.write_text("".join(json.dumps(valid_record(fixtures, r)) + "\n" for r in RECORDS))
+    out = tmp_path / "t" / "allreduce.json"
+    res = cli(["tune", "allreduce", "--from-records", str(src), "--output", str(out)])
+    assert res.code == 0, res.err
+    assert "export HK_COLL_TUNING=" in res.out and "mpi x1" in res.out
+    table = json.loads(out.read_text())
+    assert table["rows"][-1]["max_bytes"] is None
+    assert table["source"] == [str(src)] and table["mpi"] == "openmpi"
+
+
+@pytest.mark.parametrize("args, code, err", [
+    (["tune"], 2, "a subcommand is required: allreduce"),
+    (["tune", "allreduce", "--np", "0"], 2, "argument --np: must be a positive integer"),
+    (["tune", "allreduce", "--sizes", "big"], 2, "expected MIN:MAX bytes"),
+    (["tune", "allreduce", "--from-records", "/no/such.jsonl"], 1, "no such file"),
+])
+def test_cli_errors(cli, args, code, err):
+    res = cli(args)
+    assert res.code == code
+    assert err in res.err
+
+
+def test_cli_refuses_oversubscription(cli, monkeypatch):
+    monkeypatch.setattr("hybridkit.cpuset.local_cores", lambda: 2)
+    res = cli(["tune", "allreduce", "--np", "2", "--threads", "2"])
+    assert res.code == 2
+    assert "2 ranks x 2 threads need 4 cores, this machine has 2" in res.err
+
+
+def test_help(cli):
+    res = cli(["tune", "allreduce", "--help"])
+    assert res.code == 0 and "HK_COLL_TUNING" in res.out

@@ -1,0 +1,276 @@
+/* src/coll/cache.c: per-communicator state of the hybrid collectives.
+ *
+ * At the first hybrid call on a communicator (collective, like the call) the
+ * ranks agree, in one PMPI_Allreduce, on: the cores and default thread count
+ * (minimum over ranks), whether all have MPI_THREAD_MULTIPLE, and whether all
+ * loaded the same configuration.  The state is cached with an attribute
+ * (copy: not inherited by MPI_Comm_dup; delete: frees the duplicates and the
+ * window), so it is freed when the program frees the communicator.  Caches of
+ * communicators still alive at MPI_Finalize (MPI_COMM_WORLD) are freed by an
+ * attribute on MPI_COMM_SELF, whose delete callback MPI runs first thing in
+ * MPI_Finalize.
+ */
+#include <omp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll_internal.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int keyval = MPI_KEYVAL_INVALID;
+static int self_keyval = MPI_KEYVAL_INVALID;
+static hk__coll_cache_t *registry; /* caches alive */
+
+static void free_comms(MPI_Comm *comms, int n)
+{
+  for (int i = 0; comms && i < n; i++)
+    if (comms[i] != MPI_COMM_NULL)
+      PMPI_Comm_free(&comms[i]);
+  free(comms);
+}
+
+static void cache_free(hk__coll_cache_t *c)
+{
+  free_comms(c->dup, c->ncomms);
+  free_comms(c->shifted, c->ncomms);
+  free_comms(c->leader_dup, c->ncomms);
+  if (c->leaders != MPI_COMM_NULL)
+    PMPI_Comm_free(&c->leaders);
+  if (c->win != MPI_WIN_NULL) {
+    PMPI_Win_unlock_all(c->win);
+    PMPI_Win_free(&c->win);
+  }
+  free(c->slot);
+  hk_nodes_destroy(&c->nodes);
+  free(c);
+}
+
+static int delete_cb(MPI_Comm comm, int kv, void *value, void *extra)
+{
+  (void)comm;
+  (void)kv;
+  (void)extra;
+  hk__coll_cache_t *c = value;
+  pthread_mutex_lock(&lock);
+  for (hk__coll_cache_t **p = &registry; *p; p = &(*p)->next)
+    if (*p == c) {
+      *p = c->next;
+      break;
+    }
+  pthread_mutex_unlock(&lock);
+  cache_free(c);
+  return MPI_SUCCESS;
+}
+
+/* MPI_Finalize: free what is left, then the keyvals */
+static int self_delete_cb(MPI_Comm comm, int kv, void *value, void *extra)
+{
+  (void)comm;
+  (void)kv;
+  (void)value;
+  (void)extra;
+  for (;;) {
+    pthread_mutex_lock(&lock);
+    hk__coll_cache_t *c = registry;
+    pthread_mutex_unlock(&lock);
+    if (!c)
+      break;
+    PMPI_Comm_delete_attr(c->comm, keyval); /* runs delete_cb: unlinks c */
+  }
+  PMPI_Comm_free_keyval(&keyval);
+  PMPI_Comm_free_keyval(&self_keyval);
+  keyval = self_keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+
+static int make_keyvals(void)
+{
+  int rc = MPI_SUCCESS;
+  if (keyval != MPI_KEYVAL_INVALID)
+    return HK_SUCCESS;
+  rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_cb, &keyval, NULL);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete_cb, &self_keyval, NULL);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Comm_create_keyval");
+}
+
+/* The MPI thread level, capped by HK_MPI_THREAD_LIMIT like hk_init does. */
+static int thread_level(void)
+{
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  const char *cap = getenv("HK_MPI_THREAD_LIMIT");
+  hk_thread_level_t c;
+  if (cap && *cap && hk_thread_level_parse(cap, &c) != HK_SUCCESS)
+    hk_error_clear(); /* hk_init reports a bad value; here it caps nothing */
+  else if (cap && *cap) {
+    static const int mpi_of[] = {MPI_THREAD_SINGLE, MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
+                                 MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
+    if (mpi_of[c] < level)
+      level = mpi_of[c];
+  }
+  return level;
+}
+
+static int create(MPI_Comm comm, hk__coll_cache_t **out)
+{
+  int err = HK_SUCCESS, rc;
+  hk__coll_cache_t *c = NULL;
+  HK_ALLOC_TRY(err, c, 1);
+  c->comm = comm;
+  c->leaders = MPI_COMM_NULL;
+  c->win = MPI_WIN_NULL;
+  PMPI_Comm_rank(comm, &c->rank);
+  PMPI_Comm_size(comm, &c->size);
+  const hk__coll_config_t *cfg = hk__coll_config();
+  int procs = omp_get_num_procs(), maxt = omp_get_max_threads();
+  /* minimum over ranks of each; hash agreed when its min equals its max */
+  int mine[5] = {procs, maxt, thread_level() >= MPI_THREAD_MULTIPLE, (int)cfg->hash,
+                 -(int)cfg->hash};
+  int agreed[5];
+  rc = PMPI_Allreduce(mine, agreed, 5, MPI_INT, MPI_MIN, comm);
+  if (rc != MPI_SUCCESS) {
+    err = HK_COLL_MPI(rc, "PMPI_Allreduce (agreement)");
+    goto cleanup;
+  }
+  c->cores = agreed[0] < 1 ? 1 : agreed[0];
+  c->default_threads = agreed[1] < 1 ? 1 : agreed[1];
+  c->multiple = agreed[2];
+  c->config_ok = agreed[3] == -agreed[4];
+  c->ncomms = c->cores > c->default_threads ? c->cores : c->default_threads;
+  if (c->ncomms > HK_COLL_MAX_THREADS)
+    c->ncomms = HK_COLL_MAX_THREADS;
+  if (!c->config_ok && c->rank == 0)
+    hk__coll_warn("the hybrid allreduce configuration (HK_COLL_TUNING, HK_ALLREDUCE_*) differs "
+                  "between ranks; using the defaults on this communicator");
+  rc = PMPI_Comm_set_attr(comm, keyval, c);
+  if (rc != MPI_SUCCESS) {
+    err = HK_COLL_MPI(rc, "PMPI_Comm_set_attr");
+    goto cleanup;
+  }
+  pthread_mutex_lock(&lock);
+  c->next = registry;
+  registry = c;
+  pthread_mutex_unlock(&lock);
+  *out = c;
+  return HK_SUCCESS;
+cleanup:
+  free(c);
+  return err;
+}
+
+int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache)
+{
+  int err = HK_SUCCESS, found = 0;
+  void *value = NULL;
+  pthread_mutex_lock(&lock);
+  err = make_keyvals();
+  if (err == HK_SUCCESS) {
+    int rc = PMPI_Comm_get_attr(comm, keyval, &value, &found);
+    if (rc != MPI_SUCCESS)
+      err = HK_COLL_MPI(rc, "PMPI_Comm_get_attr");
+  }
+  pthread_mutex_unlock(&lock);
+  if (err != HK_SUCCESS)
+    return err;
+  if (found) {
+    *cache = value;
+    return HK_SUCCESS;
+  }
+  /* creation is collective: never under the lock (other threads may need it) */
+  err = create(comm, cache);
+  return err;
+}
+
+int hk__coll_cache_dups(hk__coll_cache_t *c, int shifted)
+{
+  MPI_Comm **family = shifted ? &c->shifted : &c->dup;
+  if (*family)
+    return HK_SUCCESS;
+  MPI_Comm *comms = malloc((size_t)c->ncomms * sizeof *comms);
+  if (!comms)
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  for (int t = 0; t < c->ncomms; t++)
+    comms[t] = MPI_COMM_NULL;
+  for (int t = 0; t < c->ncomms; t++) {
+    /* shifted: communicator t numbers rank r as (r - t) mod P */
+    int rc = shifted ? PMPI_Comm_split(c->comm, 0, (c->rank - t % c->size + c->size) % c->size,
+                                       &comms[t])
+                     : PMPI_Comm_dup(c->comm, &comms[t]);
+    if (rc != MPI_SUCCESS) {
+      free_comms(comms, c->ncomms);
+      return HK_COLL_MPI(rc, shifted ? "PMPI_Comm_split" : "PMPI_Comm_dup");
+    }
+  }
+  *family = comms;
+  return HK_SUCCESS;
+}
+
+int hk__coll_cache_nodes(hk__coll_cache_t *c)
+{
+  int err = HK_SUCCESS, rc;
+  if (c->nodes)
+    return HK_SUCCESS;
+  HK_TRY(err, hk_nodes_create(c->comm, &c->nodes));
+  hk_nodes_info_t ni;
+  hk_nodes_info(c->nodes, &ni);
+  c->local_rank = ni.local_rank;
+  c->local_size = ni.local_size;
+  c->nnodes = ni.nnodes;
+  rc = PMPI_Comm_split(c->comm, ni.local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
+  if (rc != MPI_SUCCESS) {
+    err = HK_COLL_MPI(rc, "PMPI_Comm_split (node leaders)");
+    goto cleanup;
+  }
+  if (c->leaders != MPI_COMM_NULL) {
+    HK_ALLOC_TRY(err, c->leader_dup, c->ncomms);
+    for (int t = 0; t < c->ncomms; t++)
+      c->leader_dup[t] = MPI_COMM_NULL;
+    for (int t = 0; t < c->ncomms; t++)
+      if ((rc = PMPI_Comm_dup(c->leaders, &c->leader_dup[t])) != MPI_SUCCESS) {
+        err = HK_COLL_MPI(rc, "PMPI_Comm_dup (node leaders)");
+        goto cleanup;
+      }
+  }
+  return HK_SUCCESS;
+cleanup:
+  return err; /* what was made is freed with the cache */
+}
+
+int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes)
+{
+  int rc;
+  if (c->win != MPI_WIN_NULL && bytes <= c->cap)
+    return HK_SUCCESS;
+  MPI_Comm node = hk_nodes_comm(c->nodes);
+  if (c->win != MPI_WIN_NULL) {
+    PMPI_Win_unlock_all(c->win);
+    PMPI_Win_free(&c->win);
+  }
+  size_t cap = 4096;
+  while (cap < bytes)
+    cap *= 2;
+  /* every rank holds its slot; the leader's segment holds the result too */
+  MPI_Aint size = (MPI_Aint)(c->local_rank == 0 ? 2 * cap : cap);
+  char *base = NULL;
+  rc = PMPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, node, &base, &c->win);
+  if (rc != MPI_SUCCESS) {
+    c->win = MPI_WIN_NULL;
+    return HK_COLL_MPI(rc, "PMPI_Win_allocate_shared");
+  }
+  if (!c->slot && !(c->slot = calloc((size_t)c->local_size, sizeof *c->slot)))
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  for (int l = 0; l < c->local_size; l++) {
+    MPI_Aint sz;
+    int du;
+    rc = PMPI_Win_shared_query(c->win, l, &sz, &du, &c->slot[l]);
+    if (rc != MPI_SUCCESS)
+      return HK_COLL_MPI(rc, "PMPI_Win_shared_query");
+  }
+  c->result = c->slot[0] + cap;
+  c->cap = cap;
+  rc = PMPI_Win_lock_all(MPI_MODE_NOCHECK, c->win);
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Win_lock_all");
+}

@@ -1,0 +1,99 @@
+/* src/coll/chunked.c: the thread-parallel chunk reduction shared by chunked,
+ * chunked-shifted and the inter-node step of hierarchical.
+ *
+ *   count elements, granularity g (g x extent is a multiple of 64 bytes):
+ *   [ chunk 0 | chunk 1 | ... | chunk T-1 ]   units of g elements split evenly,
+ *                                             the last chunk takes the remainder
+ *
+ * Chunk t is reduced on communicator t.  If the team has fewer threads than
+ * chunks (nested regions, thread limits), a thread takes chunks t, t+n, ...
+ * in increasing order: every rank then visits the communicators in the same
+ * order, so this cannot deadlock.
+ */
+#include <omp.h>
+#include <string.h>
+#include "coll/coll_internal.h"
+
+static long long gcd(long long a, long long b)
+{
+  while (b) {
+    long long t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+long long hk__chunk_granularity(MPI_Aint extent)
+{
+  if (extent <= 0)
+    return 1;
+  return HK_COLL_LINE / gcd((long long)extent, HK_COLL_LINE);
+}
+
+int hk__chunks_useful(long long count, long long gran, int threads)
+{
+  long long units = (count + gran - 1) / gran;
+  return units < threads ? (int)units : threads;
+}
+
+void hk__chunk_range(long long count, long long gran, int nchunks, int c, long long *lo,
+                     long long *n)
+{
+  long long units = (count + gran - 1) / gran;
+  long long u0 = units * c / nchunks, u1 = units * (c + 1) / nchunks;
+  long long e0 = u0 * gran, e1 = u1 * gran;
+  if (e0 > count)
+    e0 = count;
+  if (e1 > count)
+    e1 = count;
+  *lo = e0;
+  *n = e1 - e0;
+}
+
+int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, MPI_Aint extent,
+                   MPI_Op op, const MPI_Comm *comms, int nchunks)
+{
+  int first = MPI_SUCCESS;
+  long long gran = hk__chunk_granularity(extent);
+#pragma omp parallel num_threads(nchunks)
+  {
+    int nt = omp_get_num_threads();
+    for (int c = omp_get_thread_num(); c < nchunks; c += nt) {
+      long long lo, n;
+      hk__chunk_range(count, gran, nchunks, c, &lo, &n);
+      if (n == 0)
+        continue;
+      char *out = rbuf + lo * extent;
+      const void *in = sbuf ? (const void *)(sbuf + lo * extent) : MPI_IN_PLACE;
+      int rc = PMPI_Allreduce(in, out, (int)n, type, op, comms[c]);
+      if (rc != MPI_SUCCESS) {
+#pragma omp critical(hk_coll_error)
+        if (first == MPI_SUCCESS)
+          first = rc;
+      }
+    }
+  }
+  return first == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(first, "PMPI_Allreduce (chunk)");
+}
+
+void hk__parallel_copy(char *dst, const char *src, size_t n, int threads)
+{
+  if (dst == src || n == 0)
+    return;
+  if (threads < 2 || n < 65536) {
+    memcpy(dst, src, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    size_t lines = (n + HK_COLL_LINE - 1) / HK_COLL_LINE;
+    size_t a = lines * (size_t)t / (size_t)nt * HK_COLL_LINE;
+    size_t b = lines * (size_t)(t + 1) / (size_t)nt * HK_COLL_LINE;
+    if (b > n)
+      b = n;
+    if (a < b)
+      memcpy(dst + a, src + a, b - a);
+  }
+}

@@ -1,0 +1,103 @@
+/* src/coll/coll_internal.h: private to the hybrid collectives (never installed).
+ *
+ *   config.c        environment + tuning table (HK_COLL_TUNING), loaded once
+ *   cache.c         per-communicator state cached as an attribute: the agreed
+ *                   configuration and the duplicates / rotated communicators /
+ *                   node window, created at first use, freed with the comm
+ *   allreduce.c     hk_allreduce: the decision (fallbacks) and the dispatch table
+ *   chunked.c       chunk ranges and the thread-parallel chunk reduction
+ *   hierarchical.c  node-level reduction through a shared-memory window
+ *
+ * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
+ * can call hk_allreduce without recursion.
+ */
+#ifndef HK_COLL_INTERNAL_H
+#define HK_COLL_INTERNAL_H
+
+#include <stddef.h>
+#include "internal/hk_internal.h"
+
+#define HK_COLL_MAX_ROWS 64
+#define HK_COLL_MAX_THREADS 64
+#define HK_COLL_DEFAULT_MIN_BYTES 16384LL
+#define HK_COLL_LINE 64
+
+typedef struct hk__tune_row {
+  long long max_bytes;        /* -1: no limit */
+  hk_allreduce_alg_t alg;
+  int threads;
+} hk__tune_row_t;
+
+typedef struct hk__coll_config {
+  char source[512];           /* tuning file or "defaults" */
+  int nrows;
+  hk__tune_row_t rows[HK_COLL_MAX_ROWS];
+  long long table_min_bytes;  /* -1 when the table gives none */
+  hk_allreduce_alg_t env_alg; /* AUTO when unset or unknown */
+  int env_threads;            /* 0 when unset or invalid */
+  long long min_bytes;        /* in force: env, else table, else the default */
+  unsigned hash;              /* of everything above: ranks must agree */
+  int nwarnings;
+} hk__coll_config_t;
+
+/* The process's configuration (loaded at the first call, thread-safe). */
+const hk__coll_config_t *hk__coll_config(void);
+/* The row for a message of `bytes`, NULL without a table. */
+const hk__tune_row_t *hk__coll_row(const hk__coll_config_t *cfg, long long bytes);
+/* One warning line "hybridkit: warning: ..." from rank 0 of MPI_COMM_WORLD. */
+void hk__coll_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parse a tuning table from text; HK_ERR_ARG with the reason in `why`. */
+int hk__coll_parse_table(const char *text, hk__coll_config_t *cfg, char *why, size_t nwhy);
+
+typedef struct hk__coll_cache {
+  MPI_Comm comm;
+  int rank, size;
+  int cores;              /* agreed: min over ranks of omp_get_num_procs() */
+  int default_threads;    /* agreed: min over ranks of omp_get_max_threads() */
+  int ncomms;             /* duplicates per family: max(cores, default_threads) */
+  int multiple;           /* agreed: every rank has MPI_THREAD_MULTIPLE */
+  int config_ok;          /* every rank has the same configuration */
+  MPI_Comm *dup;          /* chunked: ncomms duplicates (created at first use) */
+  MPI_Comm *shifted;      /* chunked-shifted: ranks rotated by t */
+  /* hierarchical */
+  hk_nodes_t *nodes;
+  int local_rank, local_size, nnodes;
+  MPI_Comm leaders;       /* node leaders (MPI_COMM_NULL elsewhere) */
+  MPI_Comm *leader_dup;   /* ncomms duplicates of leaders */
+  MPI_Win win;
+  size_t cap;             /* bytes of one slot */
+  char **slot;            /* local_size pointers into the window */
+  char *result;           /* the node's result area (in the leader's segment) */
+  struct hk__coll_cache *next;
+} hk__coll_cache_t;
+
+/* The cache of comm, created (collectively over comm) on first use. */
+int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache);
+/* Make the duplicates of one family (collective over comm at first use). */
+int hk__coll_cache_dups(hk__coll_cache_t *c, int shifted);
+/* Nodes, leader communicator and its duplicates (collective at first use). */
+int hk__coll_cache_nodes(hk__coll_cache_t *c);
+/* The window holds at least `bytes` per slot (collective over the node). */
+int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes);
+
+/* chunked.c: the element range [*lo, *lo + *n) of chunk c of nchunks, chunks
+ * aligned to `gran` elements; the number of chunks worth running for count. */
+void hk__chunk_range(long long count, long long gran, int nchunks, int c, long long *lo,
+                     long long *n);
+long long hk__chunk_granularity(MPI_Aint extent);
+int hk__chunks_useful(long long count, long long gran, int threads);
+/* Reduce chunk t of [rbuf] (in place when sbuf is NULL) on comms[t], t < nchunks,
+ * by a team of nchunks threads. */
+int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, MPI_Aint extent,
+                   MPI_Op op, const MPI_Comm *comms, int nchunks);
+/* Thread-parallel copy of n bytes (a team of `threads`). */
+void hk__parallel_copy(char *dst, const char *src, size_t n, int threads);
+
+/* hierarchical.c */
+int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Datatype type,
+                               MPI_Aint extent, MPI_Op op, hk__coll_cache_t *c, int threads);
+
+/* An MPI return code as HK_ERR_MPI with MPI's text. */
+#define HK_COLL_MPI(rc, what) hk__mpi_error((rc), __FILE__, __LINE__, __func__, (what))
+
+#endif

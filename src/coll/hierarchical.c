@@ -1,0 +1,85 @@
+/* src/coll/hierarchical.c: node-aware allreduce through an MPI-3 shared window.
+ *
+ *   node with L ranks x T threads, window: slot[0..L-1] (one per rank) + result
+ *
+ *   1. copy in     rank l copies its vector into slot[l] (its T threads)
+ *   -- node sync --
+ *   2. reduce      worker w = l*T + t of the L*T workers of the node reduces
+ *                  chunk w: result = slot[0] op slot[1] op ... op slot[L-1]
+ *   -- node sync --
+ *   3. inter-node  the node leaders (local rank 0) allreduce `result` in place,
+ *                  chunked over their T threads on duplicates of the leader comm
+ *   -- node sync --
+ *   4. copy out    every rank copies result into its recvbuf
+ *
+ * Why three syncs suffice across consecutive calls: `result` is written only in
+ * step 2, after the first sync of the next call, which no rank passes before
+ * every rank has finished step 4 of this one; slots are read only in step 2.
+ * A sync is MPI_Win_sync + barrier on the node communicator + MPI_Win_sync
+ * (the unified-memory idiom for passive-target shared windows).
+ */
+#include <omp.h>
+#include <string.h>
+#include "coll/coll_internal.h"
+
+static int node_sync(hk__coll_cache_t *c)
+{
+  int rc = PMPI_Win_sync(c->win);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Barrier(hk_nodes_comm(c->nodes));
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Win_sync(c->win);
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "node synchronisation");
+}
+
+/* step 2: the node's L*T workers reduce one chunk each into result */
+static int node_reduce(hk__coll_cache_t *c, int count, MPI_Datatype type, MPI_Aint extent,
+                       MPI_Op op, int threads)
+{
+  int first = MPI_SUCCESS, L = c->local_size;
+  int workers = L * threads;
+  long long gran = hk__chunk_granularity(extent);
+#pragma omp parallel num_threads(threads)
+  {
+    int nt = omp_get_num_threads();
+    for (int t = omp_get_thread_num(); t < threads; t += nt) {
+      long long lo, n;
+      hk__chunk_range(count, gran, workers, c->local_rank * threads + t, &lo, &n);
+      if (n == 0)
+        continue;
+      size_t off = (size_t)(lo * extent);
+      memcpy(c->result + off, c->slot[0] + off, (size_t)(n * extent));
+      for (int s = 1; s < L; s++) {
+        int rc = PMPI_Reduce_local(c->slot[s] + off, c->result + off, (int)n, type, op);
+        if (rc != MPI_SUCCESS) {
+#pragma omp critical(hk_coll_error)
+          if (first == MPI_SUCCESS)
+            first = rc;
+        }
+      }
+    }
+  }
+  return first == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(first, "PMPI_Reduce_local");
+}
+
+int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Datatype type,
+                               MPI_Aint extent, MPI_Op op, hk__coll_cache_t *c, int threads)
+{
+  int err = HK_SUCCESS;
+  size_t bytes = (size_t)count * (size_t)extent;
+  HK_TRY(err, hk__coll_cache_nodes(c));
+  HK_TRY(err, hk__coll_cache_window(c, bytes));
+  hk__parallel_copy(c->slot[c->local_rank], sbuf ? sbuf : rbuf, bytes, threads);
+  HK_TRY(err, node_sync(c));
+  HK_TRY(err, node_reduce(c, count, type, extent, op, threads));
+  HK_TRY(err, node_sync(c));
+  if (c->local_rank == 0 && c->nnodes > 1) {
+    int chunks = hk__chunks_useful(count, hk__chunk_granularity(extent), threads);
+    HK_TRY(err, hk__run_chunks(NULL, c->result, count, type, extent, op, c->leader_dup,
+                               chunks < 1 ? 1 : chunks));
+  }
+  HK_TRY(err, node_sync(c));
+  hk__parallel_copy(rbuf, c->result, bytes, threads);
+cleanup:
+  return err;
+}
