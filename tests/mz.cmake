@@ -1,1 +1,46 @@
-# placeholder: filled by the issue that owns this file
+# hk-mz (NPB-MZ SP-MZ and BT-MZ): zone assignment unit test; both benchmarks verify against
+# the official values at 1-4 ranks x 1-2 threads, on virtual nodes and with zones solved
+# concurrently (--zone-threads, nested); bad input gives one collective error; the record
+# validates against the schema.
+hk_test_exe(test_mz_map unit/test_mz_map.c)
+target_link_libraries(test_mz_map PRIVATE hkmz_problem)
+add_test(NAME unit.mz_map COMMAND test_mz_map)
+set_tests_properties(unit.mz_map PROPERTIES LABELS unit TIMEOUT 30
+  ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
+
+set(MZ $<TARGET_FILE:hk-mz>)
+# threads that wait sleep: spinning OpenMP barriers of 4 ranks x 2 threads on a 2-core
+# machine make class S take a minute instead of a second (no timing is checked here)
+set(MZ_ENV OMP_WAIT_POLICY=passive)
+foreach(bench sp bt)
+  hk_mpi_test(mz.${bench}.S hk-mz ARGS --bench ${bench} --class S --quiet ENV ${MZ_ENV} LABELS apps)
+  hk_mpi_test(mz.${bench}.S.vnodes hk-mz ARGS --bench ${bench} --class S --quiet RANKS 4 THREADS 2
+              ENV HK_NODE_SIZE=2 ${MZ_ENV} LABELS apps)
+  # two zones at once per process: one thread each (2 threads), nested 2 x 2 (4 threads)
+  hk_mpi_test(mz.${bench}.S.zone_threads hk-mz ARGS --bench ${bench} --class S --zone-threads 2
+              --quiet RANKS 1 2 THREADS 2 4 ENV ${MZ_ENV} LABELS apps)
+  # class W: a few layouts (a few seconds each)
+  hk_mpi_test(mz.${bench}.W hk-mz ARGS --bench ${bench} --class W --quiet RANKS 2 3 THREADS 1
+              ENV ${MZ_ENV} LABELS apps)
+  hk_mpi_test(mz.${bench}.W.hybrid hk-mz ARGS --bench ${bench} --class W --quiet RANKS 4 THREADS 2
+              ENV HK_NODE_SIZE=2 ${MZ_ENV} LABELS apps)
+endforeach()
+hk_record_test(mz.record 2 2 ENV ${MZ_ENV} LABELS apps COMMAND ${MZ} --bench bt --class S --quiet)
+hk_record_test(mz.record_sp 3 1 ENV ${MZ_ENV} LABELS apps COMMAND ${MZ} --bench sp --class S --quiet)
+
+hk_expect_test(mz.help 0 "^usage: hk-mz --bench sp\\|bt" COMMAND ${MZ} --help)
+hk_expect_test(mz.bad_class 2 "hk-mz: error: (rank 0: )?unknown class 'Q' for BT-MZ \\(classes: SWABCD\\)"
+               ONCE NP 2 COMMAND ${MZ} --bench bt --class Q)
+hk_expect_test(mz.bad_bench 2 "unknown benchmark 'lu' \\(sp or bt\\)" ONCE NP 2
+               COMMAND ${MZ} --bench lu --class S)
+hk_expect_test(mz.too_many_procs 2 "SP-MZ class S has 4 zones: at most 4 processes \\(got 5\\)"
+               ONCE NP 5 COMMAND ${MZ} --bench sp --class S)
+hk_expect_test(mz.zone_threads_divide 2 "--zone-threads 3 must divide the 2 OpenMP thread\\(s\\)"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 COMMAND ${MZ} --bench bt --class S --zone-threads 3)
+hk_expect_test(mz.no_nesting 1
+               "--zone-threads 2 with 4 threads per process needs nested OpenMP parallelism .*OMP_MAX_ACTIVE_LEVELS"
+               ONCE NP 2 ENV OMP_NUM_THREADS=4 OMP_MAX_ACTIVE_LEVELS=1
+               COMMAND ${MZ} --bench bt --class S --zone-threads 2)
+# the verification can fail: fewer steps than the class's
+hk_expect_test(mz.unverified 1 "BT-MZ class S: verification UNSUCCESSFUL \\(steps differ" ONCE NP 2
+               COMMAND ${MZ} --bench bt --class S --steps 5 --quiet)

@@ -1,0 +1,216 @@
+/* apps/mz/exchange.c: plan and run of the zone boundary exchange (see exchange.h). */
+#include "exchange.h"
+#include <stdlib.h>
+#include <string.h>
+#include "hybridkit.h"
+
+typedef struct link {
+  int src, side, dst;  /* src's interior plane next to `side` -> dst's opposite boundary plane */
+  long long offset;    /* in the send or receive buffer (doubles); -1 for a direct copy */
+} link_t;
+
+typedef struct peer {
+  int rank;
+  long long send_off, send_len, recv_off, recv_len; /* doubles */
+} peer_t;
+
+struct mz_exchange {
+  const mz_zones_t *z;
+  MPI_Comm comm;
+  link_t *copy, *send, *recv;
+  int ncopy, nsend, nrecv, npeers;
+  peer_t *peers;
+  double *sbuf, *rbuf;
+  MPI_Request *req;
+  MPI_Status *status; /* an array, not MPI_STATUSES_IGNORE: GCC warns on MPICH's (pointer) 1 */
+  mz_exchange_stats_t st;
+};
+
+static const int opposite[MZ_NSIDES] = {MZ_EAST, MZ_WEST, MZ_NORTH, MZ_SOUTH};
+
+/* doubles in one face of zone q on side s */
+static long long face_len(const mz_zone_t *q, int s)
+{
+  return 5LL * (q->nz - 2) * (s <= MZ_EAST ? q->ny - 2 : q->nx - 2);
+}
+
+/* Walk the face of zone q on `side`, plane `plane` (an i for west/east, a j for south/north):
+ * the offsets of its points in k, then in-plane order, as runs of `run` doubles. */
+typedef struct face {
+  long long base, kstride, tstride;
+  int nk, nt, run;
+} face_t;
+
+static face_t face_of(const mz_zone_t *q, int side, int plane)
+{
+  face_t f = {.kstride = 5LL * q->nx * q->ny, .nk = q->nz - 2};
+  if (side <= MZ_EAST) {      /* x face: points (plane, j) for j = 1..ny-2, one by one */
+    f.base = 5LL * (q->nx + plane) + f.kstride;
+    f.tstride = 5LL * q->nx;
+    f.nt = q->ny - 2;
+    f.run = 5;
+  } else {                    /* y face: one contiguous run (i = 1..nx-2) per k */
+    f.base = 5LL * ((long long)plane * q->nx + 1) + f.kstride;
+    f.tstride = 0;
+    f.nt = 1;
+    f.run = 5 * (q->nx - 2);
+  }
+  return f;
+}
+
+static int src_plane(const mz_zone_t *q, int side)
+{
+  return side == MZ_WEST ? 1 : side == MZ_EAST ? q->nx - 2 : side == MZ_SOUTH ? 1 : q->ny - 2;
+}
+
+static int dst_plane(const mz_zone_t *q, int side) /* side: the dst zone's side */
+{
+  return side == MZ_WEST ? 0 : side == MZ_EAST ? q->nx - 1 : side == MZ_SOUTH ? 0 : q->ny - 1;
+}
+
+/* copy a face to/from a packed buffer (to_buf) or between two faces (buf == NULL) */
+static void face_copy(const face_t *from, const double *a, const face_t *to, double *b)
+{
+  for (int k = 0; k < from->nk; k++)
+    for (int t = 0; t < from->nt; t++) {
+      const double *s = a + from->base + k * from->kstride + t * from->tstride;
+      double *d = b + to->base + k * to->kstride + t * to->tstride;
+      memcpy(d, s, (size_t)from->run * sizeof *d);
+    }
+}
+
+/* a packed face: contiguous, same walk as face f */
+static face_t packed(const face_t *f, long long offset)
+{
+  face_t p = *f;
+  p.base = offset;
+  p.kstride = (long long)f->nt * f->run;
+  p.tstride = f->run;
+  return p;
+}
+
+static void link_src_face(const mz_zones_t *z, const link_t *l, face_t *f)
+{
+  *f = face_of(&z->zone[l->src], l->side, src_plane(&z->zone[l->src], l->side));
+}
+
+static void link_dst_face(const mz_zones_t *z, const link_t *l, face_t *f)
+{
+  int s = opposite[l->side];
+  *f = face_of(&z->zone[l->dst], s, dst_plane(&z->zone[l->dst], s));
+}
+
+int mz_exchange_create(const mz_zones_t *z, const mz_map_t *m, int rank, MPI_Comm comm,
+                       mz_exchange_t **out)
+{
+  int nl = z->nzones * MZ_NSIDES;
+  mz_exchange_t *ex = calloc(1, sizeof *ex);
+  if (!ex)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the exchange plan");
+  ex->z = z;
+  ex->comm = comm;
+  ex->copy = malloc((size_t)nl * sizeof *ex->copy);
+  ex->send = malloc((size_t)nl * sizeof *ex->send);
+  ex->recv = malloc((size_t)nl * sizeof *ex->recv);
+  ex->peers = calloc((size_t)m->nprocs, sizeof *ex->peers);
+  ex->req = malloc(2 * (size_t)m->nprocs * sizeof *ex->req);
+  ex->status = malloc(2 * (size_t)m->nprocs * sizeof *ex->status);
+  if (!ex->copy || !ex->send || !ex->recv || !ex->peers || !ex->req || !ex->status)
+    goto nomem;
+  long long soff = 0, roff = 0;
+  for (int p = 0; p < m->nprocs; p++) { /* per peer, links in the order zone, side */
+    peer_t pe = {.rank = p, .send_off = soff, .recv_off = roff};
+    for (int zone = 0; zone < z->nzones; zone++)
+      for (int s = 0; s < MZ_NSIDES; s++) {
+        link_t l = {.src = zone, .side = s, .dst = z->zone[zone].nb[s], .offset = -1};
+        int from = m->owner[l.src], to = m->owner[l.dst];
+        if (p == rank && from == rank && to == rank) {
+          ex->copy[ex->ncopy++] = l;
+          ex->st.bytes_copy += face_len(&z->zone[zone], s) * (long long)sizeof(double);
+        } else if (p != rank && from == rank && to == p) {
+          l.offset = soff;
+          soff += face_len(&z->zone[zone], s);
+          ex->send[ex->nsend++] = l;
+        } else if (p != rank && from == p && to == rank) {
+          l.offset = roff;
+          roff += face_len(&z->zone[zone], s);
+          ex->recv[ex->nrecv++] = l;
+        }
+      }
+    pe.send_len = soff - pe.send_off;
+    pe.recv_len = roff - pe.recv_off;
+    if (pe.send_len || pe.recv_len)
+      ex->peers[ex->npeers++] = pe;
+  }
+  ex->st.bytes_sent = soff * (long long)sizeof(double);
+  ex->st.peers = ex->npeers;
+  ex->sbuf = malloc((size_t)(soff ? soff : 1) * sizeof(double));
+  ex->rbuf = malloc((size_t)(roff ? roff : 1) * sizeof(double));
+  if (!ex->sbuf || !ex->rbuf)
+    goto nomem;
+  *out = ex;
+  return HK_SUCCESS;
+nomem:
+  mz_exchange_destroy(&ex);
+  return hk_error_set(HK_ERR_NOMEM, "no memory for the exchange plan");
+}
+
+/* pack (dir 0: zone -> buffer), unpack (1: buffer -> zone) or copy (2: zone -> zone) */
+static void run_links(const mz_exchange_t *ex, const link_t *l, int n, int dir, double *buf,
+                      double *const *u)
+{
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+  for (int i = 0; i < n; i++) {
+    face_t s, d;
+    link_src_face(ex->z, &l[i], &s);
+    link_dst_face(ex->z, &l[i], &d);
+    if (dir == 0) {
+      face_t p = packed(&s, l[i].offset);
+      face_copy(&s, u[l[i].src], &p, buf);
+    } else if (dir == 1) {
+      face_t p = packed(&d, l[i].offset);
+      face_copy(&p, buf, &d, u[l[i].dst]);
+    } else {
+      face_copy(&s, u[l[i].src], &d, u[l[i].dst]);
+    }
+  }
+}
+
+int mz_exchange_run(mz_exchange_t *ex, double *const *u)
+{
+  int nreq = 0, err = MPI_SUCCESS;
+  for (int p = 0; p < ex->npeers && err == MPI_SUCCESS; p++)
+    if (ex->peers[p].recv_len)
+      err = MPI_Irecv(ex->rbuf + ex->peers[p].recv_off, (int)ex->peers[p].recv_len, MPI_DOUBLE,
+                      ex->peers[p].rank, 61, ex->comm, &ex->req[nreq++]);
+  run_links(ex, ex->send, ex->nsend, 0, ex->sbuf, u);
+  for (int p = 0; p < ex->npeers && err == MPI_SUCCESS; p++)
+    if (ex->peers[p].send_len)
+      err = MPI_Isend(ex->sbuf + ex->peers[p].send_off, (int)ex->peers[p].send_len, MPI_DOUBLE,
+                      ex->peers[p].rank, 61, ex->comm, &ex->req[nreq++]);
+  run_links(ex, ex->copy, ex->ncopy, 2, NULL, u);
+  if (err == MPI_SUCCESS)
+    err = MPI_Waitall(nreq, ex->req, ex->status);
+  if (err != MPI_SUCCESS)
+    return hk_error_set(HK_ERR_MPI, "zone boundary exchange: MPI error %d", err);
+  run_links(ex, ex->recv, ex->nrecv, 1, ex->rbuf, u);
+  return HK_SUCCESS;
+}
+
+void mz_exchange_get_stats(const mz_exchange_t *ex, mz_exchange_stats_t *st) { *st = ex->st; }
+
+void mz_exchange_destroy(mz_exchange_t **ex)
+{
+  if (!ex || !*ex)
+    return;
+  free((*ex)->copy);
+  free((*ex)->send);
+  free((*ex)->recv);
+  free((*ex)->peers);
+  free((*ex)->sbuf);
+  free((*ex)->rbuf);
+  free((*ex)->req);
+  free((*ex)->status);
+  free(*ex);
+  *ex = NULL;
+}

@@ -1,0 +1,78 @@
+/* apps/mz/mz_problem.h: the NPB-MZ problems as data, the zones and their assignment to
+ * processes.  Pure functions (no MPI, no OpenMP): the unit tests call them directly.
+ *
+ *   aggregate grid gx x gy x gz, cut into x_zones x y_zones zones (periodic in x and y):
+ *
+ *        j ^  +----+------+---------+      BT-MZ: zone widths grow geometrically
+ *          |  | 8  |  9   |   10 ...|      (largest/smallest = ratio 4.5 for W..F),
+ *          |  +----+------+---------+      SP-MZ: equal zones (ratio 1).
+ *          |  | 4  |  5   |   6     |      zone = i + j * x_zones; each zone keeps one
+ *          |  +----+------+---------+      boundary layer that the neighbours fill
+ *          |  | 0  |  1   |   2     |      every time step (its west/east/south/north
+ *          +--+----+------+---------+-> i  planes; the k planes stay fixed).
+ */
+#ifndef HK_MZ_PROBLEM_H
+#define HK_MZ_PROBLEM_H
+
+typedef enum mz_bench { MZ_BENCH_SP = 0, MZ_BENCH_BT = 1, MZ_NBENCH } mz_bench_t;
+
+/* One class of one benchmark: sizes, steps, dt and the official verification values. */
+typedef struct mz_class {
+  char name;                /* 'S', 'W', 'A', ... */
+  int gx, gy, gz;           /* aggregate grid */
+  int x_zones, y_zones;
+  double ratio;             /* largest / smallest zone width (1: equal zones) */
+  double dt;
+  int niter;
+  double xcr[5], xce[5];    /* reference RMS norms of the residual and of the error */
+} mz_class_t;
+
+/* mz_bench_parse: "sp"/"bt" (either case); -1 when unknown. */
+int mz_bench_parse(const char *s);
+const char *mz_bench_name(mz_bench_t b);  /* "SP-MZ", "BT-MZ" */
+/* mz_class_find: the class `name` of benchmark b, NULL when there is none. */
+const mz_class_t *mz_class_find(mz_bench_t b, char name);
+/* mz_class_list: the class letters of b, e.g. "SWABCDEF". */
+const char *mz_class_list(mz_bench_t b);
+
+enum { MZ_WEST = 0, MZ_EAST, MZ_SOUTH, MZ_NORTH, MZ_NSIDES };
+
+typedef struct mz_zone {
+  int nx, ny, nz;          /* points incl. the boundary layer */
+  int ix, jy;              /* position in the zone grid */
+  int nb[MZ_NSIDES];       /* neighbour zone per side (periodic) */
+} mz_zone_t;
+
+typedef struct mz_zones {
+  int nzones, x_zones, y_zones;
+  mz_zone_t *zone;         /* nzones entries */
+} mz_zones_t;
+
+/* mz_zones_setup: zone sizes and neighbours of a class (NPB-MZ's zone_setup).  Returns 0,
+ * or -1 when out of memory.  mz_zones_free releases. */
+int mz_zones_setup(const mz_class_t *c, mz_zones_t *z);
+void mz_zones_free(mz_zones_t *z);
+long long mz_zone_points(const mz_zone_t *z); /* nx * ny * nz */
+
+typedef enum mz_map_kind { MZ_MAP_BINPACK = 0, MZ_MAP_BLOCK = 1 } mz_map_kind_t;
+
+/* The zone-to-process map. */
+typedef struct mz_map {
+  int nprocs;
+  int *owner;              /* per zone: its process */
+  long long *load;         /* per process: points of its zones */
+  int *count;              /* per process: number of zones */
+  mz_map_kind_t kind;      /* what was used (BLOCK falls back to BINPACK, as the reference) */
+  double imbalance;        /* max load / average load */
+} mz_map_t;
+
+/* mz_map_zones: assign the zones to nprocs processes.  want = MZ_MAP_BLOCK tries the SP-MZ
+ * block scheme first.  Returns 0, -1 out of memory, -2 when nprocs < 1 or nprocs > zones
+ * (the reference refuses more processes than zones). */
+int mz_map_zones(const mz_zones_t *z, int nprocs, mz_map_kind_t want, mz_map_t *m);
+void mz_map_free(mz_map_t *m);
+
+/* Mop/s of `niter` steps of benchmark b over all zones in `seconds` (NPB-MZ's formulas). */
+double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds);
+
+#endif

@@ -1,0 +1,182 @@
+/* tests/unit/test_mz_map.c: NPB-MZ zones and their assignment to processes (no MPI).
+ *
+ * For every class of SP-MZ and BT-MZ and every process count up to the number of zones:
+ * each zone has exactly one owner, the per-process counts and loads add up, the imbalance
+ * is max/avg of the loads; the zone widths cover the aggregate grid; BT-MZ's zones are
+ * stretched by the class ratio; a hand-checked bin packing (BT-MZ class S, 2 processes) and
+ * SP-MZ block maps; more processes than zones is refused. */
+#include <math.h>
+#include <stdlib.h>
+#include "hk_test.h"
+#include "mz_problem.h"
+
+static void check_map(const mz_zones_t *z, const mz_map_t *m, int nprocs)
+{
+  int *count = calloc((size_t)nprocs, sizeof *count);
+  long long *load = calloc((size_t)nprocs, sizeof *load), total = 0, max = 0;
+  int bad = 0;
+  for (int zone = 0; zone < z->nzones; zone++) {
+    int p = m->owner[zone];
+    if (p < 0 || p >= nprocs) {
+      bad++;
+      continue;
+    }
+    count[p]++;
+    load[p] += mz_zone_points(&z->zone[zone]);
+  }
+  CHECK_EQ_INT(bad, 0);
+  for (int p = 0; p < nprocs; p++) {
+    CHECK_EQ_INT(count[p], m->count[p]);
+    CHECK_EQ_INT(load[p], m->load[p]);
+    CHECK(count[p] >= 1); /* nprocs <= zones: every process gets work */
+    total += load[p];
+    max = load[p] > max ? load[p] : max;
+  }
+  CHECK(fabs(m->imbalance - (double)max / ((double)total / nprocs)) < 1e-12);
+  CHECK(m->imbalance >= 1.0);
+  free(count);
+  free(load);
+}
+
+static void check_geometry(mz_bench_t b, const mz_class_t *c, const mz_zones_t *z)
+{
+  long long sx = 0, sy = 0;
+  int minw = 1 << 30, maxw = 0;
+  for (int i = 0; i < c->x_zones; i++) {
+    int w = z->zone[i].nx;
+    sx += w;
+    minw = w < minw ? w : minw;
+    maxw = w > maxw ? w : maxw;
+  }
+  for (int j = 0; j < c->y_zones; j++)
+    sy += z->zone[j * c->x_zones].ny;
+  CHECK_EQ_INT(sx, c->gx);
+  CHECK_EQ_INT(sy, c->gy);
+  if (b == MZ_BENCH_SP) {
+    CHECK(maxw - minw <= 1);
+  } else { /* widths grow monotonically, largest/smallest near the ratio */
+    for (int i = 1; i < c->x_zones; i++)
+      CHECK(z->zone[i].nx >= z->zone[i - 1].nx);
+    CHECK(fabs((double)maxw / minw - c->ratio) / c->ratio < 0.25);
+  }
+  for (int zone = 0; zone < z->nzones; zone++) { /* neighbours are mutual */
+    const mz_zone_t *q = &z->zone[zone];
+    CHECK_EQ_INT(z->zone[q->nb[MZ_WEST]].nb[MZ_EAST], zone);
+    CHECK_EQ_INT(z->zone[q->nb[MZ_SOUTH]].nb[MZ_NORTH], zone);
+    CHECK_EQ_INT(z->zone[q->nb[MZ_WEST]].ny, q->ny);
+    CHECK_EQ_INT(z->zone[q->nb[MZ_SOUTH]].nx, q->nx);
+  }
+}
+
+static void all_classes(void)
+{
+  for (int b = 0; b < MZ_NBENCH; b++)
+    for (const char *cl = mz_class_list((mz_bench_t)b); *cl; cl++) {
+      const mz_class_t *c = mz_class_find((mz_bench_t)b, *cl);
+      mz_zones_t z;
+      CHECK(c != NULL);
+      CHECK_EQ_INT(mz_zones_setup(c, &z), 0);
+      check_geometry((mz_bench_t)b, c, &z);
+      int maxp = z.nzones < 70 ? z.nzones : 70;
+      for (int p = 1; p <= maxp; p++) {
+        mz_map_t m;
+        CHECK_EQ_INT(mz_map_zones(&z, p, b == MZ_BENCH_SP ? MZ_MAP_BLOCK : MZ_MAP_BINPACK, &m), 0);
+        check_map(&z, &m, p);
+        mz_map_free(&m);
+      }
+      mz_map_t m;
+      CHECK_EQ_INT(mz_map_zones(&z, z.nzones + 1, MZ_MAP_BINPACK, &m), -2);
+      CHECK_EQ_INT(mz_map_zones(&z, 0, MZ_MAP_BINPACK, &m), -2);
+      mz_zones_free(&z);
+    }
+}
+
+/* BT-MZ class S: zones 6x6, 18x6, 6x18, 18x18 (x 6); the largest to process 0, then the
+ * 648-point zones (equal: the first in sorted order, zone 1) and the smallest to process 1:
+ * loads 1944 / 1512, imbalance 1944 / 1728 = 1.125. */
+static void bt_class_s(void)
+{
+  mz_zones_t z;
+  mz_map_t m;
+  CHECK_EQ_INT(mz_zones_setup(mz_class_find(MZ_BENCH_BT, 'S'), &z), 0);
+  CHECK_EQ_INT(z.zone[0].nx, 6);
+  CHECK_EQ_INT(z.zone[1].nx, 18);
+  CHECK_EQ_INT(z.zone[3].ny, 18);
+  CHECK_EQ_INT(mz_map_zones(&z, 2, MZ_MAP_BINPACK, &m), 0);
+  CHECK_EQ_INT(m.owner[3], 0);
+  CHECK_EQ_INT(m.owner[0], 1);
+  CHECK_EQ_INT(m.owner[1], 1);
+  CHECK_EQ_INT(m.owner[2], 1);
+  CHECK_EQ_INT(m.load[0], 1944);
+  CHECK_EQ_INT(m.load[1], 1512);
+  CHECK(fabs(m.imbalance - 1.125) < 1e-12);
+  CHECK_EQ_INT(m.kind, MZ_MAP_BINPACK);
+  mz_map_free(&m);
+  mz_zones_free(&z);
+}
+
+/* SP-MZ class W (4x4 equal zones): 4 processes get 2x2 blocks, 3 processes cannot divide
+ * the zone grid and fall back to bin packing (as the reference) */
+static void sp_blocks(void)
+{
+  mz_zones_t z;
+  mz_map_t m;
+  CHECK_EQ_INT(mz_zones_setup(mz_class_find(MZ_BENCH_SP, 'W'), &z), 0);
+  CHECK_EQ_INT(mz_map_zones(&z, 4, MZ_MAP_BLOCK, &m), 0);
+  CHECK_EQ_INT(m.kind, MZ_MAP_BLOCK);
+  static const int expect[16] = {0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3};
+  for (int zone = 0; zone < 16; zone++)
+    CHECK_EQ_INT(m.owner[zone], expect[zone]);
+  CHECK(fabs(m.imbalance - 1.0) < 1e-12);
+  mz_map_free(&m);
+  CHECK_EQ_INT(mz_map_zones(&z, 3, MZ_MAP_BLOCK, &m), 0);
+  CHECK_EQ_INT(m.kind, MZ_MAP_BINPACK);
+  CHECK(fabs(m.imbalance - 6.0 / (16.0 / 3.0)) < 1e-12); /* 6 + 5 + 5 zones */
+  mz_map_free(&m);
+  mz_zones_free(&z);
+}
+
+/* bin packing prefers, among zones within 5% of the largest left, the one sharing more
+ * boundary with the least-loaded process: SP-MZ class W, 2 processes (all zones equal)
+ * gives each process connected zones, so fewer than all 32 links cross processes */
+static void prefers_neighbours(void)
+{
+  mz_zones_t z;
+  mz_map_t m;
+  CHECK_EQ_INT(mz_zones_setup(mz_class_find(MZ_BENCH_SP, 'W'), &z), 0);
+  CHECK_EQ_INT(mz_map_zones(&z, 2, MZ_MAP_BINPACK, &m), 0);
+  int cut = 0;
+  for (int zone = 0; zone < z.nzones; zone++)
+    for (int s = 0; s < MZ_NSIDES; s++)
+      cut += m.owner[zone] != m.owner[z.zone[zone].nb[s]];
+  CHECK(cut < 32);
+  CHECK_EQ_INT(m.count[0], 8);
+  mz_map_free(&m);
+  mz_zones_free(&z);
+}
+
+static void names(void)
+{
+  CHECK_EQ_INT(mz_bench_parse("bt"), MZ_BENCH_BT);
+  CHECK_EQ_INT(mz_bench_parse("SP"), MZ_BENCH_SP);
+  CHECK_EQ_INT(mz_bench_parse("lu"), -1);
+  CHECK(mz_class_find(MZ_BENCH_BT, 'Q') == NULL);
+  CHECK(mz_class_find(MZ_BENCH_BT, 'w') != NULL);
+  CHECK_STR(mz_class_list(MZ_BENCH_SP), "SWABCD");
+  /* the Mop/s formula: BT-MZ class S, 60 steps in 1 s */
+  mz_zones_t z;
+  CHECK_EQ_INT(mz_zones_setup(mz_class_find(MZ_BENCH_BT, 'S'), &z), 0);
+  double mops = mz_mops(MZ_BENCH_BT, &z, 60, 1.0);
+  CHECK(mops > 0.0 && fabs(mz_mops(MZ_BENCH_BT, &z, 60, 2.0) - mops / 2) < 1e-9);
+  mz_zones_free(&z);
+}
+
+int main(void)
+{
+  all_classes();
+  bt_class_s();
+  sp_blocks();
+  prefers_neighbours();
+  names();
+  return hk_test_report("test_mz_map");
+}
