@@ -31,7 +31,9 @@ static int wave_rows(const hk_field_layout_t *L, int sweeps)
 {
   long long row_bytes = L->sy * (long long)sizeof(double);
   long long r = WAVE_L2_BUDGET / (3LL * sweeps * row_bytes) - 2LL * sweeps - 2;
-  return r < 8 ? 8 : r > 256 ? 256 : (int)r;
+  /* at least 4 (b - 1) rows: the redundant rows cost at most 1/4 more updates */
+  long long least = 4LL * (sweeps - 1) > 8 ? 4LL * (sweeps - 1) : 8;
+  return r < least ? (int)least : r > 256 ? 256 : (int)r;
 }
 
 int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int rows, int threads)

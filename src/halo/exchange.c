@@ -23,10 +23,20 @@ static inline void copy_run(double *restrict dst, const double *restrict src, in
   }
 }
 
-void hk__halo_pack_rows(const hk_halo_t *h, const double *field, int first, int last)
+/* Packing a row of a self message copies it into the ghost cells directly (the
+ * pack phase only reads owned cells and a self message's ghosts are written by
+ * its rows alone, so this is safe in every mode and thread split); its receive
+ * rows then have nothing to unpack.  The field is not const for that reason. */
+void hk__halo_pack_rows(const hk_halo_t *h, double *field, int first, int last)
 {
   for (int r = first; r < last; r++) {
     const hk_row_t *row = &h->send_rows[r];
+    if (row->self) {
+      for (int c = 0; c < row->count; c++)
+        copy_run(field + row->self_at + c * row->stride, field + row->at + c * row->stride,
+                 row->len);
+      continue;
+    }
     double *buf = row->buf;
     for (int c = 0; c < row->count; c++, buf += row->len)
       copy_run(buf, field + row->at + c * row->stride, row->len);
@@ -37,13 +47,15 @@ void hk__halo_unpack_rows(const hk_halo_t *h, double *field, int first, int last
 {
   for (int r = first; r < last; r++) {
     const hk_row_t *row = &h->recv_rows[r];
+    if (row->self)
+      continue; /* a self message: filled when packed */
     const double *buf = row->buf;
     for (int c = 0; c < row->count; c++, buf += row->len)
       copy_run(field + row->at + c * row->stride, buf, row->len);
   }
 }
 
-void hk__halo_pack_all(hk_halo_t *h, const double *field)
+void hk__halo_pack_all(hk_halo_t *h, double *field)
 {
   double t0 = omp_get_wtime();
 #pragma omp for schedule(static)

@@ -5,7 +5,9 @@
  * receiving): send[i] carries my owned cells on side d to the neighbour at d
  * (tag of d), recv[i] fills my ghost cells on side d from that neighbour (tag of
  * -d, the direction it sent in).  A self neighbour is a copy: recv[i] then reads
- * send[j]'s buffer where j is the message of offset -d.
+ * send[j]'s buffer where j is the message of offset -d; the rows of send[j] copy
+ * owned cells straight into recv[i]'s ghost cells when they are packed (the two
+ * boxes have the same shape, so their rows pair up one to one).
  */
 #ifndef HK_HALO_INTERNAL_H
 #define HK_HALO_INTERNAL_H
@@ -40,6 +42,10 @@ typedef struct hk_row {
   int count;            /* runs */
   int msg;
   double *buf;          /* where the row starts in the message buffer */
+  int self;             /* a row of a self message: the send row copies straight into
+                           the ghost cells at self_at when packed (no buffer), the
+                           receive row has nothing to unpack */
+  long long self_at;
 } hk_row_t;
 
 /* Phase times of one thread in one exchange; padded against false sharing. */
@@ -69,11 +75,11 @@ struct hk_halo {
 
 /* ---- exchange.c: primitives, each safe to call inside a parallel region ---- */
 /* Pack/unpack rows [first, last) of the send/recv row table. */
-void hk__halo_pack_rows(const hk_halo_t *h, const double *field, int first, int last);
+void hk__halo_pack_rows(const hk_halo_t *h, double *field, int first, int last);
 void hk__halo_unpack_rows(const hk_halo_t *h, double *field, int first, int last);
 /* Every thread of the current team packs (unpacks) its static share of all rows
  * (an orphaned `omp for` with its implicit barrier; also fine outside a region). */
-void hk__halo_pack_all(hk_halo_t *h, const double *field);
+void hk__halo_pack_all(hk_halo_t *h, double *field);
 void hk__halo_unpack_all(hk_halo_t *h, double *field);
 /* Post / wait for / unpack messages i = first, first+stride, ... (Irecv before
  * Isend).  post and wait return HK_SUCCESS or an error; they call MPI. */

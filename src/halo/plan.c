@@ -51,6 +51,8 @@ static int build_rows(hk_msg_t *msgs, int nmsg, const hk_field_layout_t *L, hk_r
         t[r].len = len;
         t[r].count = per_plane ? ny : 1;
         t[r].buf = b;
+        t[r].self = m->kind == HK_PEER_SELF;
+        t[r].self_at = -1;
         b += (size_t)len * (size_t)t[r].count;
         r++;
       }
@@ -63,6 +65,30 @@ cleanup:
 }
 
 void hk__free_plan(hk_halo_t *h);
+
+/* the send rows of a self message write the ghost runs of the matching receive */
+static int pair_self_rows(hk_halo_t *h)
+{
+  for (int i = 0; i < h->nmsg; i++) {
+    const hk_msg_t *mr = &h->recv[i];
+    if (mr->kind != HK_PEER_SELF)
+      continue;
+    int j = 0;
+    while (j < h->nmsg && h->send[j].buf != mr->buf)
+      j++;
+    const hk_msg_t *ms = &h->send[j];
+    if (j == h->nmsg || ms->row_end - ms->row_begin != mr->row_end - mr->row_begin)
+      return HK_ERROR(HK_ERR_STATE, "self message %d has no matching send rows", i);
+    for (int r = 0; r < mr->row_end - mr->row_begin; r++) {
+      hk_row_t *sr = &h->send_rows[ms->row_begin + r];
+      const hk_row_t *rr = &h->recv_rows[mr->row_begin + r];
+      if (sr->len != rr->len || sr->count != rr->count || sr->stride != rr->stride)
+        return HK_ERROR(HK_ERR_STATE, "self message %d: rows of different shapes", i);
+      sr->self_at = rr->at;
+    }
+  }
+  return HK_SUCCESS;
+}
 
 int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
 {
@@ -216,6 +242,7 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
   }
   HK_TRY(err, build_rows(h->send, h->nmsg, L, &h->send_rows, &h->nsend_rows));
   HK_TRY(err, build_rows(h->recv, h->nmsg, L, &h->recv_rows, &h->nrecv_rows));
+  HK_TRY(err, pair_self_rows(h));
   HK_ALLOC_TRY(err, h->tt, h->nthreads);
   *halo = h;
   return HK_SUCCESS;
