@@ -64,6 +64,13 @@ add_executable(coll_plain_mpi coll/plain_mpi.c)
 target_link_libraries(coll_plain_mpi PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
 set(PRELOAD ${COLL_DIR}/preload.sh ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE})
 set(PRELOAD_LIB $<TARGET_FILE:hybridkit-preload>)
+# sanitizer builds (debug presets): the ASan runtime must be the first library loaded, so it
+# is preloaded in front of ours (LD_PRELOAD takes a colon-separated list)
+if(CMAKE_C_FLAGS MATCHES "sanitize=address")
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+                  OUTPUT_VARIABLE HK_LIBASAN OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(PRELOAD_LIB "${HK_LIBASAN}:${PRELOAD_LIB}")
+endif()
 function(coll_preload_test name np nt regex)
   add_test(NAME coll.preload.${name} COMMAND ${PRELOAD} ${np} ${nt} ${PRELOAD_LIB} ${regex} -- ${ARGN})
   set_tests_properties(coll.preload.${name} PROPERTIES LABELS "mpi;apps" TIMEOUT 120
