@@ -81,6 +81,16 @@ void hk__halo_unpack_msgs(const hk_halo_t *h, double *field, int first, int stri
   h->tt[omp_get_thread_num()].unpack += omp_get_wtime() - t0;
 }
 
+int hk__halo_exchange_msgs(hk_halo_t *h, double *field, int first, int stride)
+{
+  int e = hk__halo_post(h, first, stride);
+  if (e == HK_SUCCESS)
+    e = hk__halo_wait(h, first, stride);
+  if (e == HK_SUCCESS)
+    hk__halo_unpack_msgs(h, field, first, stride);
+  return e;
+}
+
 int hk__halo_post(hk_halo_t *h, int first, int stride)
 {
   int err = HK_SUCCESS;

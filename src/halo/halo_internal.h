@@ -86,6 +86,10 @@ void hk__halo_unpack_all(hk_halo_t *h, double *field);
 int hk__halo_post(hk_halo_t *h, int first, int stride);
 int hk__halo_wait(hk_halo_t *h, int first, int stride);
 void hk__halo_unpack_msgs(const hk_halo_t *h, double *field, int first, int stride);
+/* post + wait + unpack of messages first, first+stride, ... by the calling thread (the
+ * exchange of thread 0 in the task modes, of each communicating thread in the multiple
+ * modes) */
+int hk__halo_exchange_msgs(hk_halo_t *h, double *field, int first, int stride);
 /* part `part` of `parts` of a box, split along its outermost dimension that is
  * long enough (the same split everywhere, so first touch matches the updates). */
 void hk__box_split(const hk_box_t *box, int parts, int part, hk_box_t *out);

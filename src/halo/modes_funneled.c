@@ -61,17 +61,6 @@ int hk__step_funneled(hk_halo_t *h, double *field, const hk_halo_work_t *work)
   return err;
 }
 
-/* thread 0's part of the task modes: the whole exchange */
-static int exchange_by_master(hk_halo_t *h, double *field)
-{
-  int e = hk__halo_post(h, 0, 1);
-  if (e == HK_SUCCESS)
-    e = hk__halo_wait(h, 0, 1);
-  if (e == HK_SUCCESS)
-    hk__halo_unpack_msgs(h, field, 0, 1);
-  return e;
-}
-
 int hk__step_task(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
@@ -83,7 +72,7 @@ int hk__step_task(hk_halo_t *h, double *field, const hk_halo_work_t *work)
     int t = omp_get_thread_num(), n = omp_get_num_threads();
     hk__halo_pack_all(h, field);
     if (t == 0)
-      hk__halo_keep_error(&err, exchange_by_master(h, field));
+      hk__halo_keep_error(&err, hk__halo_exchange_msgs(h, field, 0, 1));
     if (work && n > 1 && t > 0)
       hk__update_timed(work, &r.interior, 1, n - 1, t - 1, &h->tt[t].interior);
     if (work && n == 1)
@@ -108,7 +97,7 @@ int hk__step_task_balanced(hk_halo_t *h, double *field, const hk_halo_work_t *wo
     int t = omp_get_thread_num(), n = omp_get_num_threads();
     hk__halo_pack_all(h, field);
     if (t == 0)
-      hk__halo_keep_error(&err, exchange_by_master(h, field));
+      hk__halo_keep_error(&err, hk__halo_exchange_msgs(h, field, 0, 1));
     if (work) {
       /* the others start on the interior at once; thread 0 joins when its exchange is done */
       double t0 = omp_get_wtime();

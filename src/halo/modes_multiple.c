@@ -11,16 +11,6 @@
 #include <omp.h>
 #include "halo/halo_internal.h"
 
-static int exchange_share(hk_halo_t *h, double *field, int t, int m)
-{
-  int e = hk__halo_post(h, t, m);
-  if (e == HK_SUCCESS)
-    e = hk__halo_wait(h, t, m);
-  if (e == HK_SUCCESS)
-    hk__halo_unpack_msgs(h, field, t, m);
-  return e;
-}
-
 int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
@@ -31,7 +21,7 @@ int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work)
   {
     int t = omp_get_thread_num(), n = omp_get_num_threads();
     hk__halo_pack_all(h, field);
-    hk__halo_keep_error(&err, exchange_share(h, field, t, n));
+    hk__halo_keep_error(&err, hk__halo_exchange_msgs(h, field, t, n));
 #pragma omp barrier
     if (work && err == HK_SUCCESS)
       hk__update_timed(work, &r.all, 1, n, t, &h->tt[t].update);
@@ -52,7 +42,7 @@ int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t
     int t = omp_get_thread_num(), n = omp_get_num_threads();
     hk__halo_pack_all(h, field);
     if (t < m)
-      hk__halo_keep_error(&err, exchange_share(h, field, t, m));
+      hk__halo_keep_error(&err, hk__halo_exchange_msgs(h, field, t, m));
     if (work && n > m && t >= m)
       hk__update_timed(work, &r.interior, 1, n - m, t - m, &h->tt[t].interior);
     else if (work && n == m) /* nobody left to overlap with: the communicators compute after */
