@@ -86,7 +86,7 @@ typedef struct run {
   int periodic;
   hk_update_fn update;
   double lo0, hi0, sum0; /* invariants */
-  jac_wave_t wave;       /* temporal blocking (ring NULL: off) */
+  jac_wave_t wave;       /* temporal blocking (mem NULL: off) */
   hk_box_t *regions;     /* per sweep of a wavefront pass */
   double t_sweeps;       /* sweeps outside the engine's step (for the compute time) */
 } run_t;
@@ -241,7 +241,7 @@ static int wavefront(run_t *r, int b)
     err = hk_halo_regions(r->halo, b - 1 - s, &r->regions[s], &I, B, &nb);
   if (err == HK_SUCCESS) {
     double t0 = omp_get_wtime();
-    jac_wave3d(&r->wave, r->u, &r->L, b, r->regions, hk_halo_threads(r->halo));
+    jac_wave3d(&r->wave, r->u, &r->L, b, r->regions);
     r->t_sweeps += omp_get_wtime() - t0;
   }
   return err;

@@ -10,21 +10,31 @@
  * L2 for NX up to ~1000 */
 #define JAC_ROWS 16
 
+void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
+                int rows, int ilo, int ihi)
+{
+  const double c7 = 1.0 / 7.0;
+  for (int j = 0; j < rows; j++) {
+    const double *restrict x = c + j * sy, *restrict ym = x - sy, *restrict yp = x + sy;
+    const double *restrict a = zm + j * sy, *restrict b = zp + j * sy;
+    double *restrict o = out + j * sy;
+#pragma omp simd
+    for (int i = ilo; i < ihi; i++)
+      o[i] = (x[i] + x[i - 1] + x[i + 1] + ym[i] + yp[i] + a[i] + b[i]) * c7;
+  }
+}
+
 void jac_update3d(const hk_box_t *b, void *arg)
 {
   const jac_sweep_t *s = arg;
   const long long sy = s->L.sy, sz = s->L.sz;
-  const double c7 = 1.0 / 7.0;
   for (int jb = b->lo[1]; jb < b->hi[1]; jb += JAC_ROWS) {
     int je = jb + JAC_ROWS < b->hi[1] ? jb + JAC_ROWS : b->hi[1];
-    for (int k = b->lo[2]; k < b->hi[2]; k++)
-      for (int j = jb; j < je; j++) {
-        const double *restrict u = s->u + s->L.offset + j * sy + k * sz;
-        double *restrict v = s->v + s->L.offset + j * sy + k * sz;
-#pragma omp simd
-        for (int i = b->lo[0]; i < b->hi[0]; i++)
-          v[i] = (u[i] + u[i - 1] + u[i + 1] + u[i - sy] + u[i + sy] + u[i - sz] + u[i + sz]) * c7;
-      }
+    for (int k = b->lo[2]; k < b->hi[2]; k++) {
+      const long long at = s->L.offset + jb * sy + k * sz;
+      jac_rows3d(s->u + at - sz, s->u + at, s->u + at + sz, s->v + at, sy, je - jb, b->lo[0],
+                 b->hi[0]);
+    }
   }
 }
 

@@ -38,6 +38,12 @@ typedef struct jac_sweep {
   hk_field_layout_t L;
 } jac_sweep_t;
 
+/* the 3D update of `rows` rows (sy apart) of one plane, columns [ilo, ihi): zm, c, zp
+ * and out point at the first row of the plane below, the plane, the plane above and the
+ * output (the one place the optimised sweeps spell out the stencil) */
+void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
+                int rows, int ilo, int ihi);
+
 /* hk_update_fn: v = stencil(u) on the cells of box */
 void jac_update3d(const hk_box_t *box, void *arg);
 void jac_update2d(const hk_box_t *box, void *arg);

@@ -16,6 +16,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel.h"
 #include "wavefront.h"
 
 /* level-ring and seam sizes follow the layout; the budget keeps a thread's
@@ -54,9 +55,9 @@ int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int ro
   w->threads = threads;
   w->ring_rows = w->rows + 2 * sweeps + 2;
   w->planes = L->n[2] + 2 * L->width;
-  size_t ring = (size_t)sweeps * 3 * (size_t)w->ring_rows * (size_t)L->sy;
-  size_t seam = (size_t)sweeps * (size_t)w->planes * (size_t)L->sy;
-  w->per_thread = ring + 3 * seam;
+  w->ring_size = (size_t)sweeps * 3 * (size_t)w->ring_rows * (size_t)L->sy;
+  w->seam_size = (size_t)sweeps * (size_t)w->planes * (size_t)L->sy;
+  w->per_thread = w->ring_size + 3 * w->seam_size;
   size_t n = w->per_thread * (size_t)threads;
   if (posix_memalign((void **)&w->mem, 64, n * sizeof(double)))
     return hk_error_set(HK_ERR_NOMEM, "no memory for the wavefront buffers (%zu doubles)", n);
@@ -71,20 +72,12 @@ void jac_wave_free(jac_wave_t *w)
   w->mem = NULL;
 }
 
-/* rows [jlo, jhi) x columns [ilo, ihi) of one plane; the reference's sum order */
+/* rows [jlo, jhi) x columns [ilo, ihi) of one plane */
 static void plane_update(plane_ref_t zm, plane_ref_t c, plane_ref_t zp, plane_ref_t out,
                          long long sy, int jlo, int jhi, int ilo, int ihi)
 {
-  const double c7 = 1.0 / 7.0;
-  for (int j = jlo; j < jhi; j++) {
-    const double *restrict x = c.p + (j - c.row0) * sy;
-    const double *restrict ym = x - sy, *restrict yp = x + sy;
-    const double *restrict a = zm.p + (j - zm.row0) * sy, *restrict b = zp.p + (j - zp.row0) * sy;
-    double *restrict o = out.p + (j - out.row0) * sy;
-#pragma omp simd
-    for (int i = ilo; i < ihi; i++)
-      o[i] = (x[i] + x[i - 1] + x[i + 1] + ym[i] + yp[i] + a[i] + b[i]) * c7;
-  }
+  jac_rows3d(zm.p + (jlo - zm.row0) * sy, c.p + (jlo - c.row0) * sy, zp.p + (jlo - zp.row0) * sy,
+             out.p + (jlo - out.row0) * sy, sy, jhi - jlo, ilo, ihi);
 }
 
 static inline int mod3(int z) { return ((z % 3) + 3) % 3; }
@@ -197,20 +190,17 @@ static void strip(wave_ctx_t *c, int jb, int je, int jz)
 }
 
 void jac_wave3d(const jac_wave_t *w, double *u, const hk_field_layout_t *L, int b,
-                const hk_box_t *region, int threads)
+                const hk_box_t *region)
 {
   const int J0 = region[b - 1].lo[1], J1 = region[b - 1].hi[1];
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(w->threads)
   {
     const int me = omp_get_thread_num(), nt = omp_get_num_threads();
     double *mine = w->mem + w->per_thread * (size_t)me;
-    size_t seam = (size_t)w->sweeps * (size_t)w->planes * (size_t)L->sy;
     wave_ctx_t c = {.w = w, .L = L, .f0 = u + L->offset, .x0 = L->offset % L->sy, .b = b,
                     .region = region, .ring = mine};
-    double *s0 = mine + (size_t)w->sweeps * 3 * (size_t)w->ring_rows * (size_t)L->sy;
-    c.seam[0] = s0;
-    c.seam[1] = s0 + seam;
-    c.seam[2] = s0 + 2 * seam;
+    for (int k = 0; k < 3; k++)
+      c.seam[k] = mine + w->ring_size + (size_t)k * w->seam_size;
     const int ja = J0 + (int)((long long)(J1 - J0) * me / nt);
     const int jz = J0 + (int)((long long)(J1 - J0) * (me + 1) / nt);
     /* old rows around the range, before anyone writes */

@@ -20,12 +20,13 @@
 
 typedef struct jac_wave {
   double *mem;        /* per thread: rings of all levels, then three seam buffers */
-  size_t per_thread;  /* doubles */
+  size_t per_thread;  /* doubles: ring_size + 3 x seam_size */
+  size_t ring_size, seam_size;
   int sweeps;         /* most sweeps per pass */
   int rows;           /* strip height */
   int ring_rows;      /* rows of a ring plane: strip + redundant rows + frame */
   int planes;         /* planes of a seam buffer */
-  int threads;
+  int threads;        /* the passes run with this many threads */
 } jac_wave_t;
 
 /* buffers for passes of up to `sweeps` (2 .. HK_WAVE_MAX) sweeps over fields of
@@ -37,8 +38,8 @@ void jac_wave_free(jac_wave_t *w);
 /* b (2 <= b <= w->sweeps) sweeps of the 3D stencil on u, in place.  region[s]
  * (s = 0 .. b-1) is the box sweep s + 1 updates (the owned cells with b - 1 - s
  * ghost layers, hk_halo_regions); u's ghosts must hold valid values b deep.
- * Opens its own parallel region of `threads` threads. */
+ * Opens its own parallel region of the threads the buffers were made for. */
 void jac_wave3d(const jac_wave_t *w, double *u, const hk_field_layout_t *L, int b,
-                const hk_box_t *region, int threads);
+                const hk_box_t *region);
 
 #endif
