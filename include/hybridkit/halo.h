@@ -87,7 +87,11 @@ typedef struct hk_halo_desc {
 
 typedef struct hk_halo hk_halo_t;
 
-/* Where cell (i, j, k) of the field is: field[offset + i + j*sy + k*sz]. */
+/* Where cell (i, j, k) of the field is: field[offset + i + j*sy + k*sz].  Rows are
+ * padded: sy is a multiple of HK_FIELD_ALIGN doubles and, in a field from
+ * hk_halo_field_alloc, every row start and owned cell (0, j, k) is 64-byte aligned;
+ * the cells between a row's ghosts and the next row are padding nobody reads. */
+#define HK_FIELD_ALIGN 8
 typedef struct hk_field_layout {
   int dims;
   int n[3];          /* owned cells */

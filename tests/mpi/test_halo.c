@@ -13,6 +13,7 @@
  * hk_cart_surface() of the layout.
  */
 #include <math.h>
+#include <stdint.h>
 #include <omp.h>
 #include <stdlib.h>
 #include "hk_test_mpi.h"
@@ -174,9 +175,13 @@ static void test_mode(ctx_t *c, hk_mode_t mode, int width)
     return;
   }
   CHECK_EQ_INT(hk_halo_layout(h, &c->L), HK_SUCCESS);
+  /* the layout's promise: rows a whole number of cache lines, owned column 0 on a line */
+  CHECK_EQ_INT((int)(c->L.sy % HK_FIELD_ALIGN), 0);
+  CHECK(c->L.offset % c->L.sy >= width);
   CHECK_EQ_INT(hk_halo_threads(h), mode <= HK_MODE_PURE_NB ? 1 : omp_get_max_threads());
   double *f = NULL;
   CHECK_EQ_INT(hk_halo_field_alloc(h, &f), HK_SUCCESS);
+  CHECK(f && ((uintptr_t)(f + c->L.offset) & 63) == 0);
   for (size_t x = 0; x < c->L.count; x++)
     f[x] = SENTINEL;
   char what[96];
