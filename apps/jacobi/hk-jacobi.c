@@ -219,6 +219,23 @@ static void plain_sweep(run_t *r, int extend)
   }
 }
 
+/* the L2 of one core and the share of the L3 of `threads` cores (hwloc; 0 where
+ * unknown, e.g. a synthetic topology without caches) */
+static void cache_shares(int threads, long long *l2, long long *l3)
+{
+  hk_machine_t *m = NULL;
+  hk_machine_info_t mi;
+  if (hk_machine_load(NULL, &m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS &&
+      mi.cores > 0)
+    for (int c = 0; c < mi.cache_levels; c++) {
+      if (mi.cache[c].level == 2)
+        *l2 = mi.cache[c].size_bytes;
+      if (mi.cache[c].level == 3)
+        *l3 = mi.cache[c].size_bytes * mi.cache[c].count / mi.cores * threads;
+    }
+  hk_machine_destroy(&m);
+}
+
 /* b sweeps after one exchange as a wavefront, when on and no invariant check
  * falls inside the batch (the intermediate sweeps are never whole fields) */
 static int wave_batch(run_t *r, int b, int done)
@@ -241,8 +258,11 @@ static int wavefront(run_t *r, int b)
     err = hk_halo_regions(r->halo, b - 1 - s, &r->regions[s], &I, B, &nb);
   if (err == HK_SUCCESS) {
     double t0 = omp_get_wtime();
-    jac_wave3d(&r->wave, r->u, &r->L, b, r->regions);
+    jac_wave3d(&r->wave, r->u, r->v, &r->L, b, r->regions);
     r->t_sweeps += omp_get_wtime() - t0;
+    double *t = r->u;
+    r->u = r->v;
+    r->v = t;
   }
   return err;
 }
@@ -254,7 +274,7 @@ static int sweep(run_t *r, int sweeps, int first, int *done, double *t_check)
   while (*done < first + sweeps && err == HK_SUCCESS) {
     int b = first + sweeps - *done < r->L.width ? first + sweeps - *done : r->L.width;
     if (wave_batch(r, b, *done)) {
-      err = wavefront(r, b); /* result in place in u */
+      err = wavefront(r, b); /* result in u (swapped) */
       *done += b;
       if (err == HK_SUCCESS && opt.check_every > 0 && *done % opt.check_every == 0) {
         double t0 = MPI_Wtime();
@@ -589,7 +609,9 @@ static int run(void)
     goto done;
   initialise(&r);
   if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !hk_mode_overlaps(mode)) {
-    local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo));
+    long long l2 = 0, l3 = 0;
+    cache_shares(hk_halo_threads(r.halo), &l2, &l3);
+    local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo), l2, l3);
     if (local == HK_SUCCESS && !(r.regions = calloc((size_t)opt.width, sizeof *r.regions)))
       local = hk_error_set(HK_ERR_NOMEM, "no memory");
     if ((err = hk_agree(comm, local)) != HK_SUCCESS)

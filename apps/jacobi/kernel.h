@@ -40,9 +40,13 @@ typedef struct jac_sweep {
 
 /* the 3D update of `rows` rows (sy apart) of one plane, columns [ilo, ihi): zm, c, zp
  * and out point at the first row of the plane below, the plane, the plane above and the
- * output (the one place the optimised sweeps spell out the stencil) */
+ * output (the one place the optimised sweeps spell out the stencil).  ahead: when the
+ * plane above comes from memory, the distance in doubles at which to prefetch it
+ * (0: none) */
+/* prefetch distance for a plane streamed from memory (see kernel.c) */
+#define JAC_PREFETCH 1024
 void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
-                int rows, int ilo, int ihi);
+                int rows, int ilo, int ihi, long long ahead);
 
 /* hk_update_fn: v = stencil(u) on the cells of box */
 void jac_update3d(const hk_box_t *box, void *arg);
