@@ -23,6 +23,18 @@ static inline void copy_run(double *restrict dst, const double *restrict src, in
   }
 }
 
+/* Short runs (x-faces) are one or two cells a row stride apart, a cache line
+ * each: fetched HK_PREFETCH_RUNS runs ahead, as the hardware prefetchers do not
+ * follow strides that long fast enough */
+#ifndef HK_PREFETCH_RUNS
+#define HK_PREFETCH_RUNS 32
+#endif
+#define PREFETCH_RUN(row, base, c, write)                                                          \
+  do {                                                                                             \
+    if ((row)->len <= HK_SHORT_RUN && (c) + HK_PREFETCH_RUNS < (row)->count)                       \
+      __builtin_prefetch((base) + ((c) + HK_PREFETCH_RUNS) * (row)->stride, write);                \
+  } while (0)
+
 /* Packing a row of a self message copies it into the ghost cells directly (the
  * pack phase only reads owned cells and a self message's ghosts are written by
  * its rows alone, so this is safe in every mode and thread split); its receive
@@ -32,14 +44,19 @@ void hk__halo_pack_rows(const hk_halo_t *h, double *field, int first, int last)
   for (int r = first; r < last; r++) {
     const hk_row_t *row = &h->send_rows[r];
     if (row->self) {
-      for (int c = 0; c < row->count; c++)
+      for (int c = 0; c < row->count; c++) {
+        PREFETCH_RUN(row, field + row->at, c, 0);
+        PREFETCH_RUN(row, field + row->self_at, c, 1);
         copy_run(field + row->self_at + c * row->stride, field + row->at + c * row->stride,
                  row->len);
+      }
       continue;
     }
     double *buf = row->buf;
-    for (int c = 0; c < row->count; c++, buf += row->len)
+    for (int c = 0; c < row->count; c++, buf += row->len) {
+      PREFETCH_RUN(row, field + row->at, c, 0);
       copy_run(buf, field + row->at + c * row->stride, row->len);
+    }
   }
 }
 
