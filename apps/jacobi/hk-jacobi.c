@@ -634,8 +634,8 @@ static int run(void)
 
   jac_stream_t bw, *bwp = NULL;
   if (opt.roofline) {
-    MPI_Barrier(comm); /* all ranks of a node measure together: they share its bandwidth */
-    local = jac_stream_measure(1LL << 24, 5, hk_halo_threads(r.halo), &bw) == 0
+    /* all ranks measure together: those of a node share its bandwidth */
+    local = jac_stream_measure(comm, 1LL << 24, 5, hk_halo_threads(r.halo), &bw) == 0
                 ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth test");
     if ((err = hk_agree(comm, local)) != HK_SUCCESS)
       goto done;

@@ -2,8 +2,10 @@
 #ifndef HK_JACOBI_STREAM_H
 #define HK_JACOBI_STREAM_H
 
+#include <mpi.h>
+
 typedef struct jac_stream {
-  double elements_per_s;   /* best over repetitions, this rank, all its threads */
+  double elements_per_s;   /* this rank, all its threads, in the best repetition of all ranks */
   double bw_stream;        /* bytes/s counted as STREAM does: 16 B per element */
   double bw_real;          /* with write-allocate: 24 B per element */
   long long elements;
@@ -12,7 +14,11 @@ typedef struct jac_stream {
 /* v[i] = s * u[i] over arrays far larger than the caches (n elements each),
  * `reps` times with `threads` threads; the same memory traffic per element as
  * one Jacobi lattice update under the layer condition (one load stream, one
- * store stream with write-allocate).  Returns 0 or -1 (no memory). */
-int jac_stream_measure(long long n, int reps, int threads, jac_stream_t *out);
+ * store stream with write-allocate).  Collective over comm: every repetition
+ * starts on all ranks together and lasts as long as the slowest, so ranks that
+ * share a node's memory are measured sharing it (the sum over ranks of
+ * elements_per_s is what they achieve together).  Returns 0, or -1 when any rank
+ * has no memory for the arrays. */
+int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_stream_t *out);
 
 #endif
