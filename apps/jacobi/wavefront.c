@@ -17,12 +17,14 @@
 /* strip heights, from the caches of the cores a rank runs on (hwloc; defaults: a
  * 1 MiB L2 and a 16 MiB L3 share).  When the rings of whole planes (all threads)
  * fit the rank's share of the L3, one strip per thread: no redundant rows, and
- * every row of u is read from memory once.  Otherwise the rings of a thread and
- * the planes of u that sweep 0 reads keep within 3/4 of its L2.  256^3, one core of
- * an AMD EPYC (Zen 5, 1 MiB L2, 32 MiB L3 for 2 cores), 2 MiB pages, 4 sweeps:
+ * every row of u is read from memory once.  Else the tallest strips whose rings fit
+ * the L3 share, as long as that is at least 8 b rows.  Else strips whose rings and
+ * the planes of u that sweep 0 reads keep within 3/4 of the L2.  One core of an
+ * AMD EPYC (Zen 5, 1 MiB L2, 32 MiB L3 for 2 cores), 2 MiB pages, 4 sweeps, 256^3:
  * whole planes 2.40-2.45 GLUP/s, strips of 128 rows 2.36, 64: 2.18, 24: 2.17 (the
  * redundant rows are read from memory again: 2b per strip); 8 sweeps (12.6 MB of
- * rings): whole planes 2.16, L2 strips 1.83 */
+ * rings): whole planes 2.16, L2 strips 1.83; 512^3, 4 sweeps: L2 strips (12 rows)
+ * 1.89, L3 strips (2 per plane) 2.08-2.10 */
 #define WAVE_L2_DEFAULT (1024LL * 1024)
 #define WAVE_L3_DEFAULT (16LL * 1024 * 1024)
 
@@ -35,8 +37,12 @@ static int wave_rows(const hk_field_layout_t *L, int sweeps, int threads, long l
 {
   long long row_bytes = L->sy * (long long)sizeof(double);
   long long all = L->n[1] + 2LL * L->width, mine = (all + threads - 1) / threads;
-  if (3LL * (sweeps - 1) * (mine + 2LL * sweeps + 2) * row_bytes * threads <= l3)
+  /* the tallest strips whose rings (all threads) fit the L3 share */
+  long long in_l3 = l3 / (3LL * (sweeps - 1) * row_bytes * threads) - 2LL * sweeps - 2;
+  if (in_l3 >= mine)
     return (int)mine;
+  if (in_l3 >= 8LL * sweeps) /* redundant rows read again: at most 1/4 more */
+    return (int)in_l3;
   /* 3 planes of each of the sweeps - 1 rings and of u, strip + 2 sweeps rows */
   long long r = l2 * 3 / 4 / (3LL * sweeps * row_bytes) - 2LL * sweeps - 2;
   /* at least 4 (b - 1) rows: the redundant rows cost at most 1/4 more updates */
