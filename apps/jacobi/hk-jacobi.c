@@ -45,7 +45,7 @@ static const hk_opt_t options[] = {
   {"boundary", HK_OPT_STR, &opt.boundary, "B", "periodic|dirichlet", 0},
   {"temporal", HK_OPT_STR, &opt.temporal, "on|off",
    "3D, w > 1, modes without overlap: the w sweeps of an exchange as one wavefront", 0},
-  {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: fit the L2 cache)", 0},
+  {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: sized for the L2/L3 caches)", 0},
   {"verify", HK_OPT_STR, &opt.verify, "V",
    "compare with the serial reference: auto (grids up to 2^21 cells)|on|off", 0},
   {"check-every", HK_OPT_INT, &opt.check_every, "k",
@@ -501,6 +501,8 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     err = hk_record_param_int(rec, "reserved", opt.reserved);
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "temporal", r->wave.mem ? "wavefront" : "off");
+  if (err == HK_SUCCESS && r->wave.mem)
+    err = hk_record_param_int(rec, "wave_rows", r->wave.rows);
   if (err == HK_SUCCESS)
     err = hk_record_value(rec, "mlups", mlups, "MLUP/s");
   if (err == HK_SUCCESS)
