@@ -120,6 +120,7 @@ void jac_rows3d(const double *zm, const double *c, const double *zp, double *out
     return;
   }
 #endif
+  (void)ahead; /* the portable loop leaves prefetching to the hardware */
   rows3d_any(zm, c, zp, out, sy, rows, ilo, ihi);
 }
 
