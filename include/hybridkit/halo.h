@@ -118,7 +118,9 @@ HK_EXPORT hk_mode_t hk_halo_mode(const hk_halo_t *halo);
 
 /* hk_halo_field_alloc: a zeroed, 64-byte aligned field of layout.count doubles,
  * first touched by the threads that will update it (same static split as the
- * updates), so its pages land on their NUMA nodes.  Free with hk_halo_field_free.
+ * updates), so its pages land on their NUMA nodes.  Fields of 8 MiB and more are
+ * 2 MiB aligned and advised to use transparent huge pages (MADV_HUGEPAGE; nothing
+ * happens where THP is off).  Free with hk_halo_field_free.
  * Collective: local.  Threads: outside parallel regions. */
 HK_EXPORT int hk_halo_field_alloc(const hk_halo_t *halo, double **field);
 HK_EXPORT void hk_halo_field_free(double **field);
