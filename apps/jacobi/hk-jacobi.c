@@ -26,9 +26,10 @@
 #include "wavefront.h"
 
 static struct {
-  const char *mode, *grid, *map, *boundary, *output, *verify, *temporal;
+  const char *mode, *grid, *map, *boundary, *output, *verify, *temporal, *stores;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = "periodic", .verify = "auto", .temporal = "on",
+         .stores = "auto",
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1};
 
 static const hk_opt_t options[] = {
@@ -46,6 +47,8 @@ static const hk_opt_t options[] = {
   {"temporal", HK_OPT_STR, &opt.temporal, "on|off",
    "3D, w > 1, modes without overlap: the w sweeps of an exchange as one wavefront", 0},
   {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: sized for the L2/L3 caches)", 0},
+  {"stores", HK_OPT_STR, &opt.stores, "S",
+   "3D: how sweeps write the field: auto (nt when fields are far larger than the L3)|nt|cached", 0},
   {"verify", HK_OPT_STR, &opt.verify, "V",
    "compare with the serial reference: auto (grids up to 2^21 cells)|on|off", 0},
   {"check-every", HK_OPT_INT, &opt.check_every, "k",
@@ -71,7 +74,8 @@ static const hk_app_t app = {
       "streams through memory once per w sweeps; --temporal off: one sweep after the\n"
       "other; MLUP/s can then exceed the roofline of a single sweep); --reserved m applies to\n"
       "multiple-reserved.  --roofline measures a STREAM-style scale bandwidth (one load and\n"
-      "one store stream per element, as one lattice update: 24 B with write-allocate).",
+      "one store stream per element, as one lattice update) with the kind of stores the sweeps\n"
+      "use (--stores: cached, 24 B with write-allocate; nt, non-temporal, 16 B).",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
 };
@@ -89,6 +93,7 @@ typedef struct run {
   jac_wave_t wave;       /* temporal blocking (mem NULL: off) */
   hk_box_t *regions;     /* per sweep of a wavefront pass */
   double t_sweeps;       /* sweeps outside the engine's step (for the compute time) */
+  int nt;                /* 3D sweeps write with non-temporal stores */
 } run_t;
 
 static int parse_grid(long long G[3])
@@ -132,6 +137,8 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--boundary %s: periodic or dirichlet", opt.boundary);
   if (strcmp(opt.temporal, "on") && strcmp(opt.temporal, "off"))
     return hk_error_set(HK_ERR_ARG, "--temporal %s: on or off", opt.temporal);
+  if (strcmp(opt.stores, "auto") && strcmp(opt.stores, "nt") && strcmp(opt.stores, "cached"))
+    return hk_error_set(HK_ERR_ARG, "--stores %s: auto, nt or cached", opt.stores);
   if (strcmp(opt.verify, "auto") && strcmp(opt.verify, "on") && strcmp(opt.verify, "off"))
     return hk_error_set(HK_ERR_ARG, "--verify %s: auto, on or off", opt.verify);
   return HK_SUCCESS;
@@ -208,7 +215,7 @@ static void plain_sweep(run_t *r, int extend)
   hk_box_t U, I, B[6];
   int nb;
   hk_halo_regions(r->halo, extend, &U, &I, B, &nb);
-  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L};
+  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt};
   int outer = r->L.dims == 3 ? 2 : 1;
 #pragma omp parallel for schedule(static) num_threads(hk_halo_threads(r->halo))
   for (int q = U.lo[outer]; q < U.hi[outer]; q++) {
@@ -283,7 +290,7 @@ static int sweep(run_t *r, int sweeps, int first, int *done, double *t_check)
       }
       continue;
     }
-    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L};
+    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt};
     hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
     err = hk_halo_step(r->halo, r->u, &work);
     for (int k = 1; k <= b && err == HK_SUCCESS; k++) {
@@ -535,16 +542,22 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     err = hk_record_value_int(rec, "reference_diffs", verified ? ndiff : -1, NULL);
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
+  if (err == HK_SUCCESS && r->L.dims == 3)
+    err = hk_record_param_str(rec, "stores", r->nt ? "non-temporal" : "cached");
   if (bw) {
-    double eps_sum = 0.0;
-    MPI_Allreduce(&bw->elements_per_s, &eps_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-    double pred = eps_sum / 1e6; /* one element of scale = one lattice update of traffic */
+    /* the prediction for the stores the sweeps use: one element of the scale kernel
+     * with the same kind of stores moves what one lattice update moves */
+    double eps = r->nt ? bw->elements_per_s_nt : bw->elements_per_s, eps_sum = 0.0;
+    MPI_Allreduce(&eps, &eps_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+    double pred = eps_sum / 1e6;
     if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "stream_bw", bw->bw_stream, "B/s");
+      err = hk_record_stats(rec, "stream_bw", bw->bw_stream, "B/s");
+    if (err == HK_SUCCESS && bw->elements_per_s_nt > 0)
+      err = hk_record_stats(rec, "stream_nt_bw", 16.0 * bw->elements_per_s_nt, "B/s");
     if (err == HK_SUCCESS)
-    err = hk_record_value(rec, "roofline_mlups", pred, "MLUP/s");
+      err = hk_record_value(rec, "roofline_mlups", pred, "MLUP/s");
     if (err == HK_SUCCESS)
-    err = hk_record_value(rec, "roofline_efficiency", mlups / pred, "fraction");
+      err = hk_record_value(rec, "roofline_efficiency", mlups / pred, "fraction");
   }
   if (err == HK_SUCCESS && hk_halo_mode(r->halo) <= HK_MODE_PURE_NB && omp_get_max_threads() > 1)
     err = hk_record_warning(rec, "%s mode runs 1 thread per rank; %d OpenMP threads were available",
@@ -610,10 +623,17 @@ static int run(void)
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     goto done;
   initialise(&r);
+  long long l2 = 0, l3 = 0;
+  cache_shares(hk_halo_threads(r.halo), &l2, &l3);
+  /* non-temporal stores pay where the field leaves the caches before it is read again
+   * anyway (a choice of each rank's own; the roofline follows it) */
+  r.nt = opt.dims == 3 && jac_nt_available() &&
+         (!strcmp(opt.stores, "nt") ||
+          (!strcmp(opt.stores, "auto") &&
+           (double)r.L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
   if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !hk_mode_overlaps(mode)) {
-    long long l2 = 0, l3 = 0;
-    cache_shares(hk_halo_threads(r.halo), &l2, &l3);
-    local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo), l2, l3);
+    local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo), l2, l3,
+                           r.nt);
     if (local == HK_SUCCESS && !(r.regions = calloc((size_t)opt.width, sizeof *r.regions)))
       local = hk_error_set(HK_ERR_NOMEM, "no memory");
     if ((err = hk_agree(comm, local)) != HK_SUCCESS)

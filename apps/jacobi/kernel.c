@@ -66,7 +66,7 @@ static inline __m512d update8(const double *ym, const double *yp, const double *
   return _mm512_mul_pd(s, c7);
 }
 static inline void rows3d_lines(const double *zm, const double *c, const double *zp, double *out,
-                                long long sy, int rows, int ilo, int ihi, long long ahead)
+                                long long sy, int rows, int ilo, int ihi, long long ahead, int nt)
 {
   const __m512d c7 = _mm512_set1_pd(1.0 / 7.0), zero = _mm512_setzero_pd();
   const long long i0 = ilo - (long long)(((uintptr_t)(c + ilo) >> 3) & 7);
@@ -87,7 +87,10 @@ static inline void rows3d_lines(const double *zm, const double *c, const double 
       if (ahead) /* the plane above comes from memory: fetch a line `ahead` on */
         _mm_prefetch((const char *)(b + i + ahead), _MM_HINT_T0);
       next = _mm512_load_pd(x + i + 8);
-      _mm512_store_pd(o + i, update8(ym, yp, a, b, i, prev, cur, next, c7));
+      if (nt) /* whole lines, straight to memory: no read for ownership */
+        _mm512_stream_pd(o + i, update8(ym, yp, a, b, i, prev, cur, next, c7));
+      else
+        _mm512_store_pd(o + i, update8(ym, yp, a, b, i, prev, cur, next, c7));
       prev = cur;
       cur = next;
     }
@@ -98,11 +101,22 @@ static inline void rows3d_lines(const double *zm, const double *c, const double 
                            update8(ym, yp, a, b, i, prev, cur,
                                    ihi == iend ? _mm512_load_pd(x + iend) : zero, c7));
   }
+  if (nt) /* streaming stores are weakly ordered: done before anyone reads them */
+    _mm_sfence();
 }
 #endif
 
+int jac_nt_available(void)
+{
+#if defined(__AVX512F__)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
-                int rows, int ilo, int ihi, long long ahead)
+                int rows, int ilo, int ihi, long long ahead, int nt)
 {
   if (ilo >= ihi || rows <= 0)
     return;
@@ -113,14 +127,18 @@ void jac_rows3d(const double *zm, const double *c, const double *zp, double *out
   uintptr_t phase = (uintptr_t)c & 63;
   if (sy % 8 == 0 && phase % 8 == 0 && ((uintptr_t)zm & 63) == phase &&
       ((uintptr_t)zp & 63) == phase && ((uintptr_t)out & 63) == phase) {
-    if (ahead)
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead);
+    if (nt)
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 1);
+    else if (ahead)
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 0);
     else
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, 0);
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, 0, 0);
     return;
   }
 #endif
-  (void)ahead; /* the portable loop leaves prefetching to the hardware */
+  /* the portable loop leaves prefetching and the choice of stores to the compiler */
+  (void)ahead;
+  (void)nt;
   rows3d_any(zm, c, zp, out, sy, rows, ilo, ihi);
 }
 
@@ -135,7 +153,7 @@ void jac_update3d(const hk_box_t *b, void *arg)
     for (int k = b->lo[2]; k < b->hi[2]; k++) {
       const long long at = s->L.offset + jb * sy + k * sz;
       jac_rows3d(s->u + at - sz, s->u + at, s->u + at + sz, s->v + at, sy, je - jb, b->lo[0],
-                 b->hi[0], JAC_PREFETCH);
+                 b->hi[0], JAC_PREFETCH, s->nt_stores);
     }
   }
 }

@@ -24,9 +24,9 @@
  * whole planes 2.40-2.45 GLUP/s, strips of 128 rows 2.36, 64: 2.18, 24: 2.17 (the
  * redundant rows are read from memory again: 2b per strip); 8 sweeps (12.6 MB of
  * rings): whole planes 2.16, L2 strips 1.83; 512^3, 4 sweeps: L2 strips (12 rows)
- * 1.89, L3 strips (2 per plane) 2.08-2.10 */
-#define WAVE_L2_DEFAULT (1024LL * 1024)
-#define WAVE_L3_DEFAULT (16LL * 1024 * 1024)
+ * 1.89, L3 strips (2 per plane) 2.08-2.10.  Tried and dropped: advancing the sweeps
+ * of a step together in chunks of 4-32 rows (to overlap the memory streams with the
+ * in-cache sweeps): 2.0-2.3 against 2.4 for whole planes. */
 
 typedef struct plane_ref { /* rows of one plane: row j at p + (j - row0) * sy */
   double *p;
@@ -51,16 +51,17 @@ static int wave_rows(const hk_field_layout_t *L, int sweeps, int threads, long l
 }
 
 int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int rows, int threads,
-                   long long l2, long long l3)
+                   long long l2, long long l3, int nt)
 {
   memset(w, 0, sizeof *w);
   if (sweeps < 2)
     return HK_SUCCESS;
   w->sweeps = sweeps;
   w->rows = rows > 0 ? rows
-                    : wave_rows(L, sweeps, threads, l2 > 0 ? l2 : WAVE_L2_DEFAULT,
-                                l3 > 0 ? l3 : WAVE_L3_DEFAULT);
+                    : wave_rows(L, sweeps, threads, l2 > 0 ? l2 : JAC_L2_DEFAULT,
+                                l3 > 0 ? l3 : JAC_L3_DEFAULT);
   w->threads = threads;
+  w->nt = nt;
   w->ring_rows = w->rows + 2 * sweeps + 2;
   w->per_thread = (size_t)(sweeps - 1) * 3 * (size_t)w->ring_rows * (size_t)L->sy;
   size_t n = w->per_thread * (size_t)threads;
@@ -104,10 +105,10 @@ static plane_ref_t field_plane(const double *f0, const wave_ctx_t *c, int z)
 
 /* rows [jlo, jhi) x columns [ilo, ihi) of one plane */
 static void plane_update(plane_ref_t zm, plane_ref_t c, plane_ref_t zp, plane_ref_t out,
-                         long long sy, int jlo, int jhi, int ilo, int ihi, long long ahead)
+                         long long sy, int jlo, int jhi, int ilo, int ihi, long long ahead, int nt)
 {
   jac_rows3d(zm.p + (jlo - zm.row0) * sy, c.p + (jlo - c.row0) * sy, zp.p + (jlo - zp.row0) * sy,
-             out.p + (jlo - out.row0) * sy, sy, jhi - jlo, ilo, ihi, ahead);
+             out.p + (jlo - out.row0) * sy, sy, jhi - jlo, ilo, ihi, ahead, nt);
 }
 
 /* where sweep s's output stops at a Dirichlet boundary the next sweep reads the
@@ -156,9 +157,10 @@ static void strip(const wave_ctx_t *c, int jb, int je)
                         : ring_plane(c, s, zz, row0);
       }
       plane_ref_t out = s == b - 1 ? field_plane(c->v0, c, z) : ring_plane(c, s + 1, z, row0);
-      /* sweep 0 reads the next plane of u from memory: prefetched */
+      /* sweep 0 reads the next plane of u from memory: prefetched; the last writes v,
+       * non-temporal when the sweeps do */
       plane_update(in[0], in[1], in[2], out, sy, lo[s], hi[s], R[s].lo[0], R[s].hi[0],
-                   s == 0 ? JAC_PREFETCH : 0);
+                   s == 0 ? JAC_PREFETCH : 0, s == b - 1 && c->w->nt);
       if (s < b - 1)
         frame(c, &R[s], out, z, lo[s], hi[s]);
     }

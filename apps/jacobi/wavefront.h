@@ -25,14 +25,16 @@ typedef struct jac_wave {
   int rows;           /* strip height */
   int ring_rows;      /* rows of a ring plane: strip + redundant rows + frame */
   int threads;        /* the passes run with this many threads */
+  int nt;             /* the last sweep writes v with non-temporal stores */
 } jac_wave_t;
 
 /* buffers for passes of up to `sweeps` (2 .. HK_WAVE_MAX) sweeps over fields of
  * layout L by `threads` threads (each touches its own first); strips of `rows`
  * rows (0: sized for the caches: l2, the L2 of one core, and l3, the rank's share
- * of the L3, in bytes, 0 where unknown) */
+ * of the L3, in bytes, 0 where unknown); nt: the last sweep of a pass writes v with
+ * non-temporal stores */
 int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int rows, int threads,
-                   long long l2, long long l3);
+                   long long l2, long long l3, int nt);
 void jac_wave_free(jac_wave_t *w);
 
 /* b (2 <= b <= w->sweeps) sweeps of the 3D stencil from u into v.  region[s]
