@@ -243,6 +243,14 @@ static void cache_shares(int threads, long long *l2, long long *l3)
   hk_machine_destroy(&m);
 }
 
+static int measure_bandwidth(MPI_Comm comm, const run_t *r, jac_stream_t *bw)
+{
+  int local = jac_stream_measure(comm, 1LL << 24, 5, hk_halo_threads(r->halo), bw) == 0
+                  ? HK_SUCCESS
+                  : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth test");
+  return hk_agree(comm, local);
+}
+
 /* b sweeps after one exchange as a wavefront, when on and no invariant check
  * falls inside the batch (the intermediate sweeps are never whole fields) */
 static int wave_batch(run_t *r, int b, int done)
@@ -456,6 +464,10 @@ static int compare_sendrecv(run_t *r, int n, exchange_cmp_t *out)
   return err;
 }
 
+/* a bandwidth that differs more than this before and after the sweeps is reported */
+#define JAC_ROOFLINE_SPREAD 0.15
+
+/* bw: NULL, or the measurements before and after the sweeps */
 static int report(run_t *r, double t_iter, int verified, long long ndiff, const jac_stream_t *bw,
                   double check_time, const exchange_cmp_t *cmp)
 {
@@ -546,18 +558,28 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     err = hk_record_param_str(rec, "stores", r->nt ? "non-temporal" : "cached");
   if (bw) {
     /* the prediction for the stores the sweeps use: one element of the scale kernel
-     * with the same kind of stores moves what one lattice update moves */
-    double eps = r->nt ? bw->elements_per_s_nt : bw->elements_per_s, eps_sum = 0.0;
-    MPI_Allreduce(&eps, &eps_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-    double pred = eps_sum / 1e6;
+     * with the same kind of stores moves what one lattice update moves; the mean of
+     * the measurements before and after the sweeps */
+    double eps[2], sum[2];
+    for (int k = 0; k < 2; k++)
+      eps[k] = r->nt ? bw[k].elements_per_s_nt : bw[k].elements_per_s;
+    MPI_Allreduce(eps, sum, 2, MPI_DOUBLE, MPI_SUM, comm);
+    double pred = (sum[0] + sum[1]) / 2e6, spread = fabs(sum[0] - sum[1]) / fmax(sum[0], sum[1]);
     if (err == HK_SUCCESS)
-      err = hk_record_stats(rec, "stream_bw", bw->bw_stream, "B/s");
-    if (err == HK_SUCCESS && bw->elements_per_s_nt > 0)
-      err = hk_record_stats(rec, "stream_nt_bw", 16.0 * bw->elements_per_s_nt, "B/s");
+      err = hk_record_stats(rec, "stream_bw", bw[0].bw_stream, "B/s");
+    if (err == HK_SUCCESS && bw[0].elements_per_s_nt > 0)
+      err = hk_record_stats(rec, "stream_nt_bw", 16.0 * bw[0].elements_per_s_nt, "B/s");
     if (err == HK_SUCCESS)
       err = hk_record_value(rec, "roofline_mlups", pred, "MLUP/s");
     if (err == HK_SUCCESS)
       err = hk_record_value(rec, "roofline_efficiency", mlups / pred, "fraction");
+    if (err == HK_SUCCESS)
+      err = hk_record_value(rec, "roofline_spread", spread, "fraction");
+    if (err == HK_SUCCESS && spread > JAC_ROOFLINE_SPREAD)
+      err = hk_record_warning(rec,
+                              "the bandwidth changed by %.0f %% during the run (%.0f MLUP/s "
+                              "predicted before the sweeps, %.0f after): the efficiency is uncertain",
+                              100.0 * spread, sum[0] / 1e6, sum[1] / 1e6);
   }
   if (err == HK_SUCCESS && hk_halo_mode(r->halo) <= HK_MODE_PURE_NB && omp_get_max_threads() > 1)
     err = hk_record_warning(rec, "%s mode runs 1 thread per rank; %d OpenMP threads were available",
@@ -654,14 +676,13 @@ static int run(void)
     r.hi0 = fmax(r.hi0, 1.0);
   }
 
-  jac_stream_t bw, *bwp = NULL;
+  /* the bandwidth before and after the timed sweeps: all ranks measure together (those
+   * of a node share its bandwidth) */
+  jac_stream_t bw[2], *bwp = NULL;
   if (opt.roofline) {
-    /* all ranks measure together: those of a node share its bandwidth */
-    local = jac_stream_measure(comm, 1LL << 24, 5, hk_halo_threads(r.halo), &bw) == 0
-                ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth test");
-    if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+    if ((err = measure_bandwidth(comm, &r, &bw[0])) != HK_SUCCESS)
       goto done;
-    bwp = &bw;
+    bwp = bw;
   }
 
   int done_sweeps = 0;
@@ -679,6 +700,8 @@ static int run(void)
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     goto done;
   if ((err = hk_agree(comm, check_invariant(&r, done_sweeps))) != HK_SUCCESS)
+    goto done;
+  if (opt.roofline && (err = measure_bandwidth(comm, &r, &bw[1])) != HK_SUCCESS)
     goto done;
   long long ndiff = 0;
   double maxdiff = 0.0;
