@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -110,17 +112,42 @@ def _devtools_port(profile: Path, proc: subprocess.Popen, timeout: float = 30) -
     raise TimeoutError("chromium did not open its DevTools port")
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """Terminate chromium's whole process group, and kill what does not go."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _remove(profile: Path) -> None:
+    """Remove the profile; a helper process still exiting may write into it a moment
+    longer (seen once in CI as 'Directory not empty'), so try a few times."""
+    for _ in range(20):
+        shutil.rmtree(profile, ignore_errors=True)
+        if not profile.exists():
+            return
+        time.sleep(0.1)
+
+
 def render(html_path: Path, screenshot: Path, width: int = 1200) -> Rendered:
     exe = chromium()
     if not exe:
         raise RuntimeError("chromium is not installed (tools/setup-deps.sh installs it)")
-    with tempfile.TemporaryDirectory(prefix="hk-chromium-") as tmp:
-        profile = Path(tmp)
+    profile = Path(tempfile.mkdtemp(prefix="hk-chromium-"))
+    try:
+        # its own process group: the renderer and helper processes go with it
         proc = subprocess.Popen(
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--disable-dev-shm-usage", "--remote-debugging-port=0",
              f"--user-data-dir={profile}", f"--window-size={width},900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             port = _devtools_port(profile, proc)
             targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
@@ -140,10 +167,7 @@ def render(html_path: Path, screenshot: Path, width: int = 1200) -> Rendered:
             finally:
                 s.close()
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            _stop(proc)
+    finally:
+        _remove(profile)
     return Rendered(errors, data["figures"], data["images"], data["title"])
