@@ -1,12 +1,14 @@
 /* apps/jacobi/wavefront.c: b sweeps in one pass (see wavefront.h).
  *
- * Work is cut into strips of rows (y).  A strip walks through the planes (z):
- * at step t, sweep s updates plane t - s of the strip.  Sweep 0 reads the field
- * u; sweep s (0 < s < b-1) writes level s + 1, a ring of three strip-sized planes
- * that stays in the L2 cache; sweep b - 1 writes the field v.  Redundant rows:
- * sweep s also computes b - 1 - s rows beyond the strip on each side (they are
- * the next sweep's inputs), so strips, and the threads that own them, never
- * depend on each other: u is only read and every strip writes its own rows of v.
+ * Work is cut into strips of rows (y).  A strip walks through the planes (z): at step
+ * t, sweep s updates plane t - s of the strip.  Sweep 0 reads the field u; sweep s
+ * (s < b-1) writes level s + 1, a ring of three strip-sized planes that stays in the
+ * L2 cache; sweep b - 1 writes the field v.  The strips are skewed: sweep s works on
+ * the strip's rows shifted up by b-1-s, so a strip finds all it needs in its own rings
+ * but the two rows below its own of each level, which the strip before it left in a
+ * seam buffer.  A thread's first strip computes the rows below instead (b-1-s extra
+ * rows at sweep s, as does its last strip above), so threads never wait for each
+ * other: u is only read and every strip writes its own rows of v.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -15,18 +17,19 @@
 #include "wavefront.h"
 
 /* strip heights, from the caches of the cores a rank runs on (hwloc; defaults: a
- * 1 MiB L2 and a 16 MiB L3 share).  When the rings of whole planes (all threads)
- * fit the rank's share of the L3, one strip per thread: no redundant rows, and
- * every row of u is read from memory once.  Else the tallest strips whose rings fit
- * the L3 share, as long as that is at least 8 b rows.  Else strips whose rings and
- * the planes of u that sweep 0 reads keep within 3/4 of the L2.  One core of an
- * AMD EPYC (Zen 5, 1 MiB L2, 32 MiB L3 for 2 cores), 2 MiB pages, 4 sweeps, 256^3:
- * whole planes 2.40-2.45 GLUP/s, strips of 128 rows 2.36, 64: 2.18, 24: 2.17 (the
- * redundant rows are read from memory again: 2b per strip); 8 sweeps (12.6 MB of
- * rings): whole planes 2.16, L2 strips 1.83; 512^3, 4 sweeps: L2 strips (12 rows)
- * 1.89, L3 strips (2 per plane) 2.08-2.10.  Tried and dropped: advancing the sweeps
- * of a step together in chunks of 4-32 rows (to overlap the memory streams with the
- * in-cache sweeps): 2.0-2.3 against 2.4 for whole planes. */
+ * 1 MiB L2 and a 16 MiB L3 share).  Strips whose rings and the planes of u that sweep 0
+ * reads keep within 3/4 of the L2, when that is at least WAVE_MIN_ROWS rows (below
+ * that the seams, 2 rows a strip, and the first strip's extra rows weigh); else one
+ * strip per thread when the rings of whole planes (all threads) fit the rank's share of
+ * the L3, else the tallest strips that do.  One core of an AMD EPYC (Zen 5, 1 MiB L2,
+ * 32 MiB L3 for 2 cores), 2 MiB pages, 4 sweeps, Dirichlet, interleaved runs:
+ * 256^3: L2 strips of 24-32 rows 2.55-2.80 GLUP/s, 16 rows 2.35-2.53, whole planes
+ * (rings in the L3) 2.38-2.45; 512^3: strips of 12-24 rows 2.28-2.35, L3 strips of 431
+ * rows 2.26-2.55.  Before the strips were skewed they computed and read from memory
+ * 2 (b - 1) redundant rows each and lost to whole planes (24 rows: 2.17 vs 2.40).
+ * Tried and dropped: advancing the sweeps of a step together in chunks of 4-32 rows
+ * (to overlap the memory streams with the in-cache sweeps): 2.0-2.3 against 2.4. */
+#define WAVE_MIN_ROWS 16
 
 typedef struct plane_ref { /* rows of one plane: row j at p + (j - row0) * sy */
   double *p;
@@ -37,17 +40,16 @@ static int wave_rows(const hk_field_layout_t *L, int sweeps, int threads, long l
 {
   long long row_bytes = L->sy * (long long)sizeof(double);
   long long all = L->n[1] + 2LL * L->width, mine = (all + threads - 1) / threads;
-  /* the tallest strips whose rings (all threads) fit the L3 share */
+  /* L2 strips: the rings (strip + 4 rows touched per plane) and the planes of u that
+   * sweep 0 reads within 3/4 of the L2 */
+  long long in_l2 = l2 * 3 / 4 / (3LL * sweeps * row_bytes) - 4;
+  if (in_l2 >= WAVE_MIN_ROWS)
+    return (int)(in_l2 < mine ? in_l2 : mine);
+  /* else the tallest strips whose rings (all threads) fit the L3 share */
   long long in_l3 = l3 / (3LL * (sweeps - 1) * row_bytes * threads) - 2LL * sweeps - 2;
   if (in_l3 >= mine)
     return (int)mine;
-  if (in_l3 >= 8LL * sweeps) /* redundant rows read again: at most 1/4 more */
-    return (int)in_l3;
-  /* 3 planes of each of the sweeps - 1 rings and of u, strip + 2 sweeps rows */
-  long long r = l2 * 3 / 4 / (3LL * sweeps * row_bytes) - 2LL * sweeps - 2;
-  /* at least 4 (b - 1) rows: the redundant rows cost at most 1/4 more updates */
-  long long least = 4LL * (sweeps - 1) > 8 ? 4LL * (sweeps - 1) : 8;
-  return r < least ? (int)least : r > 256 ? 256 : (int)r;
+  return (int)(in_l3 > WAVE_MIN_ROWS ? in_l3 : in_l2 > 1 ? in_l2 : 1);
 }
 
 int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int rows, int threads,
@@ -63,7 +65,13 @@ int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int ro
   w->threads = threads;
   w->nt = nt;
   w->ring_rows = w->rows + 2 * sweeps + 2;
-  w->per_thread = (size_t)(sweeps - 1) * 3 * (size_t)w->ring_rows * (size_t)L->sy;
+  w->ring_size = (size_t)(sweeps - 1) * 3 * (size_t)w->ring_rows * (size_t)L->sy;
+  w->planes = L->n[2] + 2 * L->width;
+  /* seams only where a thread has more than one strip */
+  long long all = L->n[1] + 2LL * L->width;
+  w->seam_size = w->rows < (all + threads - 1) / threads
+                     ? (size_t)2 * (size_t)w->planes * (size_t)L->sy : 0;
+  w->per_thread = w->ring_size + (size_t)(sweeps - 1) * 2 * w->seam_size;
   size_t n = w->per_thread * (size_t)threads;
   if (posix_memalign((void **)&w->mem, 64, n * sizeof(double)))
     return hk_error_set(HK_ERR_NOMEM, "no memory for the wavefront buffers (%zu doubles)", n);
@@ -88,7 +96,15 @@ typedef struct wave_ctx {
   int b;
   const hk_box_t *region;
   double *ring;
+  double *seam[HK_WAVE_MAX][2]; /* per level: the two rows below the next strip's, all
+                                   planes ([0] read by this strip, [1] written for the next) */
 } wave_ctx_t;
+
+/* rows j0, j0 + 1 of level `level`, plane z, in a seam buffer */
+static double *seam_rows(const wave_ctx_t *c, int level, int which, int z)
+{
+  return c->seam[level][which] + (size_t)(z + c->L->width) * 2 * (size_t)c->L->sy;
+}
 
 static inline int mod3(int z) { return ((z % 3) + 3) % 3; }
 
@@ -130,17 +146,25 @@ static void frame(const wave_ctx_t *c, const hk_box_t *R, plane_ref_t out, int z
     memcpy(o + (hi - out.row0) * sy + R->lo[0] - 1, f + hi * sy + R->lo[0] - 1, len);
 }
 
-/* one strip: rows [jb, je) of v */
-static void strip(const wave_ctx_t *c, int jb, int je)
+/* one strip: rows [jb, je) of v, of the thread's rows [ja, jz).  Sweep s works b-1-s
+ * rows ahead of the last (skewed), so a strip needs from the one before it only the two
+ * rows below its own of each level, kept in a seam; the thread's first strip instead
+ * computes the rows below (redundantly, the trapezoid of the region's edge or of the
+ * neighbouring thread's range), its last the rows above. */
+static void strip(wave_ctx_t *c, int jb, int je, int ja, int jz)
 {
   const hk_box_t *R = c->region;
-  const int b = c->b, row0 = jb - b - 1;
+  const int b = c->b, row0 = jb - b - 1, first = jb == ja, last = je == jz;
   const long long sy = c->L->sy;
-  /* rows of sweep s: the strip's and b-1-s more on each side, within the region */
+  const size_t rowbytes = (size_t)sy * sizeof(double);
   int lo[HK_WAVE_MAX], hi[HK_WAVE_MAX];
-  for (int s = 0; s < b; s++) {
-    lo[s] = jb - (b - 1 - s) > R[s].lo[1] ? jb - (b - 1 - s) : R[s].lo[1];
-    hi[s] = je + (b - 1 - s) < R[s].hi[1] ? je + (b - 1 - s) : R[s].hi[1];
+  for (int s = 0; s < b; s++) { /* clipped alike, so that the strips' rows tile each level */
+    const int A = R[s].lo[1], B = R[s].hi[1];
+    hi[s] = (last ? jz : je) + (b - 1 - s);
+    hi[s] = hi[s] < B ? hi[s] : B;
+    lo[s] = first ? ja - (b - 1 - s) : jb + (b - 1 - s);
+    lo[s] = lo[s] > A ? lo[s] : A;
+    lo[s] = lo[s] < hi[s] ? lo[s] : hi[s];
   }
   for (int t = R[0].lo[2]; t < R[0].hi[2] + b - 1; t++)
     for (int s = 0; s < b; s++) {
@@ -157,13 +181,25 @@ static void strip(const wave_ctx_t *c, int jb, int je)
                         : ring_plane(c, s, zz, row0);
       }
       plane_ref_t out = s == b - 1 ? field_plane(c->v0, c, z) : ring_plane(c, s + 1, z, row0);
+      /* the two rows below, from the strip before (also when this strip has no rows of
+       * this level left: the next sweep may still read them) */
+      if (s < b - 1 && !first)
+        memcpy(out.p - c->x0 + (lo[s] - 2 - row0) * sy, seam_rows(c, s + 1, 0, z), 2 * rowbytes);
       /* sweep 0 reads the next plane of u from memory: prefetched; the last writes v,
        * non-temporal when the sweeps do */
       plane_update(in[0], in[1], in[2], out, sy, lo[s], hi[s], R[s].lo[0], R[s].hi[0],
                    s == 0 ? JAC_PREFETCH : 0, s == b - 1 && c->w->nt);
-      if (s < b - 1)
+      if (s < b - 1) {
         frame(c, &R[s], out, z, lo[s], hi[s]);
+        if (!last) /* the two top rows, for the strip after */
+          memcpy(seam_rows(c, s + 1, 1, z), out.p - c->x0 + (hi[s] - 2 - row0) * sy, 2 * rowbytes);
+      }
     }
+  for (int l = 1; l < b; l++) {
+    double *x = c->seam[l][0];
+    c->seam[l][0] = c->seam[l][1];
+    c->seam[l][1] = x;
+  }
 }
 
 void jac_wave3d(const jac_wave_t *w, const double *u, double *v, const hk_field_layout_t *L, int b,
@@ -176,9 +212,12 @@ void jac_wave3d(const jac_wave_t *w, const double *u, double *v, const hk_field_
 #pragma omp parallel num_threads(w->threads)
   {
     const int me = omp_get_thread_num(), nt = omp_get_num_threads();
+    double *mine = w->mem + w->per_thread * (size_t)me;
     wave_ctx_t c = {.w = w, .L = L, .u0 = u + L->offset, .v0 = v + L->offset,
-                    .x0 = L->offset % L->sy, .b = b, .region = region,
-                    .ring = w->mem + w->per_thread * (size_t)me};
+                    .x0 = L->offset % L->sy, .b = b, .region = region, .ring = mine};
+    for (int l = 1; l < b; l++)
+      for (int k = 0; k < 2; k++)
+        c.seam[l][k] = mine + w->ring_size + ((size_t)(l - 1) * 2 + (size_t)k) * w->seam_size;
     /* strips split as evenly as they go; a thread with fewer strips than others
      * makes its rows into strips as tall as theirs */
     const int sa = (int)((long long)strips * me / nt), sz = (int)((long long)strips * (me + 1) / nt);
@@ -188,7 +227,7 @@ void jac_wave3d(const jac_wave_t *w, const double *u, double *v, const hk_field_
       int jb = ja + (int)((long long)(jz - ja) * (q - sa) / (sz - sa));
       int je = ja + (int)((long long)(jz - ja) * (q - sa + 1) / (sz - sa));
       if (jb < je)
-        strip(&c, jb, je);
+        strip(&c, jb, je, ja, jz);
     }
   }
 }

@@ -19,8 +19,10 @@
 #define HK_WAVE_MAX 16 /* most sweeps per pass */
 
 typedef struct jac_wave {
-  double *mem;        /* per thread: the rings of levels 1 .. sweeps-1 */
+  double *mem;        /* per thread: the rings of levels 1 .. sweeps-1, then their seams */
   size_t per_thread;  /* doubles */
+  size_t ring_size, seam_size; /* doubles: all rings; one seam (0: one strip per thread) */
+  int planes;         /* planes of a seam */
   int sweeps;         /* most sweeps per pass */
   int rows;           /* strip height */
   int ring_rows;      /* rows of a ring plane: strip + redundant rows + frame */
