@@ -655,7 +655,7 @@ static int run(void)
            (double)r.L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
   if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !hk_mode_overlaps(mode)) {
     local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo), l2, l3,
-                           r.nt);
+                           r.nt, r.periodic && r.ci.procs[0] == 1);
     if (local == HK_SUCCESS && !(r.regions = calloc((size_t)opt.width, sizeof *r.regions)))
       local = hk_error_set(HK_ERR_NOMEM, "no memory");
     if ((err = hk_agree(comm, local)) != HK_SUCCESS)

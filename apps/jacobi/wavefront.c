@@ -53,7 +53,7 @@ static int wave_rows(const hk_field_layout_t *L, int sweeps, int threads, long l
 }
 
 int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int rows, int threads,
-                   long long l2, long long l3, int nt)
+                   long long l2, long long l3, int nt, int xwrap)
 {
   memset(w, 0, sizeof *w);
   if (sweeps < 2)
@@ -64,6 +64,7 @@ int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int ro
                                 l3 > 0 ? l3 : JAC_L3_DEFAULT);
   w->threads = threads;
   w->nt = nt;
+  w->xwrap = xwrap;
   w->ring_rows = w->rows + 2 * sweeps + 2;
   w->ring_size = (size_t)(sweeps - 1) * 3 * (size_t)w->ring_rows * (size_t)L->sy;
   w->planes = L->n[2] + 2 * L->width;
@@ -157,7 +158,15 @@ static void strip(wave_ctx_t *c, int jb, int je, int ja, int jz)
   const int b = c->b, row0 = jb - b - 1, first = jb == ja, last = je == jz;
   const long long sy = c->L->sy;
   const size_t rowbytes = (size_t)sy * sizeof(double);
-  int lo[HK_WAVE_MAX], hi[HK_WAVE_MAX];
+  int lo[HK_WAVE_MAX], hi[HK_WAVE_MAX], X0[HK_WAVE_MAX], X1[HK_WAVE_MAX];
+  /* with x periodic on this rank alone, every sweep updates the owned columns only and
+   * wraps the one column beside them (no ghost columns computed: in x each costs a
+   * whole vector); else the region's columns */
+  const int xwrap = c->w->xwrap;
+  for (int s = 0; s < b; s++) {
+    X0[s] = xwrap ? R[b - 1].lo[0] : R[s].lo[0];
+    X1[s] = xwrap ? R[b - 1].hi[0] : R[s].hi[0];
+  }
   for (int s = 0; s < b; s++) { /* clipped alike, so that the strips' rows tile each level */
     const int A = R[s].lo[1], B = R[s].hi[1];
     hi[s] = (last ? jz : je) + (b - 1 - s);
@@ -187,10 +196,17 @@ static void strip(wave_ctx_t *c, int jb, int je, int ja, int jz)
         memcpy(out.p - c->x0 + (lo[s] - 2 - row0) * sy, seam_rows(c, s + 1, 0, z), 2 * rowbytes);
       /* sweep 0 reads the next plane of u from memory: prefetched; the last writes v,
        * non-temporal when the sweeps do */
-      plane_update(in[0], in[1], in[2], out, sy, lo[s], hi[s], R[s].lo[0], R[s].hi[0],
+      plane_update(in[0], in[1], in[2], out, sy, lo[s], hi[s], X0[s], X1[s],
                    s == 0 ? JAC_PREFETCH : 0, s == b - 1 && c->w->nt);
       if (s < b - 1) {
-        frame(c, &R[s], out, z, lo[s], hi[s]);
+        if (xwrap) /* x periodic on this rank alone: the columns beside are the far ends */
+          for (int j = lo[s]; j < hi[s]; j++) {
+            double *o = out.p + (j - row0) * sy;
+            o[X0[s] - 1] = o[X1[s] - 1];
+            o[X1[s]] = o[X0[s]];
+          }
+        else
+          frame(c, &R[s], out, z, lo[s], hi[s]);
         if (!last) /* the two top rows, for the strip after */
           memcpy(seam_rows(c, s + 1, 1, z), out.p - c->x0 + (hi[s] - 2 - row0) * sy, 2 * rowbytes);
       }
