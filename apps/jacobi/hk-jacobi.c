@@ -26,10 +26,10 @@
 #include "wavefront.h"
 
 static struct {
-  const char *mode, *grid, *map, *boundary, *output, *verify, *temporal, *stores;
+  const char *mode, *grid, *map, *boundary, *output, *verify, *temporal, *stores, *xwrap;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = "periodic", .verify = "auto", .temporal = "on",
-         .stores = "auto",
+         .stores = "auto", .xwrap = "on",
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1};
 
 static const hk_opt_t options[] = {
@@ -47,6 +47,8 @@ static const hk_opt_t options[] = {
   {"temporal", HK_OPT_STR, &opt.temporal, "on|off",
    "3D, w > 1, modes without overlap: the w sweeps of an exchange as one wavefront", 0},
   {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: sized for the L2/L3 caches)", 0},
+  {"x-wrap", HK_OPT_STR, &opt.xwrap, "on|off",
+   "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
   {"stores", HK_OPT_STR, &opt.stores, "S",
    "3D: how sweeps write the field: auto (nt when fields are far larger than the L3)|nt|cached", 0},
   {"verify", HK_OPT_STR, &opt.verify, "V",
@@ -94,6 +96,7 @@ typedef struct run {
   hk_box_t *regions;     /* per sweep of a wavefront pass */
   double t_sweeps;       /* sweeps outside the engine's step (for the compute time) */
   int nt;                /* 3D sweeps write with non-temporal stores */
+  int xwrap;             /* 3D sweeps wrap a periodic x themselves (not the halo) */
 } run_t;
 
 static int parse_grid(long long G[3])
@@ -137,6 +140,8 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--boundary %s: periodic or dirichlet", opt.boundary);
   if (strcmp(opt.temporal, "on") && strcmp(opt.temporal, "off"))
     return hk_error_set(HK_ERR_ARG, "--temporal %s: on or off", opt.temporal);
+  if (strcmp(opt.xwrap, "on") && strcmp(opt.xwrap, "off"))
+    return hk_error_set(HK_ERR_ARG, "--x-wrap %s: on or off", opt.xwrap);
   if (strcmp(opt.stores, "auto") && strcmp(opt.stores, "nt") && strcmp(opt.stores, "cached"))
     return hk_error_set(HK_ERR_ARG, "--stores %s: auto, nt or cached", opt.stores);
   if (strcmp(opt.verify, "auto") && strcmp(opt.verify, "on") && strcmp(opt.verify, "off"))
@@ -215,7 +220,7 @@ static void plain_sweep(run_t *r, int extend)
   hk_box_t U, I, B[6];
   int nb;
   hk_halo_regions(r->halo, extend, &U, &I, B, &nb);
-  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt};
+  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
   int outer = r->L.dims == 3 ? 2 : 1;
 #pragma omp parallel for schedule(static) num_threads(hk_halo_threads(r->halo))
   for (int q = U.lo[outer]; q < U.hi[outer]; q++) {
@@ -298,7 +303,7 @@ static int sweep(run_t *r, int sweeps, int first, int *done, double *t_check)
       }
       continue;
     }
-    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt};
+    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
     hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
     err = hk_halo_step(r->halo, r->u, &work);
     for (int k = 1; k <= b && err == HK_SUCCESS; k++) {
@@ -556,6 +561,8 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     err = hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
   if (err == HK_SUCCESS && r->L.dims == 3)
     err = hk_record_param_str(rec, "stores", r->nt ? "non-temporal" : "cached");
+  if (err == HK_SUCCESS && r->L.dims == 3)
+    err = hk_record_param_str(rec, "x_wrap", r->xwrap ? "sweeps" : "halo");
   if (bw) {
     /* the prediction for the stores the sweeps use: one element of the scale kernel
      * with the same kind of stores moves what one lattice update moves; the mean of
@@ -633,6 +640,20 @@ static int run(void)
   if ((err = hk_cart_create(MPI_COMM_WORLD, NULL, &r.cd, &r.cart)) != HK_SUCCESS)
     return err;
   hk_cart_info(r.cart, &r.ci);
+  /* 3D, x periodic and not decomposed: every rank is its own x neighbour.  Then the
+   * sweeps wrap x themselves and the halo engine is told x is not periodic, so it
+   * neither copies x faces (a cache line per row on each side) nor has the sweeps
+   * update ghost columns (a whole vector on each side in x).  Same process grid. */
+  if (opt.dims == 3 && r.periodic && r.ci.procs[0] == 1 && !strcmp(opt.xwrap, "on")) {
+    hk_cart_destroy(&r.cart);
+    r.xwrap = 1;
+    r.cd.periodic[0] = 0;
+    for (int d = 0; d < 3; d++)
+      r.cd.procs[d] = r.ci.procs[d];
+    if ((err = hk_cart_create(MPI_COMM_WORLD, NULL, &r.cd, &r.cart)) != HK_SUCCESS)
+      return err;
+    hk_cart_info(r.cart, &r.ci);
+  }
   MPI_Comm comm = hk_cart_comm(r.cart);
   hk_halo_desc_t hd = {.cart = r.cart, .width = opt.width, .stencil = r.cd.stencil, .mode = mode,
                        .reserved = opt.reserved, .radius = 1};
@@ -655,7 +676,7 @@ static int run(void)
            (double)r.L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
   if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !hk_mode_overlaps(mode)) {
     local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo), l2, l3,
-                           r.nt, r.periodic && r.ci.procs[0] == 1);
+                           r.nt, r.xwrap);
     if (local == HK_SUCCESS && !(r.regions = calloc((size_t)opt.width, sizeof *r.regions)))
       local = hk_error_set(HK_ERR_NOMEM, "no memory");
     if ((err = hk_agree(comm, local)) != HK_SUCCESS)

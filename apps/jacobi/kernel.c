@@ -20,16 +20,24 @@
 
 /* the portable loop: any alignment, auto-vectorised */
 static void rows3d_any(const double *zm, const double *c, const double *zp, double *out, long long sy,
-                       int rows, int ilo, int ihi)
+                       int rows, int ilo, int ihi, int wrap)
 {
   const double c7 = 1.0 / 7.0;
+  const int from = wrap ? ilo + 1 : ilo, to = wrap ? ihi - 1 : ihi;
   for (int j = 0; j < rows; j++) {
     const double *restrict x = c + j * sy, *restrict ym = x - sy, *restrict yp = x + sy;
     const double *restrict a = zm + j * sy, *restrict b = zp + j * sy;
     double *restrict o = out + j * sy;
 #pragma omp simd
-    for (int i = ilo; i < ihi; i++)
+    for (int i = from; i < to; i++)
       o[i] = (x[i] + x[i - 1] + x[i + 1] + ym[i] + yp[i] + a[i] + b[i]) * c7;
+    if (wrap) { /* the x neighbours beyond the ends are the far ends */
+      const int e = ihi - 1;
+      o[ilo] = (x[ilo] + x[e] + x[ilo + 1 < ihi ? ilo + 1 : ilo] + ym[ilo] + yp[ilo] + a[ilo] + b[ilo]) *
+               c7;
+      if (e > ilo)
+        o[e] = (x[e] + x[e - 1] + x[ilo] + ym[e] + yp[e] + a[e] + b[e]) * c7;
+    }
   }
 }
 
@@ -66,7 +74,8 @@ static inline __m512d update8(const double *ym, const double *yp, const double *
   return _mm512_mul_pd(s, c7);
 }
 static inline void rows3d_lines(const double *zm, const double *c, const double *zp, double *out,
-                                long long sy, int rows, int ilo, int ihi, long long ahead, int nt)
+                                long long sy, int rows, int ilo, int ihi, long long ahead, int nt,
+                                int wrap)
 {
   const __m512d c7 = _mm512_set1_pd(1.0 / 7.0), zero = _mm512_setzero_pd();
   const long long i0 = ilo - (long long)(((uintptr_t)(c + ilo) >> 3) & 7);
@@ -75,7 +84,9 @@ static inline void rows3d_lines(const double *zm, const double *c, const double 
     const double *x = c + j * sy, *ym = x - sy, *yp = x + sy, *a = zm + j * sy, *b = zp + j * sy;
     double *o = out + j * sy;
     long long i = i0;
-    __m512d prev = i0 == ilo ? _mm512_load_pd(x + i0 - 8) : zero, cur = _mm512_load_pd(x + i0), next;
+    /* wrap (ilo on a line): the left neighbour of the first cell is the last */
+    __m512d prev = wrap ? _mm512_set1_pd(x[ihi - 1]) : i0 == ilo ? _mm512_load_pd(x + i0 - 8) : zero,
+            cur = _mm512_load_pd(x + i0), next;
     if (i0 < ilo && i0 + 8 < iend) { /* a head vector with cells before ilo */
       next = _mm512_load_pd(x + i + 8);
       _mm512_mask_store_pd(o + i, lanes(ilo, ihi, i), update8(ym, yp, a, b, i, prev, cur, next, c7));
@@ -94,12 +105,15 @@ static inline void rows3d_lines(const double *zm, const double *c, const double 
       prev = cur;
       cur = next;
     }
+    /* wrap: the right neighbour of the last cell is the first (put in the lane after it,
+     * which is past ihi: only the x+1 neighbour of the last cell reads it) */
+    __m512d after = wrap ? _mm512_set1_pd(x[ilo]) : ihi == iend ? _mm512_load_pd(x + iend) : zero;
+    if (wrap && ihi < iend)
+      cur = _mm512_mask_blend_pd((__mmask8)(1u << (ihi - i)), cur, after);
     if (ihi == iend && i >= ilo)
-      _mm512_store_pd(o + i, update8(ym, yp, a, b, i, prev, cur, _mm512_load_pd(x + iend), c7));
+      _mm512_store_pd(o + i, update8(ym, yp, a, b, i, prev, cur, after, c7));
     else
-      _mm512_mask_store_pd(o + i, lanes(ilo, ihi, i),
-                           update8(ym, yp, a, b, i, prev, cur,
-                                   ihi == iend ? _mm512_load_pd(x + iend) : zero, c7));
+      _mm512_mask_store_pd(o + i, lanes(ilo, ihi, i), update8(ym, yp, a, b, i, prev, cur, after, c7));
   }
   if (nt) /* streaming stores are weakly ordered: done before anyone reads them */
     _mm_sfence();
@@ -116,8 +130,9 @@ int jac_nt_available(void)
 }
 
 void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
-                int rows, int ilo, int ihi, long long ahead, int nt)
+                int rows, int ilo, int ihi, long long ahead, int flags)
 {
+  const int nt = flags & JAC_NT, wrap = (flags & JAC_XWRAP) != 0;
   if (ilo >= ihi || rows <= 0)
     return;
 #if defined(__AVX512F__)
@@ -126,34 +141,62 @@ void jac_rows3d(const double *zm, const double *c, const double *zp, double *out
    * rings have */
   uintptr_t phase = (uintptr_t)c & 63;
   if (sy % 8 == 0 && phase % 8 == 0 && ((uintptr_t)zm & 63) == phase &&
-      ((uintptr_t)zp & 63) == phase && ((uintptr_t)out & 63) == phase) {
-    if (nt)
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 1);
+      ((uintptr_t)zp & 63) == phase && ((uintptr_t)out & 63) == phase &&
+      (!wrap || (((uintptr_t)(c + ilo)) & 63) == 0)) {
+    if (wrap)
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, nt, 1);
+    else if (nt)
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 1, 0);
     else if (ahead)
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 0);
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 0, 0);
     else
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, 0, 0);
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, 0, 0, 0);
     return;
   }
 #endif
   /* the portable loop leaves prefetching and the choice of stores to the compiler */
   (void)ahead;
   (void)nt;
-  rows3d_any(zm, c, zp, out, sy, rows, ilo, ihi);
+  rows3d_any(zm, c, zp, out, sy, rows, ilo, ihi, wrap);
+}
+
+/* cell i (0 or n - 1) of `rows` rows with x periodic of period n (no x ghost read) */
+static void wrap_cells(const double *zm, const double *c, const double *zp, double *out, long long sy,
+                       int rows, int i, int n)
+{
+  const double c7 = 1.0 / 7.0;
+  const int l = i > 0 ? i - 1 : n - 1, r = i < n - 1 ? i + 1 : 0;
+  for (int j = 0; j < rows; j++) {
+    const double *x = c + j * sy;
+    out[j * sy + i] = (x[i] + x[l] + x[r] + x[i - sy] + x[i + sy] + zm[j * sy + i] + zp[j * sy + i]) * c7;
+  }
 }
 
 void jac_update3d(const hk_box_t *b, void *arg)
 {
   const jac_sweep_t *s = arg;
   const long long sy = s->L.sy, sz = s->L.sz;
+  const int n = s->L.n[0];
   long long fit = JAC_LAYER_BYTES / (3 * sy * (long long)sizeof(double));
   const int block = fit < 4 ? 4 : fit > b->hi[1] - b->lo[1] ? b->hi[1] - b->lo[1] : (int)fit;
+  /* x wrapped by the sweep: a box of all of x in one go; a part of x (the engine may
+   * split boxes in x) has its cells at the ends of x done apart */
+  const int whole = b->lo[0] == 0 && b->hi[0] == n;
+  const int ilo = !s->xwrap || whole || b->lo[0] > 0 ? b->lo[0] : 1;
+  const int ihi = !s->xwrap || whole || b->hi[0] < n ? b->hi[0] : n - 1;
+  const int flags = (s->nt_stores ? JAC_NT : 0) | (s->xwrap && whole ? JAC_XWRAP : 0);
   for (int jb = b->lo[1]; jb < b->hi[1]; jb += block) {
     int je = jb + block < b->hi[1] ? jb + block : b->hi[1];
     for (int k = b->lo[2]; k < b->hi[2]; k++) {
       const long long at = s->L.offset + jb * sy + k * sz;
-      jac_rows3d(s->u + at - sz, s->u + at, s->u + at + sz, s->v + at, sy, je - jb, b->lo[0],
-                 b->hi[0], JAC_PREFETCH, s->nt_stores);
+      const double *zm = s->u + at - sz, *c = s->u + at, *zp = s->u + at + sz;
+      double *o = s->v + at;
+      if (ilo < ihi)
+        jac_rows3d(zm, c, zp, o, sy, je - jb, ilo, ihi, JAC_PREFETCH, flags);
+      if (s->xwrap && !whole && b->lo[0] == 0)
+        wrap_cells(zm, c, zp, o, sy, je - jb, 0, n);
+      if (s->xwrap && !whole && b->hi[0] == n && n > 1)
+        wrap_cells(zm, c, zp, o, sy, je - jb, n - 1, n);
     }
   }
 }

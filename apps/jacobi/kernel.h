@@ -37,14 +37,19 @@ typedef struct jac_sweep {
   double *v;
   hk_field_layout_t L;
   int nt_stores; /* 3D: write v with non-temporal stores (fields far larger than the caches) */
+  int xwrap;     /* 3D: x periodic within the rank, the sweep wraps it (boxes span all of x) */
 } jac_sweep_t;
 
 /* the 3D update of `rows` rows (sy apart) of one plane, columns [ilo, ihi): zm, c, zp
  * and out point at the first row of the plane below, the plane, the plane above and the
  * output (the one place the optimised sweeps spell out the stencil).  ahead: when the
  * plane above comes from memory, the distance in doubles at which to prefetch it
- * (0: none).  nt: whole cache lines of out are written with non-temporal stores
- * (no read for ownership; the lines leave the caches), fenced before returning */
+ * (0: none).  flags: JAC_NT, whole cache lines of out are written with non-temporal
+ * stores (no read for ownership; the lines leave the caches), fenced before returning;
+ * JAC_XWRAP, [ilo, ihi) is all of a periodic x: the left neighbour of ilo is ihi - 1
+ * and the right neighbour of ihi - 1 is ilo (no x ghost is read) */
+#define JAC_NT 1
+#define JAC_XWRAP 2
 /* cache sizes assumed where hwloc does not know them: one core's L2, a rank's L3 share */
 #define JAC_L2_DEFAULT (1024LL * 1024)
 #define JAC_L3_DEFAULT (16LL * 1024 * 1024)
@@ -55,7 +60,7 @@ int jac_nt_available(void);
 /* prefetch distance for a plane streamed from memory (see kernel.c) */
 #define JAC_PREFETCH 1024
 void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
-                int rows, int ilo, int ihi, long long ahead, int nt);
+                int rows, int ilo, int ihi, long long ahead, int flags);
 
 /* hk_update_fn: v = stencil(u) on the cells of box */
 void jac_update3d(const hk_box_t *box, void *arg);

@@ -122,10 +122,10 @@ static plane_ref_t field_plane(const double *f0, const wave_ctx_t *c, int z)
 
 /* rows [jlo, jhi) x columns [ilo, ihi) of one plane */
 static void plane_update(plane_ref_t zm, plane_ref_t c, plane_ref_t zp, plane_ref_t out,
-                         long long sy, int jlo, int jhi, int ilo, int ihi, long long ahead, int nt)
+                         long long sy, int jlo, int jhi, int ilo, int ihi, long long ahead, int flags)
 {
   jac_rows3d(zm.p + (jlo - zm.row0) * sy, c.p + (jlo - c.row0) * sy, zp.p + (jlo - zp.row0) * sy,
-             out.p + (jlo - out.row0) * sy, sy, jhi - jlo, ilo, ihi, ahead, nt);
+             out.p + (jlo - out.row0) * sy, sy, jhi - jlo, ilo, ihi, ahead, flags);
 }
 
 /* where sweep s's output stops at a Dirichlet boundary the next sweep reads the
@@ -158,15 +158,8 @@ static void strip(wave_ctx_t *c, int jb, int je, int ja, int jz)
   const int b = c->b, row0 = jb - b - 1, first = jb == ja, last = je == jz;
   const long long sy = c->L->sy;
   const size_t rowbytes = (size_t)sy * sizeof(double);
-  int lo[HK_WAVE_MAX], hi[HK_WAVE_MAX], X0[HK_WAVE_MAX], X1[HK_WAVE_MAX];
-  /* with x periodic on this rank alone, every sweep updates the owned columns only and
-   * wraps the one column beside them (no ghost columns computed: in x each costs a
-   * whole vector); else the region's columns */
-  const int xwrap = c->w->xwrap;
-  for (int s = 0; s < b; s++) {
-    X0[s] = xwrap ? R[b - 1].lo[0] : R[s].lo[0];
-    X1[s] = xwrap ? R[b - 1].hi[0] : R[s].hi[0];
-  }
+  int lo[HK_WAVE_MAX], hi[HK_WAVE_MAX];
+  const int wrap = c->w->xwrap ? JAC_XWRAP : 0;
   for (int s = 0; s < b; s++) { /* clipped alike, so that the strips' rows tile each level */
     const int A = R[s].lo[1], B = R[s].hi[1];
     hi[s] = (last ? jz : je) + (b - 1 - s);
@@ -196,17 +189,10 @@ static void strip(wave_ctx_t *c, int jb, int je, int ja, int jz)
         memcpy(out.p - c->x0 + (lo[s] - 2 - row0) * sy, seam_rows(c, s + 1, 0, z), 2 * rowbytes);
       /* sweep 0 reads the next plane of u from memory: prefetched; the last writes v,
        * non-temporal when the sweeps do */
-      plane_update(in[0], in[1], in[2], out, sy, lo[s], hi[s], X0[s], X1[s],
-                   s == 0 ? JAC_PREFETCH : 0, s == b - 1 && c->w->nt);
+      plane_update(in[0], in[1], in[2], out, sy, lo[s], hi[s], R[s].lo[0], R[s].hi[0],
+                   s == 0 ? JAC_PREFETCH : 0, (s == b - 1 && c->w->nt ? JAC_NT : 0) | wrap);
       if (s < b - 1) {
-        if (xwrap) /* x periodic on this rank alone: the columns beside are the far ends */
-          for (int j = lo[s]; j < hi[s]; j++) {
-            double *o = out.p + (j - row0) * sy;
-            o[X0[s] - 1] = o[X1[s] - 1];
-            o[X1[s]] = o[X0[s]];
-          }
-        else
-          frame(c, &R[s], out, z, lo[s], hi[s]);
+        frame(c, &R[s], out, z, lo[s], hi[s]);
         if (!last) /* the two top rows, for the strip after */
           memcpy(seam_rows(c, s + 1, 1, z), out.p - c->x0 + (hi[s] - 2 - row0) * sy, 2 * rowbytes);
       }

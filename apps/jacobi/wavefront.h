@@ -28,17 +28,15 @@ typedef struct jac_wave {
   int ring_rows;      /* rows of a ring plane: strip + redundant rows + frame */
   int threads;        /* the passes run with this many threads */
   int nt;             /* the last sweep writes v with non-temporal stores */
-  int xwrap;          /* x is periodic with this rank its own neighbour: wrap, do not extend */
+  int xwrap;          /* x is periodic within the rank: the sweeps wrap it (JAC_XWRAP) */
 } jac_wave_t;
 
 /* buffers for passes of up to `sweeps` (2 .. HK_WAVE_MAX) sweeps over fields of
  * layout L by `threads` threads (each touches its own first); strips of `rows`
  * rows (0: sized for the caches: l2, the L2 of one core, and l3, the rank's share
  * of the L3, in bytes, 0 where unknown); nt: the last sweep of a pass writes v with
- * non-temporal stores; xwrap: x is periodic and this rank is its own x neighbour (its
- * x ghosts are copies of its own far columns), so the sweeps update only the owned
- * columns and copy the one beside them (bit-identical: a ghost column's update is the
- * same arithmetic on the same values as the column it copies) */
+ * non-temporal stores; xwrap: x is periodic within the rank and the sweeps wrap it
+ * (JAC_XWRAP: the regions span all of x) */
 int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int rows, int threads,
                    long long l2, long long l3, int nt, int xwrap);
 void jac_wave_free(jac_wave_t *w);
