@@ -86,8 +86,9 @@ static int dry_run(void)
   return err;
 }
 
-static int run(void)
+static int run(void *unused)
 {
+  (void)unused;
   int err = HK_SUCCESS, rank = 0;
   hk_machine_t *m = NULL;
   hk_nodes_t *nodes = NULL;
@@ -152,11 +153,7 @@ int main(int argc, char **argv)
   hk_thread_level_t level = HK_THREAD_MASTERONLY;
   if (err == HK_SUCCESS && opt.thread_level)
     err = hk_thread_level_parse(opt.thread_level, &level);
-  int mpi_up = 0;
-  err = hk_app_init(&app, &argc, &argv, err == HK_SUCCESS ? level : HK_THREAD_SINGLE, err, &mpi_up);
-  if (!mpi_up)
-    return HK_EXIT_FAIL;
-  if (err == HK_SUCCESS)
-    err = run();
-  return hk_app_finish(&app, MPI_COMM_WORLD, err);
+  if (err != HK_SUCCESS)
+    level = HK_THREAD_SINGLE;
+  return hk_app_run(&app, &argc, &argv, level, level, err, run, NULL);
 }

@@ -156,12 +156,6 @@ int hk_app_exit_code(int status)
   return status == HK_ERR_ARG ? HK_EXIT_USAGE : HK_EXIT_FAIL;
 }
 
-int hk_app_init(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t level, int status,
-                int *mpi_up)
-{
-  return hk_app_init_request(app, argc, argv, level, level, status, mpi_up);
-}
-
 int hk_app_init_request(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t wanted,
                         hk_thread_level_t required, int status, int *mpi_up)
 {
@@ -172,6 +166,18 @@ int hk_app_init_request(const hk_app_t *app, int *argc, char ***argv, hk_thread_
     return err;
   }
   return hk_agree(MPI_COMM_WORLD, status != HK_SUCCESS ? status : err);
+}
+
+int hk_app_run(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t wanted,
+               hk_thread_level_t required, int status, int (*run)(void *arg), void *arg)
+{
+  int mpi_up = 0;
+  int err = hk_app_init_request(app, argc, argv, wanted, required, status, &mpi_up);
+  if (!mpi_up)
+    return HK_EXIT_FAIL;
+  if (err == HK_SUCCESS)
+    err = run(arg);
+  return hk_app_finish(app, MPI_COMM_WORLD, err);
 }
 
 int hk_app_finish(const hk_app_t *app, MPI_Comm comm, int status)

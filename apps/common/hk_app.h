@@ -40,16 +40,20 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done);
 /* hk_app_help: the usage text generated from the table. */
 void hk_app_help(const hk_app_t *app, FILE *out);
 
-/* hk_app_init: hk_init(argc, argv, level), then agree over MPI_COMM_WORLD on the
- * first failure among `status` (e.g. a parse error every rank saw) and the
- * initialisation, so that all ranks go on or stop together.  Returns the agreed
- * status; *mpi_up is 0 when MPI could not start at all (then the error is
+/* hk_app_init_request: hk_init_request(argc, argv, wanted, required), then agree over
+ * MPI_COMM_WORLD on the first failure among `status` (e.g. a parse error every rank
+ * saw) and the initialisation, so that all ranks go on or stop together.  Returns the
+ * agreed status; *mpi_up is 0 when MPI could not start at all (then the error is
  * printed here and the program must just return HK_EXIT_FAIL). */
-int hk_app_init(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t level, int status,
-                int *mpi_up);
-/* hk_app_init_request: the same, asking MPI for `wanted` but requiring only `required`. */
 int hk_app_init_request(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t wanted,
                         hk_thread_level_t required, int status, int *mpi_up);
+
+/* hk_app_run: the rest of every main() after parsing: hk_app_init_request with
+ * `status` (the parse result), then run(arg) when all ranks are fine, then
+ * hk_app_finish over MPI_COMM_WORLD.  Returns the exit code for main (HK_EXIT_FAIL
+ * when MPI could not start at all). */
+int hk_app_run(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t wanted,
+               hk_thread_level_t required, int status, int (*run)(void *arg), void *arg);
 
 /* hk_app_record_halo_bytes: the halo bytes of one exchange summed over the ranks of
  * comm, as fields bytes_intra, bytes_inter, bytes_self (B/exchange) of rec; *total

@@ -619,8 +619,9 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   return hk_agree(comm, err);
 }
 
-static int run(void)
+static int run(void *unused)
 {
+  (void)unused;
   int err = HK_SUCCESS;
   run_t r = {0};
   hk_mode_t mode;
@@ -757,12 +758,6 @@ int main(int argc, char **argv)
   hk_mode_t mode = HK_MODE_MASTERONLY;
   if (err == HK_SUCCESS)
     err = hk_mode_parse(opt.mode, &mode);
-  int mpi_up = 0;
-  err = hk_app_init(&app, &argc, &argv,
-                    hk_mode_thread_level(err == HK_SUCCESS ? mode : HK_MODE_PURE), err, &mpi_up);
-  if (!mpi_up)
-    return HK_EXIT_FAIL;
-  if (err == HK_SUCCESS)
-    err = run();
-  return hk_app_finish(&app, MPI_COMM_WORLD, err);
+  hk_thread_level_t level = hk_mode_thread_level(err == HK_SUCCESS ? mode : HK_MODE_PURE);
+  return hk_app_run(&app, &argc, &argv, level, level, err, run, NULL);
 }

@@ -308,8 +308,15 @@ static int report(sim_t *m, double t_step, hk_preload_state_t *ps, long long acc
   return hk_agree(m->comm, err);
 }
 
-static int run(hk_allreduce_alg_t alg, int use_hk)
+typedef struct mc_choice { /* what the options chose */
+  hk_allreduce_alg_t alg;
+  int use_hk;
+} mc_choice_t;
+
+static int run(void *arg)
 {
+  const hk_allreduce_alg_t alg = ((const mc_choice_t *)arg)->alg;
+  const int use_hk = ((const mc_choice_t *)arg)->use_hk;
   sim_t m = {.comm = MPI_COMM_WORLD, .alg = alg, .use_hk = use_hk};
   int err = setup(&m);
   hk_preload_query_fn q = preload_query();
@@ -345,20 +352,14 @@ static int run(hk_allreduce_alg_t alg, int use_hk)
 
 int main(int argc, char **argv)
 {
-  int done = 0, use_hk = 0;
-  hk_allreduce_alg_t alg = HK_ALLREDUCE_MPI;
+  int done = 0;
+  mc_choice_t c = {.alg = HK_ALLREDUCE_MPI};
   int err = hk_app_parse(&app, argc, argv, &done);
   if (done)
     return HK_EXIT_OK;
   if (err == HK_SUCCESS)
-    err = check_options(&alg, &use_hk);
-  int mpi_up = 0;
+    err = check_options(&c.alg, &c.use_hk);
   /* a typical program asks for what it needs (MASTERONLY); hk_allreduce wants more */
-  err = hk_app_init_request(&app, &argc, &argv, use_hk ? HK_THREAD_MULTIPLE : HK_THREAD_MASTERONLY,
-                            HK_THREAD_MASTERONLY, err, &mpi_up);
-  if (!mpi_up)
-    return HK_EXIT_FAIL;
-  if (err == HK_SUCCESS)
-    err = run(alg, use_hk);
-  return hk_app_finish(&app, MPI_COMM_WORLD, err);
+  return hk_app_run(&app, &argc, &argv, c.use_hk ? HK_THREAD_MULTIPLE : HK_THREAD_MASTERONLY,
+                    HK_THREAD_MASTERONLY, err, run, &c);
 }

@@ -458,8 +458,9 @@ static void run_free(run_t *r)
   mz_zones_free(&r->zones);
 }
 
-static int run(void)
+static int run(void *unused)
 {
+  (void)unused;
   run_t r = {0};
   MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r.nprocs);
@@ -501,11 +502,5 @@ int main(int argc, char **argv)
   int err = hk_app_parse(&app, argc, argv, &done);
   if (done)
     return HK_EXIT_OK;
-  int mpi_up = 0;
-  err = hk_app_init(&app, &argc, &argv, HK_THREAD_MASTERONLY, err, &mpi_up);
-  if (!mpi_up)
-    return HK_EXIT_FAIL;
-  if (err == HK_SUCCESS)
-    err = run();
-  return hk_app_finish(&app, MPI_COMM_WORLD, err);
+  return hk_app_run(&app, &argc, &argv, HK_THREAD_MASTERONLY, HK_THREAD_MASTERONLY, err, run, NULL);
 }
