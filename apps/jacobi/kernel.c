@@ -74,10 +74,11 @@ static inline __m512d update8(const double *ym, const double *yp, const double *
   return _mm512_mul_pd(s, c7);
 }
 static inline void rows3d_lines(const double *zm, const double *c, const double *zp, double *out,
-                                long long sy, int rows, int ilo, int ihi, long long ahead, int nt,
-                                int wrap)
+                                long long sy, int rows, int ilo, int ihi, long long ahead,
+                                jac_pf_t *pf, int nt, int wrap)
 {
   const __m512d c7 = _mm512_set1_pd(1.0 / 7.0), zero = _mm512_setzero_pd();
+  const char *pn = pf ? pf->next : NULL, *const pe = pf ? pf->end : NULL;
   const long long i0 = ilo - (long long)(((uintptr_t)(c + ilo) >> 3) & 7);
   const long long iend = i0 + ((ihi - i0 + 7) & ~7LL);
   for (int j = 0; j < rows; j++) {
@@ -95,6 +96,10 @@ static inline void rows3d_lines(const double *zm, const double *c, const double 
       i += 8;
     }
     for (; i + 8 < iend; i += 8) {
+      if (pn < pe) { /* a line another sweep will read from memory */
+        _mm_prefetch(pn, _MM_HINT_T0);
+        pn += 64;
+      }
       if (ahead) /* the plane above comes from memory: fetch a line `ahead` on */
         _mm_prefetch((const char *)(b + i + ahead), _MM_HINT_T0);
       next = _mm512_load_pd(x + i + 8);
@@ -115,6 +120,8 @@ static inline void rows3d_lines(const double *zm, const double *c, const double 
     else
       _mm512_mask_store_pd(o + i, lanes(ilo, ihi, i), update8(ym, yp, a, b, i, prev, cur, after, c7));
   }
+  if (pf)
+    pf->next = pn;
   if (nt) /* streaming stores are weakly ordered: done before anyone reads them */
     _mm_sfence();
 }
@@ -130,7 +137,7 @@ int jac_nt_available(void)
 }
 
 void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
-                int rows, int ilo, int ihi, long long ahead, int flags)
+                int rows, int ilo, int ihi, long long ahead, jac_pf_t *pf, int flags)
 {
   const int nt = flags & JAC_NT, wrap = (flags & JAC_XWRAP) != 0;
   if (ilo >= ihi || rows <= 0)
@@ -144,18 +151,19 @@ void jac_rows3d(const double *zm, const double *c, const double *zp, double *out
       ((uintptr_t)zp & 63) == phase && ((uintptr_t)out & 63) == phase &&
       (!wrap || (((uintptr_t)(c + ilo)) & 63) == 0)) {
     if (wrap)
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, nt, 1);
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, pf, nt, 1);
     else if (nt)
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 1, 0);
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, pf, 1, 0);
     else if (ahead)
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, 0, 0);
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, ahead, pf, 0, 0);
     else
-      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, 0, 0, 0);
+      rows3d_lines(zm, c, zp, out, sy, rows, ilo, ihi, 0, pf, 0, 0);
     return;
   }
 #endif
   /* the portable loop leaves prefetching and the choice of stores to the compiler */
   (void)ahead;
+  (void)pf;
   (void)nt;
   rows3d_any(zm, c, zp, out, sy, rows, ilo, ihi, wrap);
 }
@@ -192,7 +200,7 @@ void jac_update3d(const hk_box_t *b, void *arg)
       const double *zm = s->u + at - sz, *c = s->u + at, *zp = s->u + at + sz;
       double *o = s->v + at;
       if (ilo < ihi)
-        jac_rows3d(zm, c, zp, o, sy, je - jb, ilo, ihi, JAC_PREFETCH, flags);
+        jac_rows3d(zm, c, zp, o, sy, je - jb, ilo, ihi, JAC_PREFETCH, NULL, flags);
       if (s->xwrap && !whole && b->lo[0] == 0)
         wrap_cells(zm, c, zp, o, sy, je - jb, 0, n);
       if (s->xwrap && !whole && b->hi[0] == n && n > 1)

@@ -59,8 +59,18 @@ int jac_nt_available(void);
 
 /* prefetch distance for a plane streamed from memory (see kernel.c) */
 #define JAC_PREFETCH 1024
+
+/* a run of memory another sweep will read soon: while an in-cache sweep computes,
+ * jac_rows3d prefetches one cache line of [next, end) per vector it writes (next
+ * advances), so the memory stream overlaps in-cache work instead of stalling the
+ * sweep that reads it */
+typedef struct jac_pf {
+  const char *next, *end;
+} jac_pf_t;
+
+/* pf: NULL, or lines to prefetch meanwhile (see jac_pf_t) */
 void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
-                int rows, int ilo, int ihi, long long ahead, int flags);
+                int rows, int ilo, int ihi, long long ahead, jac_pf_t *pf, int flags);
 
 /* hk_update_fn: v = stencil(u) on the cells of box */
 void jac_update3d(const hk_box_t *box, void *arg);
