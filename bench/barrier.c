@@ -121,11 +121,10 @@ static int measure(barrier_kind_t k, int t, int iters, int warmup, double *ns, d
 static int run(hk_bench_ctx_t *c)
 {
   int err = HK_SUCCESS, nmax = omp_get_max_threads(), packages = 1;
-  hk_machine_t *m = NULL;
+  const hk_machine_t *m = NULL;
   hk_machine_info_t mi;
-  if (hk_machine_load(NULL, &m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS)
-    packages = mi.packages;
-  hk_machine_destroy(&m);
+  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS)
+    packages = mi.packages; /* of the machine the threads are bound on */
   int local = nmax >= 2 ? HK_SUCCESS
                         : hk_error_set(HK_ERR_ARG, "barrier needs at least 2 threads per rank "
                                                    "(OMP_NUM_THREADS is %d)", nmax);

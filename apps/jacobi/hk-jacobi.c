@@ -235,17 +235,15 @@ static void plain_sweep(run_t *r, int extend)
  * unknown, e.g. a synthetic topology without caches) */
 static void cache_shares(int threads, long long *l2, long long *l3)
 {
-  hk_machine_t *m = NULL;
+  const hk_machine_t *m = NULL;
   hk_machine_info_t mi;
-  if (hk_machine_load(NULL, &m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS &&
-      mi.cores > 0)
+  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS && mi.cores > 0)
     for (int c = 0; c < mi.cache_levels; c++) {
       if (mi.cache[c].level == 2)
         *l2 = mi.cache[c].size_bytes;
       if (mi.cache[c].level == 3)
         *l3 = mi.cache[c].size_bytes * mi.cache[c].count / mi.cores * threads;
     }
-  hk_machine_destroy(&m);
 }
 
 static int measure_bandwidth(MPI_Comm comm, const run_t *r, jac_stream_t *bw)

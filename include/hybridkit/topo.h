@@ -58,6 +58,12 @@ typedef struct hk_machine_info {
  * Collective: local.  Threads: any thread. */
 HK_EXPORT int hk_machine_load(const char *desc, hk_machine_t **machine);
 
+/* hk_machine_this: the machine this process runs on (never $HK_TOPOLOGY), loaded
+ * on the first call and kept until hk_finalize, so that callers asking for its caches
+ * or packages do not each build an hwloc topology again.  Borrowed: do not destroy.
+ * Collective: local.  Threads: one thread at a time (the first call loads it). */
+HK_EXPORT int hk_machine_this(const hk_machine_t **machine);
+
 /* hk_machine_destroy: free, set *machine = NULL.  NULL is fine. */
 HK_EXPORT void hk_machine_destroy(hk_machine_t **machine);
 

@@ -96,6 +96,16 @@ int hk__real_machine(hk_machine_t **machine)
 
 void hk__real_machine_free(void) { hk_machine_destroy(&hk_real); }
 
+int hk_machine_this(const hk_machine_t **machine)
+{
+  hk_machine_t *m = NULL;
+  if (!machine)
+    return hk_error_set(HK_ERR_ARG, "hk_machine_this: machine is NULL");
+  int err = hk__real_machine(&m);
+  *machine = err == HK_SUCCESS ? m : NULL;
+  return err;
+}
+
 int hk_machine_is_this_system(const hk_machine_t *machine)
 {
   return machine ? machine->this_system : 0;

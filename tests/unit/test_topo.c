@@ -79,7 +79,19 @@ static void test_sources(const char *xml)
   CHECK(info.cores >= 1 && info.pus >= info.cores);
   CHECK(hk_machine_is_this_system(m));
   CHECK_STR(info.source, "this machine");
+  hk_machine_info_t mine;
   hk_machine_destroy(&m);
+  /* the process's own copy: the real machine even under HK_TOPOLOGY, loaded once */
+  const hk_machine_t *t1 = NULL, *t2 = NULL;
+  setenv("HK_TOPOLOGY", "pack:1 core:3 pu:1", 1);
+  CHECK_EQ_INT(hk_machine_this(&t1), HK_SUCCESS);
+  CHECK_EQ_INT(hk_machine_this(&t2), HK_SUCCESS);
+  unsetenv("HK_TOPOLOGY");
+  CHECK(t1 != NULL && t1 == t2);
+  CHECK_EQ_INT(hk_machine_info(t1, &mine), HK_SUCCESS);
+  CHECK_EQ_INT(mine.cores, info.cores);
+  CHECK(hk_machine_is_this_system(t1));
+  CHECK_EQ_INT(hk_machine_this(NULL), HK_ERR_ARG);
   /* bad descriptions */
   CHECK_EQ_INT(hk_machine_load("pack:2 bogus:3", &m), HK_ERR_TOPOLOGY);
   CHECK_CONTAINS(hk_error_message(), "synthetic topology 'pack:2 bogus:3' does not parse");
