@@ -640,22 +640,13 @@ static int run(void *unused)
     return err;
   hk_cart_info(r.cart, &r.ci);
   /* 3D, x periodic and not decomposed: every rank is its own x neighbour.  Then the
-   * sweeps wrap x themselves and the halo engine is told x is not periodic, so it
+   * sweeps wrap x themselves and the halo engine leaves x to them (self_wrap): it
    * neither copies x faces (a cache line per row on each side) nor has the sweeps
-   * update ghost columns (a whole vector on each side in x).  Same process grid. */
-  if (opt.dims == 3 && r.periodic && r.ci.procs[0] == 1 && !strcmp(opt.xwrap, "on")) {
-    hk_cart_destroy(&r.cart);
-    r.xwrap = 1;
-    r.cd.periodic[0] = 0;
-    for (int d = 0; d < 3; d++)
-      r.cd.procs[d] = r.ci.procs[d];
-    if ((err = hk_cart_create(MPI_COMM_WORLD, NULL, &r.cd, &r.cart)) != HK_SUCCESS)
-      return err;
-    hk_cart_info(r.cart, &r.ci);
-  }
+   * update ghost columns (a whole vector on each side in x) */
+  r.xwrap = opt.dims == 3 && r.periodic && r.ci.procs[0] == 1 && !strcmp(opt.xwrap, "on");
   MPI_Comm comm = hk_cart_comm(r.cart);
   hk_halo_desc_t hd = {.cart = r.cart, .width = opt.width, .stencil = r.cd.stencil, .mode = mode,
-                       .reserved = opt.reserved, .radius = 1};
+                       .reserved = opt.reserved, .radius = 1, .self_wrap = {r.xwrap, 0, 0}};
   if ((err = hk_halo_create(&hd, &r.halo)) != HK_SUCCESS)
     goto done;
   hk_halo_layout(r.halo, &r.L);

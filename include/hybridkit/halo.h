@@ -83,6 +83,11 @@ typedef struct hk_halo_desc {
                              Must be < threads when given; task modes reserve one. */
   int radius;             /* stencil radius of the update (0: 1); cells closer than
                              this to a neighbour's side are "boundary" */
+  int self_wrap[3];       /* 1: dimension d is periodic with one process across it, and
+                             the caller's update wraps it (reads the far end of the rank's
+                             own cells for a neighbour beyond an end).  The engine then
+                             copies nothing across d (no faces, edges or corners), and
+                             hk_halo_regions does not reach into d's ghosts. */
 } hk_halo_desc_t;
 
 typedef struct hk_halo hk_halo_t;

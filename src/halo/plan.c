@@ -116,7 +116,14 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
                      desc->radius, w);
   else if (desc->stencil != HK_STENCIL_FACES && desc->stencil != HK_STENCIL_FULL)
     local = HK_ERROR(HK_ERR_ARG, "invalid stencil %d", (int)desc->stencil);
-  else
+  for (int d = 0; d < 3 && local == HK_SUCCESS; d++)
+    if (desc->self_wrap[d] && (d >= dims || !ci.periodic[d] || ci.procs[d] != 1))
+      local = HK_ERROR(HK_ERR_ARG,
+                       "self_wrap in dimension %c needs it periodic with one process across it "
+                       "(%d-D grid, %s, %d processes)",
+                       "xyz"[d], dims, d < dims && ci.periodic[d] ? "periodic" : "not periodic",
+                       d < dims ? ci.procs[d] : 0);
+  if (local == HK_SUCCESS)
     local = hk_require_thread_level(hk_mode_thread_level(desc->mode), hk_mode_name(desc->mode));
   if (local == HK_SUCCESS && desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 &&
       desc->reserved >= nthreads)
@@ -135,7 +142,7 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
     local = HK_ERROR(HK_ERR_ARG, "%s with 1 reserved thread needs at least 2 threads, %d run",
                      hk_mode_name(desc->mode), nthreads);
   for (int d = 0; d < dims && local == HK_SUCCESS; d++)
-    if (ci.procs[d] > 1 || ci.periodic[d])
+    if ((ci.procs[d] > 1 || ci.periodic[d]) && !desc->self_wrap[d])
       if (ci.n[d] < w)
         local = HK_ERROR(HK_ERR_ARG,
                          "block %dx%dx%d of rank %d is thinner than halo width %d in dimension %c",
@@ -179,6 +186,9 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
         int nz = (dx != 0) + (dy != 0) + (dz != 0);
         if (nz == 0 || (desc->stencil == HK_STENCIL_FACES && nz > 1))
           continue;
+        /* nothing crosses a dimension the caller wraps */
+        if ((dx && desc->self_wrap[0]) || (dy && desc->self_wrap[1]) || (dz && desc->self_wrap[2]))
+          continue;
         sides[nsides][0] = dx;
         sides[nsides][1] = dy;
         sides[nsides][2] = dz;
@@ -188,7 +198,7 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
     for (int s = 0; s < 2; s++) {
       int off[3] = {0, 0, 0};
       off[d] = s ? 1 : -1;
-      h->has_nb[d][s] = hk_cart_neighbor(desc->cart, off) != MPI_PROC_NULL;
+      h->has_nb[d][s] = !desc->self_wrap[d] && hk_cart_neighbor(desc->cart, off) != MPI_PROC_NULL;
     }
   size_t sendtotal = 0, recvtotal = 0;
   for (int s = 0; s < nsides; s++) {

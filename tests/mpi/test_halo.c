@@ -28,6 +28,7 @@ typedef struct ctx {
   hk_stencil_t stencil;
   long long G[3];
   double shift;
+  int wrap[3]; /* self_wrap: nothing crosses these dimensions */
 } ctx_t;
 
 static double enc(const ctx_t *c, long long g[3])
@@ -58,6 +59,9 @@ static double expected(const ctx_t *c, const int l[3])
     return enc(c, g);
   if (c->stencil == HK_STENCIL_FACES && nz > 1)
     return SENTINEL;
+  for (int d = 0; d < 3; d++)
+    if (off[d] && c->wrap[d])
+      return SENTINEL;
   if (hk_cart_neighbor(c->cart, off) == MPI_PROC_NULL)
     return SENTINEL;
   for (int d = 0; d < c->ci.dims; d++)
@@ -131,6 +135,9 @@ static int check_step(const ctx_t *c, hk_halo_t *h, double *in, int extend)
   hk_box_t U, I, B[6];
   int nb = 0;
   CHECK_EQ_INT(hk_halo_regions(h, extend, &U, &I, B, &nb), HK_SUCCESS);
+  for (int d = 0; d < 3; d++) /* the caller wraps these: no ghost of them is updated */
+    if (c->wrap[d])
+      CHECK(U.lo[d] == 0 && U.hi[d] == L->n[d]);
   int w = L->width, kw = c->ci.dims == 3 ? w : 0, full = c->stencil == HK_STENCIL_FULL;
   int dz = c->ci.dims == 3 ? 1 : 0;
   for (int k = -kw; k < L->n[2] + kw; k++)
@@ -167,7 +174,8 @@ static int check_step(const ctx_t *c, hk_halo_t *h, double *in, int extend)
 static void test_mode(ctx_t *c, hk_mode_t mode, int width)
 {
   hk_halo_t *h = NULL;
-  hk_halo_desc_t hd = {.cart = c->cart, .width = width, .stencil = c->stencil, .mode = mode};
+  hk_halo_desc_t hd = {.cart = c->cart, .width = width, .stencil = c->stencil, .mode = mode,
+                       .self_wrap = {c->wrap[0], c->wrap[1], c->wrap[2]}};
   int err = hk_halo_create(&hd, &h);
   CHECK_EQ_INT(err, HK_SUCCESS);
   if (err != HK_SUCCESS) {
@@ -185,8 +193,8 @@ static void test_mode(ctx_t *c, hk_mode_t mode, int width)
   for (size_t x = 0; x < c->L.count; x++)
     f[x] = SENTINEL;
   char what[96];
-  snprintf(what, sizeof what, "%s w=%d %s", hk_mode_name(mode), width,
-           c->stencil == HK_STENCIL_FULL ? "full" : "faces");
+  snprintf(what, sizeof what, "%s w=%d %s wrap %d%d%d", hk_mode_name(mode), width,
+           c->stencil == HK_STENCIL_FULL ? "full" : "faces", c->wrap[0], c->wrap[1], c->wrap[2]);
   /* exchange, then new owned values and exchange again: a stale halo shows */
   for (int round = 0; round < 2; round++) {
     c->shift = round * 1.0e6;
@@ -216,6 +224,40 @@ static void test_mode(ctx_t *c, hk_mode_t mode, int width)
   hk_halo_field_free(&f);
   CHECK_EQ_INT(hk_halo_destroy(&h), HK_SUCCESS);
   CHECK(h == NULL);
+}
+
+/* self_wrap: where a periodic dimension has one process, the caller may wrap it
+ * itself; the engine then copies nothing across it (its ghosts keep their sentinels)
+ * and regions stay inside it.  Wrapping a decomposed or non-periodic dimension is
+ * refused on every rank. */
+static void test_self_wrap(ctx_t *c, int width)
+{
+  int any = 0, bad_dim = -1;
+  for (int d = 0; d < c->ci.dims; d++) {
+    int ok = c->ci.periodic[d] && c->ci.procs[d] == 1;
+    any |= ok;
+    if (!ok && bad_dim < 0)
+      bad_dim = d;
+  }
+  if (any) {
+    for (int d = 0; d < 3; d++)
+      c->wrap[d] = d < c->ci.dims && c->ci.periodic[d] && c->ci.procs[d] == 1;
+    const hk_mode_t modes[] = {HK_MODE_PURE, HK_MODE_FUNNELED, HK_MODE_TASK_BALANCED,
+                               HK_MODE_MULTIPLE};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+      test_mode(c, modes[m], width);
+    for (int d = 0; d < 3; d++)
+      c->wrap[d] = 0;
+  }
+  if (bad_dim >= 0) {
+    hk_halo_t *h = NULL;
+    hk_halo_desc_t hd = {.cart = c->cart, .width = width, .stencil = c->stencil,
+                         .mode = HK_MODE_PURE};
+    hd.self_wrap[bad_dim] = 1;
+    CHECK_EQ_INT(hk_halo_create(&hd, &h), HK_ERR_ARG);
+    CHECK(h == NULL);
+    CHECK_CONTAINS(hk_error_message(), "self_wrap in dimension");
+  }
 }
 
 /* plan byte counts, summed over ranks, equal the layout's surface */
@@ -282,6 +324,7 @@ int main(int argc, char **argv)
         for (int m = 0; m < HK_MODE_COUNT; m++)
           test_mode(&c, (hk_mode_t)m, width);
         test_surface(&c, &cd);
+        test_self_wrap(&c, width);
         hk_cart_destroy(&cart);
       }
   int rc = hk_test_mpi_report("test_halo");
