@@ -28,7 +28,9 @@
  * rows 2.26-2.55.  Before the strips were skewed they computed and read from memory
  * 2 (b - 1) redundant rows each and lost to whole planes (24 rows: 2.17 vs 2.40).
  * Tried and dropped: advancing the sweeps of a step together in chunks of 4-32 rows
- * (to overlap the memory streams with the in-cache sweeps): 2.0-2.3 against 2.4.
+ * (to overlap the memory streams with the in-cache sweeps): 2.0-2.3 against 2.4; again
+ * with the prefetching below (a sweep then reads the rows just written from the L1):
+ * chunks of 4-16 rows 2.53-2.76 against 2.81-3.02.
  * What overlaps them instead: the in-cache sweeps of a step prefetch the rows of u that
  * sweep 0 reads at the next step (jac_pf_t), a share each.  Before, sweep 0 took ~45 %
  * of a pass (1.3-1.5 G cells/s, every plane's rows a fresh memory stream the hardware
