@@ -28,13 +28,13 @@ static size_t face_copy(const hk_field_layout_t *L, double *field, double *buf, 
   return c;
 }
 
-int jac_sendrecv_exchange(const hk_cart_t *cart, const hk_field_layout_t *L, double *field,
-                          double *sbuf, double *rbuf)
+int jac_sendrecv_exchange(const hk_cart_t *cart, const hk_field_layout_t *L, const int skip[3],
+                          double *field, double *sbuf, double *rbuf)
 {
   MPI_Comm comm = hk_cart_comm(cart);
   const int w = L->width;
   for (int d = 0; d < L->dims; d++)
-    for (int dir = -1; dir <= 1; dir += 2) {
+    for (int dir = -1; dir <= 1 && !skip[d]; dir += 2) {
       int to[3] = {0, 0, 0}, from[3] = {0, 0, 0};
       to[d] = dir;
       from[d] = -dir;
