@@ -33,8 +33,10 @@ int jac_sendrecv_exchange(const hk_cart_t *cart, const hk_field_layout_t *L, con
 {
   MPI_Comm comm = hk_cart_comm(cart);
   const int w = L->width;
-  for (int d = 0; d < L->dims; d++)
-    for (int dir = -1; dir <= 1 && !skip[d]; dir += 2) {
+  for (int d = 0; d < L->dims; d++) {
+    if (skip[d])
+      continue;
+    for (int dir = -1; dir <= 1; dir += 2) {
       int to[3] = {0, 0, 0}, from[3] = {0, 0, 0};
       to[d] = dir;
       from[d] = -dir;
@@ -54,5 +56,6 @@ int jac_sendrecv_exchange(const hk_cart_t *cart, const hk_field_layout_t *L, con
       if (src != MPI_PROC_NULL)
         face_copy(L, field, rbuf, rlo, rhi, 0);
     }
+  }
   return HK_SUCCESS;
 }

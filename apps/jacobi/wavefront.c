@@ -183,7 +183,7 @@ static void strip(wave_ctx_t *c, int jb, int je, int ja, int jz)
      * in-cache sweeps of this step fetch it meanwhile, a share each */
     const char *pf_at = NULL;
     size_t pf_bytes = 0;
-    if (t + 1 >= R[0].lo[2] && t + 1 < R[0].hi[2] && lo[0] < hi[0]) {
+    if (t + 1 < R[0].hi[2] && lo[0] < hi[0]) { /* (t starts at R[0].lo[2]) */
       pf_at = (const char *)(c->u0 + (t + 2) * c->L->sz - c->x0 + (lo[0] - 1) * sy);
       pf_bytes = (size_t)(hi[0] - lo[0] + 2) * rowbytes;
     }
