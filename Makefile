@@ -24,18 +24,20 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 # PRESET=debug: no leak checking of MPI runs (see tests/CMakeLists.txt)
 export ASAN_OPTIONS := detect_leaks=0
 
-.PHONY: run test setup deps venv build configure clean help
+.PHONY: run test setup deps venv build configure clean help fresh-check
 
 help:
-	@echo "make run | make test | make build | make setup | make clean   (HK_MPI=openmpi|mpich, PRESET=...)"
+	@echo "make run | make test | make build | make setup | make clean | make fresh-check   (HK_MPI=openmpi|mpich, PRESET=...)"
 
 deps:
 	@tools/setup-deps.sh $(HK_MPI)
 
-# the venv is (re)made when missing or when the package description changes
-$(VENV)/.installed: python/pyproject.toml | deps
+# the venv is (re)made when missing or when the package description or the pinned
+# versions change; python/constraints.txt pins every Python dependency to the versions the
+# tests passed with (PIP_CONSTRAINT also holds for the build requirements)
+$(VENV)/.installed: python/pyproject.toml python/constraints.txt | deps
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -e 'python[test]'
+	PIP_CONSTRAINT=$(CURDIR)/python/constraints.txt $(PY) -m pip install -q --disable-pip-version-check -e 'python[test]'
 	@touch $@
 
 venv: $(VENV)/.installed
@@ -56,6 +58,10 @@ test: build
 
 run: build
 	$(PY) -m hybridkit study --quick
+
+# the quick start on a fresh Debian 12 root (debootstrap + chroot, root only): make test, make run
+fresh-check:
+	tools/fresh-check.sh
 
 clean:
 	rm -rf build

@@ -59,7 +59,14 @@ class Session:
     def __init__(self, ws_url: str) -> None:
         import websocket  # websocket-client
 
-        self.ws = websocket.create_connection(ws_url, timeout=30)
+        # No Origin header. websocket-client sends Origin: http://127.0.0.1:<port> by default,
+        # and what Chromium does with it depends on its version: Debian 12's chromium 156
+        # (bookworm-security, what a long-lived machine has) lets that loopback origin in,
+        # 150 (bookworm's main archive, what a fresh debootstrap root gets) refuses every
+        # origin not named by --remote-allow-origins (403), and the port, hence the origin,
+        # is only known after start. A client that sends no Origin is not a web page and is
+        # let in by both (checked in a fresh root, make fresh-check).
+        self.ws = websocket.create_connection(ws_url, timeout=30, suppress_origin=True)
         self.next_id = 0
         self.events: List[Dict[str, Any]] = []
 
