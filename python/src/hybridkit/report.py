@@ -119,8 +119,11 @@ LAYOUT_PARAMS = ("threads", "procs", "ranks", "verification")
 
 
 def problem_label(e: Entry, app: AppDesc) -> str:
-    """The run's parameters other than the series and the layout, e.g. 'size=64 iters=50':
+    """The parameters that define the run's problem (the description's [problem], else every
+    parameter but the series and the layout), e.g. 'grid=64x64x64 dims=3 boundary=periodic':
     runs with the same label solve the same problem and share a figure."""
+    if app.problem.params:
+        return " ".join(f"{k}={v}" for k, v in app.problem_key(e.params)) or "all runs"
     params = e.run.info.get("params") or e.params
     return " ".join(f"{k}={v}" for k, v in params.items()
                     if k != app.metric.series and k not in LAYOUT_PARAMS) or "all runs"
