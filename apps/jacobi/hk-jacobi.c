@@ -470,6 +470,52 @@ static int compare_sendrecv(run_t *r, int n, exchange_cmp_t *out)
   return err;
 }
 
+/* The time of one iteration on this rank split into disjoint phases that add up to the
+ * measured time per iteration (the report stacks exactly these):
+ *   pack, post, wait, unpack  what the communication costs the wall time: the engine's
+ *                             post / wait / unpack scaled to its communicating threads'
+ *                             span (comm); in modes where a thread communicates while others
+ *                             compute the interior, only the part of comm that outlasts the
+ *                             interior is exposed (the tail of post -> wait -> unpack)
+ *   compute                   every update (whole region, interior, boundary, extra sweeps)
+ *   other                     the measured time minus the phases (fork/join, imbalance)
+ *   hidden                    communication done while the interior was computed: not a
+ *                             phase of the wall time */
+typedef struct jac_phases {
+  double pack, post, wait, unpack, compute, other, hidden;
+} jac_phases_t;
+
+static jac_phases_t phases(const run_t *r, const hk_halo_stats_t *hs, double t_iter)
+{
+  jac_phases_t p = {0};
+  double per = opt.iters > 0 ? 1.0 / opt.iters : 0.0;
+  double post = hs->post * per, wait = hs->wait * per, unpack = hs->unpack * per;
+  double comm = hs->comm * per, sum = post + wait + unpack;
+  double scale = sum > 0 ? comm / sum : 0.0;
+  post *= scale;
+  wait *= scale;
+  unpack *= scale;
+  hk_mode_t mode = hk_halo_mode(r->halo);
+  int m = mode == HK_MODE_MULTIPLE_RESERVED ? (opt.reserved > 0 ? opt.reserved : 1) : 1;
+  int concurrent = hk_mode_overlaps(mode) && mode != HK_MODE_PURE_NB &&
+                   hk_halo_threads(r->halo) > m;
+  p.pack = hs->pack * per;
+  p.compute = (hs->update + hs->interior + hs->boundary + r->t_sweeps) * per;
+  if (concurrent) {
+    double exposed = fmax(0.0, comm - hs->interior * per);
+    p.hidden = comm - exposed;
+    p.unpack = fmin(unpack, exposed);
+    p.wait = fmin(wait, exposed - p.unpack);
+    p.post = fmax(0.0, exposed - p.unpack - p.wait);
+  } else {
+    p.post = post;
+    p.wait = wait;
+    p.unpack = unpack;
+  }
+  p.other = t_iter - (p.pack + p.post + p.wait + p.unpack + p.compute);
+  return p;
+}
+
 /* a bandwidth that differs more than this before and after the sweeps is reported */
 #define JAC_ROOFLINE_SPREAD 0.15
 
@@ -545,6 +591,21 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   if (err == HK_SUCCESS)
     err = hk_record_stats(rec, "compute", (hs.update + hs.interior + hs.boundary + r->t_sweeps) * per,
                           "s");
+  jac_phases_t ph = phases(r, &hs, t_iter);
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_pack", ph.pack, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_post", ph.post, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_wait", ph.wait, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_unpack", ph.unpack, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_compute", ph.compute, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_other", ph.other, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "hidden_comm", ph.hidden, "s");
   if (hk_mode_overlaps(hk_halo_mode(r->halo))) {
     double hidden = hs.comm > 0 ? fmin(hs.comm, hs.interior) / hs.comm : 1.0;
     if (err == HK_SUCCESS)

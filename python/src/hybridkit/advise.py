@@ -98,16 +98,11 @@ def main_app(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> AppDesc:
     """The app the advice is about: the first with a mode series and a comm breakdown."""
     for name in ("jacobi", *sorted(apps)):
         app = apps.get(name)
-        if app and app.metric.series == "mode" and "comm" in _breakdown_names(app) and \
+        if app and app.metric.series == "mode" and app.metric.breakdown and \
                 entries(runs, kind=app.kind, app=app.name):
             return app
     raise HKError("nothing to advise on: no complete runs of an app with hybrid modes and a "
                   "compute/comm breakdown (e.g. 'hybridkit sweep jacobi --cores N')")
-
-
-def _breakdown_names(app: AppDesc) -> Tuple[str, ...]:
-    names = app.metric.breakdown
-    return names + ("comm",) if "phase_compute" in names else names
 
 
 def _metric(e: Entry, app: AppDesc) -> float:

@@ -174,24 +174,93 @@ def scaling_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
                        f"point; {better} is better, the leftmost point is pure MPI.")
 
 
-def breakdown_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
-    rows = [(f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}",
-             [e.result(p) or 0.0 for p in app.metric.breakdown]) for e in es
-            if any(e.result(p) is not None for p in app.metric.breakdown)]
-    if not rows:
-        return None
-    merged: Dict[str, List[List[float]]] = {}
-    for label, parts in rows:
-        merged.setdefault(label, []).append(parts)
-    labels = sorted(merged)
-    parts = {p: [_mean([v[i] for v in merged[k]]) * 1e6 for k in labels]
-             for i, p in enumerate(app.metric.breakdown)}
+PHASES = ("pack", "post", "wait", "unpack", "compute")
 
+
+def _phases(e: Entry, app: AppDesc) -> Optional[Dict[str, float]]:
+    """The disjoint phases of one iteration (the description's breakdown, e.g. phase_pack ...
+    phase_compute): they add up to the measured time. None when the record lacks them."""
+    names = app.metric.breakdown
+    if not names:
+        return None
+    values = {n: e.result(n) for n in names}
+    if all(v is None for v in values.values()):
+        return _legacy_phases(e, names)
+    return {n: v or 0.0 for n, v in values.items()}
+
+
+def _legacy_phases(e: Entry, names: Sequence[str]) -> Optional[Dict[str, float]]:
+    """Records written before hk-jacobi split its time (only the engine's counters): the
+    same split made from them, the exposed part of comm the tail beyond the hidden share."""
+    raw = {k: e.result(k) for k in ("pack", "post", "wait", "unpack", "comm", "compute")}
+    if any(v is None for v in raw.values()) or \
+            [n.replace("phase_", "") for n in names] != list(PHASES):
+        return None
+    post, wait, unpack = raw["post"], raw["wait"], raw["unpack"]
+    total = post + wait + unpack
+    scale = raw["comm"] / total if total > 0 else 0.0
+    post, wait, unpack = post * scale, wait * scale, unpack * scale
+    overlap = e.result("overlap")
+    if overlap is not None and e.run.threads > 1:
+        exposed = raw["comm"] * (1 - overlap)
+        unpack = min(unpack, exposed)
+        wait = min(wait, exposed - unpack)
+        post = max(0.0, exposed - unpack - wait)
+    vals = (raw["pack"], post, wait, unpack, raw["compute"])
+    return dict(zip(names, vals))
+
+
+@dataclass
+class Breakdown:
+    labels: List[str]
+    parts: Dict[str, List[float]]      # stacked, in seconds
+    measured: List[Optional[float]]    # the measured time of each bar, seconds
+    hidden: List[float]                # communication hidden behind compute (not stacked)
+
+
+def breakdown_data(app: AppDesc, es: Sequence[Entry]) -> Optional[Breakdown]:
+    """Per configuration (median over its repeats): the phases to stack, the measured time
+    and the hidden communication."""
+    per: Dict[str, List[Entry]] = {}
+    for e in es:
+        if _phases(e, app) is not None:
+            per.setdefault(f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}", []).append(e)
+    if not per:
+        return None
+    labels = sorted(per, key=_natural)
+    names = app.metric.breakdown
+    parts = {n: [_median([_phases(e, app)[n] for e in per[k]]) for k in labels] for n in names}
+    measured = [_median([v for v in (e.result(app.metric.time) for e in per[k])
+                         if v is not None]) if app.metric.time else None for k in labels]
+    hidden = [_median([e.result("hidden_comm") or 0.0 for e in per[k]]) for k in labels]
+    return Breakdown(labels, parts, measured, hidden)
+
+
+def _median(values: Sequence[float]) -> Optional[float]:
+    vals = sorted(values)
+    if not vals:
+        return None
+    n = len(vals)
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+
+
+def breakdown_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
+    data = breakdown_data(app, es)
+    if data is None:
+        return None
+    names = [n.replace("phase_", "") for n in data.parts]
+    parts = {n.replace("phase_", "").replace("wait", "wait (exposed)"):
+             [v * 1e6 for v in vals] for n, vals in data.parts.items()}
+    measured = [m * 1e6 if m is not None else None for m in data.measured]
+    hidden = [h * 1e6 for h in data.hidden] if any(data.hidden) else None
     unit = "us per " + ("iteration" if "iter" in (app.metric.time or "") else "step")
-    svg = stacked_bars(labels, parts, f"time [{unit}], average rank")
-    return Figure(svg, f"{app.name}: where the time goes ({' / '.join(app.metric.breakdown)}) "
-                       f"per configuration and mode; a tall comm/wait part is what overlap "
-                       f"modes can hide.")
+    svg = stacked_bars(data.labels, parts, f"time [{unit}], average rank", measured=measured,
+                       aside=hidden, aside_label="communication hidden behind compute")
+    return Figure(svg, f"{app.name}: where the time goes, per configuration (median of its "
+                       f"repeats): disjoint phases {' / '.join(names)} that add up to the "
+                       f"measured time per iteration (black tick); the hatched bar beside is "
+                       f"communication hidden behind the interior update (overlap modes), not "
+                       f"part of the wall time.")
 
 
 def memory_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
