@@ -132,7 +132,8 @@ def configurations(es: Sequence[Entry], app: AppDesc) -> List[Config]:
     best first by their median (then by the simpler layout)."""
     groups: Dict[Tuple, List[Entry]] = {}
     for e in es:
-        key = (app.problem_key(e.params), e.run.ranks, e.run.threads, _mode(e), e.run.bind)
+        key = (app.problem_key(e.params), e.run.ranks, e.run.threads, series_value(e, app),
+               e.run.bind)
         groups.setdefault(key, []).append(e)
     out = []
     for (problem, ranks, threads, mode, bind), members in groups.items():
@@ -154,6 +155,16 @@ def _fcomm(e: Entry) -> Optional[float]:
 
 def _time(e: Entry, app: AppDesc) -> Optional[float]:
     return e.result(app.metric.time, "max") if app.metric.time else None
+
+
+def series_value(e: Entry, app: AppDesc) -> str:
+    """The run's value of the description's series (jacobi: its mode)."""
+    key = app.metric.series
+    if key and key in e.params:
+        return str(e.params[key])
+    if key and key in (e.run.info.get("params") or {}):
+        return str(e.run.info["params"][key])
+    return _mode(e) if key == "mode" else (app.name if not key else "?")
 
 
 def _mode(e: Entry) -> str:

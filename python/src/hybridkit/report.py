@@ -19,6 +19,7 @@ import csv
 import html
 import io
 import re
+import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -26,6 +27,7 @@ from hybridkit import __version__
 from hybridkit.appdesc import AppDesc
 from hybridkit.binding import bindings, pus_per_core, verdict
 from hybridkit.errors import HKError
+from hybridkit.quality import FUNCTIONAL, is_busy, is_functional, load_text, spread
 from hybridkit.rundata import Entry, Run, entries
 
 MIB = 1024.0
@@ -147,19 +149,31 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
+def _flag(e: Entry) -> str:
+    if is_functional(e.run.info):
+        return "functional"
+    return "busy" if is_busy(e.run.info) else ""
+
+
 def scaling_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
-    panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
-    groups: Dict[Tuple[int, str, int], List[float]] = {}
+    panels: Dict[str, Dict[str, List[Tuple[float, ...]]]] = {}
+    groups: Dict[Tuple[int, str, int], List[Entry]] = {}
     for e in es:
-        v = e.result(app.metric.value)
-        if v is not None:
-            groups.setdefault((_cores(e), _series_name(e, app), e.run.threads), []).append(v)
+        if e.result(app.metric.value) is not None:
+            groups.setdefault((_cores(e), _series_name(e, app), e.run.threads), []).append(e)
     best: Dict[Tuple[int, int], float] = {}
     pick = max if app.metric.higher_is_better else min
-    for (cores, series, threads), vals in sorted(groups.items()):
+    flagged = 0
+    for (cores, series, threads), members in sorted(groups.items()):
+        good = [m for m in members if not _flag(m)]
+        use = good or members
+        sp = spread([m.result(app.metric.value) for m in use])
+        mark = 0.0 if good else 1.0  # every repeat flagged: drawn as a red cross
+        flagged += not good
         panels.setdefault(f"{cores} cores", {}).setdefault(series, []).append(
-            (threads, _mean(vals)))
-        best[(cores, threads)] = pick(best.get((cores, threads), _mean(vals)), _mean(vals))
+            (threads, sp.median, sp.lo, sp.hi, mark))
+        if good:
+            best[(cores, threads)] = pick(best.get((cores, threads), sp.median), sp.median)
     if app.metric.series:
         for (cores, threads), v in best.items():
             panels[f"{cores} cores"].setdefault("best", []).append((threads, v))
@@ -169,9 +183,12 @@ def scaling_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
     svg = lines(panels, "threads per process", f"{app.metric.value} [{app.metric.unit}]",
                 logx=True, xticks_int=True)
     better = "higher" if app.metric.higher_is_better else "lower"
+    note = (f" Red crosses: {flagged} point(s) measured only on a busy machine or "
+            f"oversubscribed, not results.") if flagged else ""
     return Figure(svg, f"{app.name}: {app.metric.value} vs threads per process, one panel per "
-                       f"core count (Jin et al.'s layout), 'best' joins the best mode at each "
-                       f"point; {better} is better, the leftmost point is pure MPI.")
+                       f"core count (Jin et al.'s layout): median of the repeats, error bars "
+                       f"min-max; 'best' joins the best mode at each point; {better} is "
+                       f"better, the leftmost point is pure MPI.{note}")
 
 
 PHASES = ("pack", "post", "wait", "unpack", "compute")
@@ -283,6 +300,37 @@ def memory_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
                        f"save the per-process MPI and halo memory.")
 
 
+def config_table(app: AppDesc, es: Sequence[Entry]) -> Table:
+    """One row per configuration (problem, layout, series value, binding): the median and
+    min-max of its repeats, how many, and the runs flagged (busy machine, oversubscribed)."""
+    from hybridkit.advise import configurations
+
+    rows = []
+    for c in sorted(configurations(es, app), key=lambda c: (
+            app.problem_size(c.rep.params), c.problem, c.threads, c.mode)):
+        good = [e for e in c.entries if not _flag(e)]
+        sp = spread([e.result(app.metric.value) for e in (good or c.entries)])
+        times = [e.result(app.metric.time, "max") for e in (good or c.entries)
+                 if app.metric.time and e.result(app.metric.time, "max") is not None]
+        flags = []
+        busy = sum(_flag(e) == "busy" for e in c.entries)
+        func = sum(_flag(e) == "functional" for e in c.entries)
+        if busy:
+            flags.append(f"{busy} busy" + ("" if good else ": UNRELIABLE"))
+        if func:
+            flags.append(f"{FUNCTIONAL}")
+        row = [" ".join(f"{k}={v}" for k, v in c.problem) or "-", c.ranks, c.threads, c.mode,
+               sp.median, f"{_fmt(sp.lo)}-{_fmt(sp.hi)}", f"{len(good)}/{len(c.entries)}",
+               statistics.median(times) if times else None, "; ".join(flags)]
+        if app.metric.verified:
+            row.append(", ".join(sorted({str(e.result(app.metric.verified)) for e in c.entries})))
+        rows.append(row)
+    headers = ["problem", "ranks", "threads", app.metric.series or "series",
+               f"{app.metric.value} median [{app.metric.unit}]", "min-max", "runs used",
+               f"{app.metric.time or 'time'} max, median [s]", "flags"]
+    return Table(headers + ([app.metric.verified] if app.metric.verified else []), rows)
+
+
 def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]:
     builders = {"scaling": scaling_figure, "breakdown": breakdown_figure,
                 "memory": memory_figure}
@@ -303,16 +351,7 @@ def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]
                     fig.caption = f"[{problem}] {fig.caption}"
                 if fig:
                     sec.figures.append(fig)
-        check = app.metric.verified
-        rows = []
-        for e in es:
-            rows.append([e.run.label, e.run.ranks, e.run.threads, _series_name(e, app),
-                         e.result(app.metric.value), e.result(app.metric.time, "max")
-                         if app.metric.time else None] + ([e.result(check)] if check else []))
-        sec.tables.append(Table(["run", "ranks", "threads", app.metric.series or "series",
-                                 f"{app.metric.value} [{app.metric.unit}]",
-                                 f"{app.metric.time or 'time'} max [s]"] +
-                                ([check] if check else []), rows))
+        sec.tables.append(config_table(app, es))
         out.append(sec)
     return out
 
