@@ -155,3 +155,63 @@ def test_resume_refuses_a_run_made_with_another_node_count(fake, tmp_path, cli, 
     assert "nodes 1 -> 2" in info["resume_note"]
     old = json.loads((d / "2x1-mode_pure-size_8-iters_50.attempt-1" / "run.json").read_text())
     assert old["nodes"] == 1 and old["status"] == "ok"
+
+
+def test_busy_runs_are_repeated_then_flagged(fake, tmp_path, cli, monkeypatch):
+    """Others 'use' the machine during every attempt (threshold below any load): each run
+    is made 1 + 2 times, the busy attempts kept aside, the last kept and flagged."""
+    monkeypatch.setenv("HK_REPLAY_DIR", str(fake / REPLAY_OK))
+    monkeypatch.setenv("HK_BUSY_SHARE", "-1")
+    out = tmp_path / "sw"
+    res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
+               "--launcher", "replay", "-o", str(out)])
+    assert res.code == 0, res.err
+    assert "1x1-mode_pure-size_8-iters_50 ok" in res.out and "(busy machine)" in res.out
+    st = statuses(out)
+    assert st == {"1x1-mode_pure-size_8-iters_50": "ok",
+                  "1x1-mode_pure-size_8-iters_50.busy-1": "busy-repeated",
+                  "1x1-mode_pure-size_8-iters_50.busy-2": "busy-repeated"}
+    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json").read_text())
+    assert info["load"]["busy"] is True and info["busy_retries"] == 2
+    assert info["load"]["others_cpu_s"] >= 0 and info["load"]["cpus"] >= 1
+
+
+def test_quiet_run_records_its_load_and_is_not_repeated(fake, tmp_path, cli, monkeypatch):
+    monkeypatch.setenv("HK_REPLAY_DIR", str(fake / REPLAY_OK))
+    out = tmp_path / "sw"
+    res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
+               "--launcher", "replay", "-o", str(out)])
+    assert res.code == 0, res.err
+    assert list(statuses(out)) == ["1x1-mode_pure-size_8-iters_50"]
+    load = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json")
+                      .read_text())["load"]
+    assert load["busy"] is False and load["own_cpu_s"] > 0   # the replay child's CPU time
+    assert load["busy_cpu_s"] >= 0 and 0 <= load["share"]
+
+
+def test_failed_run_carries_the_apps_own_error_line(fake, tmp_path, cli, monkeypatch):
+    """Not the launcher's last stderr line: the app's 'verification UNSUCCESSFUL'."""
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    (replay / "stdout.txt").write_text("# hk-jacobi\n# Verification = UNSUCCESSFUL (12 cells "
+                                       "differ from the serial reference)\n")
+    (replay / "stderr.txt").write_text(
+        "hk-jacobi: the sweeps differ from the serial reference in 12 cells\n"
+        "--------------------------------------------------------------------------\n"
+        "prterun detected that one or more processes exited with non-zero status\n"
+        "--------------------------------------------------------------------------\n")
+    (replay / "run.json").write_text('{"exit_code": 1}')
+    monkeypatch.setenv("HK_REPLAY_DIR", str(replay))
+    out = tmp_path / "sw"
+    res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
+               "--launcher", "replay", "-o", str(out)])
+    assert res.code == 1
+    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json").read_text())
+    assert info["message"] == ("exit code 1: hk-jacobi: the sweeps differ from the serial "
+                               "reference in 12 cells")
+    (replay / "stderr.txt").write_text("prterun detected that one or more processes exited\n")
+    res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
+               "--launcher", "replay", "-o", str(out)])
+    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json").read_text())
+    assert info["message"] == ("exit code 1: # Verification = UNSUCCESSFUL (12 cells differ "
+                               "from the serial reference)")

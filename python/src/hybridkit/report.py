@@ -27,7 +27,8 @@ from hybridkit import __version__
 from hybridkit.appdesc import AppDesc
 from hybridkit.binding import bindings, pus_per_core, verdict
 from hybridkit.errors import HKError
-from hybridkit.quality import FUNCTIONAL, is_busy, is_functional, load_text, spread
+from hybridkit.quality import (FUNCTIONAL, busy_share, is_busy, is_functional, load_text,
+                               spread)
 from hybridkit.rundata import Entry, Run, entries
 
 MIB = 1024.0
@@ -75,6 +76,7 @@ class Section:
     tables: List[Table] = field(default_factory=list)
     figures: List[Figure] = field(default_factory=list)
     pre: str = ""
+    banner: bool = False  # shown as a warning box
 
 
 def _fmt(v: Any) -> str:
@@ -484,6 +486,43 @@ def halo_section(runs: Sequence[Run]) -> Optional[Section]:
     return sec
 
 
+def conditions_section(runs: Sequence[Run]) -> Optional[Section]:
+    """The banner: runs made while others used the machine, oversubscribed runs."""
+    done = [r for r in runs if r.complete]
+    busy = [r for r in done if is_busy(r.info) and not is_functional(r.info)]
+    func = [r for r in done if is_functional(r.info)]
+    if not busy and not func:
+        return None
+    sec = Section("Measurement conditions", banner=True)
+    if busy:
+        sec.text.append(f"BUSY MACHINE: {len(busy)} of {len(done)} run(s) were made while other "
+                        f"programs used more than {busy_share():.0%} of the machine, even after "
+                        f"repeating them. They are flagged in the tables, drawn as red crosses "
+                        f"in the figures and left out of the advice; repeat the study on a "
+                        f"quiet machine.")
+    if func:
+        apps = ", ".join(sorted({r.app or "?" for r in func}))
+        sec.text.append(f"{len(func)} run(s) ({apps}) had more ranks x threads than cores "
+                        f"(oversubscribed, unbound): {FUNCTIONAL}; never used for advice.")
+    sec.tables.append(Table(["run", "app", "flag", "load of others during the run"],
+                            [[r.label, r.app or "?", "oversubscribed" if is_functional(r.info)
+                              else "busy", load_text(r.info)] for r in busy + func]))
+    return sec
+
+
+def _section_flags(sec: Section, es: Sequence[Entry]) -> Section:
+    """A note on a benchmark section whose runs are not performance results."""
+    runs = {id(e.run): e.run for e in es}.values()
+    if any(is_functional(r.info) for r in runs):
+        sec.text.insert(0, f"Oversubscribed: {FUNCTIONAL}.")
+        sec.banner = True
+    elif any(is_busy(r.info) for r in runs):
+        sec.text.insert(0, "Measured while the machine was busy (others used it): not a "
+                           "reliable performance result.")
+        sec.banner = True
+    return sec
+
+
 def advice_section(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Section:
     from hybridkit.advise import advise
 
@@ -506,14 +545,24 @@ def incomplete_section(runs: Sequence[Run]) -> Optional[Section]:
                                   for r in bad])])
 
 
+BENCH_KINDS = {"pingpong_section": "bench.pingpong", "beff_section": "bench.beff",
+               "ratio_section": "bench.beff", "overlap_section": "bench.overlap",
+               "barrier_section": "bench.barrier", "halo_section": "bench.halo"}
+
+
 def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -> List[Section]:
     sections = [machine_section(runs, meta), advice_section(runs, apps)]
+    banner = conditions_section(runs)
+    if banner:
+        sections.insert(0, banner)
     sections += app_sections(runs, apps)
     for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
                barrier_section, halo_section, incomplete_section):
         sec = fn(runs)
         if sec:
-            sections.append(sec)
+            kind = BENCH_KINDS.get(fn.__name__)
+            es = [e for e in entries(runs) if kind and e.record["kind"].startswith(kind)]
+            sections.append(_section_flags(sec, es))
     return sections
 
 
@@ -525,7 +574,9 @@ table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 figure{margin:1em 0}figure img{max-width:100%;height:auto}
 figcaption{font-size:.85em;color:#444}pre{background:#f6f6f6;padding:.5em;font-size:.8em;
-overflow:auto}"""
+overflow:auto}
+.banner{border:2px solid #c00;background:#fff0f0;padding:.2em 1em;margin:1em 0}
+.banner h2{color:#c00;border:none}"""
 
 
 def html_page(sections: Sequence[Section], title: str) -> str:
@@ -534,7 +585,8 @@ def html_page(sections: Sequence[Section], title: str) -> str:
            f"<title>{e(title)}</title>", f"<style>{CSS}</style></head><body>",
            f"<h1>{e(title)}</h1>", f"<p>hybridkit {e(__version__)} report</p>"]
     for sec in sections:
-        out.append(f"<section><h2>{e(sec.title)}</h2>")
+        cls = ' class="banner"' if sec.banner else ""
+        out.append(f"<section{cls}><h2>{e(sec.title)}</h2>")
         out += [f"<p>{e(t)}</p>" for t in sec.text]
         if sec.pre:
             out.append(f"<pre>{e(sec.pre)}</pre>")

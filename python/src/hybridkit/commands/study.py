@@ -120,8 +120,9 @@ def write_provenance(out: Path, ns: argparse.Namespace, items, mpi: str) -> None
         "host": socket.gethostname(), "quick": ns.quick, "mpi": mpi,
         "launcher": ns.launcher, "hosts": ns.hosts, "hostfile": ns.hostfile,
         "vcluster": ns.vcluster, "argv": sys.argv,
+        "repeat": ns.repeat,
         "plan": [{"app": r.app, "id": r.run_id, "ranks": r.ranks, "threads": r.threads,
-                  "params": r.param_dict} for _, r in items]})
+                  "params": r.param_dict, "repeat": r.repeat} for _, r in items]})
     env = {k: v for k, v in os.environ.items()
            if k.startswith(("HK_", "OMP_", "OMPI_MCA", "MPICH_", "SLURM_")) or k == "PATH"}
     write_json(out / "environment.json", {
