@@ -28,6 +28,7 @@
 static struct {
   const char *mode, *grid, *map, *boundary, *output, *verify, *temporal, *stores, *xwrap;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
+  double min_time;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = "periodic", .verify = "auto", .temporal = "on",
          .stores = "auto", .xwrap = "on",
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1};
@@ -39,6 +40,8 @@ static const hk_opt_t options[] = {
   {"grid", HK_OPT_STR, &opt.grid, "NXxNYxNZ", "global grid (overrides --size; NXxNY in 2D)", 0},
   {"iters", HK_OPT_INT, &opt.iters, "K", "timed sweeps", 0},
   {"warmup", HK_OPT_INT, &opt.warmup, "W", "untimed sweeps first (part of the solution)", 0},
+  {"min-time", HK_OPT_DOUBLE, &opt.min_time, "S",
+   "time at least S seconds: more timed sweeps after --iters until then (0: just --iters)", 0},
   {"dims", HK_OPT_INT, &opt.dims, "2|3", "2: 5-point heat equation, 3: 7-point Jacobi", 0},
   {"reserved", HK_OPT_INT, &opt.reserved, "m", "communicating threads (multiple-reserved; 0: one)", 0},
   {"map", HK_OPT_STR, &opt.map, "P", "rank mapping: sequential|round-robin|node-aware", 0},
@@ -125,6 +128,8 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--dims %d: 2 or 3", opt.dims);
   if (opt.iters < 1 || opt.warmup < 0)
     return hk_error_set(HK_ERR_ARG, "--iters must be >= 1 and --warmup >= 0");
+  if (!(opt.min_time >= 0.0) || opt.min_time > 3600.0)
+    return hk_error_set(HK_ERR_ARG, "--min-time must be in 0..3600 seconds");
   if (opt.width < 1)
     return hk_error_set(HK_ERR_ARG, "--halo-width %d must be >= 1", opt.width);
   if (opt.compare < 0)
@@ -771,8 +776,21 @@ static int run(void *unused)
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
   local = sweep(&r, opt.iters, opt.warmup, &done_sweeps, &t_check);
+  /* --min-time: more sweeps until the timed ones last that long (every rank agrees on the
+   * slowest rank's time; the guess aims 10 % beyond, whole halo widths) */
+  while ((err = hk_agree(comm, local)) == HK_SUCCESS && opt.min_time > 0.0) {
+    double el = MPI_Wtime() - t0 - t_check, slowest = el;
+    MPI_Allreduce(&el, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (slowest >= opt.min_time)
+      break;
+    double want = slowest > 0 ? opt.iters * (1.1 * opt.min_time / slowest - 1.0) : opt.iters;
+    int more = want > 1e6 ? 1000000 : (int)ceil(want);
+    more = (more + r.L.width - 1) / r.L.width * r.L.width;
+    local = sweep(&r, more, done_sweeps, &done_sweeps, &t_check);
+    opt.iters += more;
+  }
   double t_iter = (MPI_Wtime() - t0 - t_check) / opt.iters;
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+  if (err != HK_SUCCESS)
     goto done;
   if ((err = hk_agree(comm, check_invariant(&r, done_sweeps))) != HK_SUCCESS)
     goto done;

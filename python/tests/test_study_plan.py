@@ -41,16 +41,38 @@ def test_every_description_loads():
                 app.rank_env(run.param_dict, run.ranks, run.threads)
 
 
-def test_jacobi_quick_plan_on_two_cores():
+def test_jacobi_quick_plan_on_two_cores(monkeypatch):
+    monkeypatch.setattr("hybridkit.sweep.last_level_cache", lambda: 8 * 1024 ** 2)
     runs = expand(appdesc.get("jacobi"), "quick", HERE)
     labels = [r.label() for r in runs]
-    assert labels == ["jacobi 2x1 mode=pure size=96 iters=30",
-                      "jacobi 1x2 mode=masteronly size=96 iters=30",
-                      "jacobi 1x2 mode=funneled size=96 iters=30",
-                      "jacobi 1x2 mode=task size=96 iters=30",
-                      "jacobi 1x2 mode=task-balanced size=96 iters=30"]
-    assert runs[0].run_id == "2x1-mode_pure-size_96-iters_30"
+    # 4 x 8 MiB in two double fields: 2^21 cells, a 128^3 grid
+    assert labels == ["jacobi 2x1 mode=pure size=128 iters=3 min_time=0.5",
+                      "jacobi 1x2 mode=masteronly size=128 iters=3 min_time=0.5",
+                      "jacobi 1x2 mode=funneled size=128 iters=3 min_time=0.5",
+                      "jacobi 1x2 mode=task size=128 iters=3 min_time=0.5",
+                      "jacobi 1x2 mode=task-balanced size=128 iters=3 min_time=0.5"]
+    assert runs[0].run_id == "2x1-mode_pure-size_128-iters_3-min_time_0.5"
     assert not any(r.oversubscribe for r in runs)
+
+
+def test_llc_sized_grid(tmp_path):
+    from hybridkit.sweep import last_level_cache, resolve_value
+
+    # 4 x 260 MiB / 16 B = 68157440 cells: 408.3^3, rounded up to a multiple of 8
+    assert resolve_value("llc*4", 260 * 1024 ** 2) == 416
+    assert resolve_value("llc*4", 8 * 1024 ** 2) == 128
+    assert resolve_value(96, 1) == 96 and resolve_value("llc", 1) == "llc"
+    for name, level, kind, size in (("index0", 1, "Data", "48K"), ("index1", 1, "Instruction",
+                                                                   "32K"),
+                                    ("index2", 2, "Unified", "2048K"),
+                                    ("index3", 3, "Unified", "266240K")):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "level").write_text(f"{level}\n")
+        (d / "type").write_text(f"{kind}\n")
+        (d / "size").write_text(f"{size}\n")
+    assert last_level_cache(str(tmp_path)) == 266240 * 1024
+    assert last_level_cache(str(tmp_path / "none")) is None
 
 
 def test_product_overrides_and_repeats():
@@ -59,8 +81,8 @@ def test_product_overrides_and_repeats():
                                                            "size": [32, 64]}, repeats=2)
     # 2x1 pure, 1x2 task, x 2 sizes x 2 repeats
     assert len(runs) == 8
-    assert {r.run_id for r in runs} >= {"2x1-mode_pure-size_32-iters_50-r1",
-                                         "1x2-mode_task-size_64-iters_50-r2"}
+    assert {r.run_id for r in runs} >= {"2x1-mode_pure-size_32-iters_50-min_time_0.5-r1",
+                                         "1x2-mode_task-size_64-iters_50-min_time_0.5-r2"}
     assert len({r.run_id for r in runs}) == 8
 
 

@@ -66,7 +66,7 @@ def test_sigint_stops_the_sweep_and_resume_finishes(fake, tmp_path, target):
     out = tmp_path / "sw"
     proc = start(out, fake, 2.0)
     first = read_until(proc, " ok ")               # one run finished, the second is running
-    assert "jacobi/1x1-mode_pure-size_8-iters_50 ok" in first
+    assert "jacobi/1x1-mode_pure-size_8-iters_50-min_time_0.5 ok" in first
     time.sleep(0.5)
     t0 = time.monotonic()
     if target == "group":
@@ -77,20 +77,20 @@ def test_sigint_stops_the_sweep_and_resume_finishes(fake, tmp_path, target):
     elapsed = time.monotonic() - t0
     assert proc.returncode == 130, err
     assert elapsed < 5.0, f"the sweep took {elapsed:.1f} s to stop"
-    assert "jacobi/1x1-mode_pure-size_16-iters_50 interrupted" in rest
+    assert "jacobi/1x1-mode_pure-size_16-iters_50-min_time_0.5 interrupted" in rest
     assert "1 of 4 runs finished and kept" in err
-    assert statuses(out) == {"1x1-mode_pure-size_8-iters_50": "ok",
-                             "1x1-mode_pure-size_16-iters_50": "interrupted"}
+    assert statuses(out) == {"1x1-mode_pure-size_8-iters_50-min_time_0.5": "ok",
+                             "1x1-mode_pure-size_16-iters_50-min_time_0.5": "interrupted"}
 
     env = python_env(HK_REPLAY_DIR=str(fake / REPLAY_OK))
     again = subprocess.run(sweep_argv(out), env=env, capture_output=True, text=True,
                            timeout=120)
     assert again.returncode == 0, again.stderr
-    assert "1x1-mode_pure-size_8-iters_50 skipped (done before)" in again.stdout
+    assert "1x1-mode_pure-size_8-iters_50-min_time_0.5 skipped (done before)" in again.stdout
     assert "# 4 of 4 runs ok" in again.stdout
     st = statuses(out)
-    assert st["1x1-mode_pure-size_16-iters_50.attempt-1"] == "interrupted"
-    assert [st[f"1x1-mode_pure-size_{n}-iters_50"] for n in (8, 16, 24, 32)] == ["ok"] * 4
+    assert st["1x1-mode_pure-size_16-iters_50-min_time_0.5.attempt-1"] == "interrupted"
+    assert [st[f"1x1-mode_pure-size_{n}-iters_50-min_time_0.5"] for n in (8, 16, 24, 32)] == ["ok"] * 4
 
 
 def test_second_concurrent_sweep_is_refused(fake, tmp_path, cli, monkeypatch):
@@ -121,7 +121,7 @@ def test_timeout_stops_a_hanging_run_and_the_sweep_goes_on(fake, tmp_path):
     assert elapsed < 60, f"{elapsed:.0f} s"
     st = statuses(out)
     assert list(st.values()) == ["timeout"] * 4       # every run stopped, none skipped
-    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json").read_text())
+    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50-min_time_0.5/run.json").read_text())
     assert info["message"] == "no end after 1 s (timeout), stopped"
     assert proc.stdout.count(" timeout ") == 4
 
@@ -130,7 +130,7 @@ def test_default_timeout_comes_from_the_description(fake, tmp_path, cli, monkeyp
     monkeypatch.setenv("HK_REPLAY_DIR", str(fake / REPLAY_OK))
     res = cli(sweep_argv(tmp_path / "sw")[3:])
     assert res.code == 0, res.err
-    info = json.loads((tmp_path / "sw/runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json")
+    info = json.loads((tmp_path / "sw/runs/jacobi/1x1-mode_pure-size_8-iters_50-min_time_0.5/run.json")
                       .read_text())
     assert info["timeout_s"] == 300          # jacobi.toml: timeout = 300
 
@@ -150,10 +150,10 @@ def test_resume_refuses_a_run_made_with_another_node_count(fake, tmp_path, cli, 
     assert other.code == 0, other.err
     assert "skipped" not in other.out
     d = out / "runs" / "jacobi"
-    info = json.loads((d / "2x1-mode_pure-size_8-iters_50" / "run.json").read_text())
+    info = json.loads((d / "2x1-mode_pure-size_8-iters_50-min_time_0.5" / "run.json").read_text())
     assert info["nodes"] == 2 and info["hosts"] == ["n1", "n2"]
     assert "nodes 1 -> 2" in info["resume_note"]
-    old = json.loads((d / "2x1-mode_pure-size_8-iters_50.attempt-1" / "run.json").read_text())
+    old = json.loads((d / "2x1-mode_pure-size_8-iters_50-min_time_0.5.attempt-1" / "run.json").read_text())
     assert old["nodes"] == 1 and old["status"] == "ok"
 
 
@@ -166,12 +166,12 @@ def test_busy_runs_are_repeated_then_flagged(fake, tmp_path, cli, monkeypatch):
     res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
                "--launcher", "replay", "-o", str(out)])
     assert res.code == 0, res.err
-    assert "1x1-mode_pure-size_8-iters_50 ok" in res.out and "(busy machine)" in res.out
+    assert "1x1-mode_pure-size_8-iters_50-min_time_0.5 ok" in res.out and "(busy machine)" in res.out
     st = statuses(out)
-    assert st == {"1x1-mode_pure-size_8-iters_50": "ok",
-                  "1x1-mode_pure-size_8-iters_50.busy-1": "busy-repeated",
-                  "1x1-mode_pure-size_8-iters_50.busy-2": "busy-repeated"}
-    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json").read_text())
+    assert st == {"1x1-mode_pure-size_8-iters_50-min_time_0.5": "ok",
+                  "1x1-mode_pure-size_8-iters_50-min_time_0.5.busy-1": "busy-repeated",
+                  "1x1-mode_pure-size_8-iters_50-min_time_0.5.busy-2": "busy-repeated"}
+    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50-min_time_0.5/run.json").read_text())
     assert info["load"]["busy"] is True and info["busy_retries"] == 2
     assert info["load"]["others_cpu_s"] >= 0 and info["load"]["cpus"] >= 1
 
@@ -182,8 +182,8 @@ def test_quiet_run_records_its_load_and_is_not_repeated(fake, tmp_path, cli, mon
     res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
                "--launcher", "replay", "-o", str(out)])
     assert res.code == 0, res.err
-    assert list(statuses(out)) == ["1x1-mode_pure-size_8-iters_50"]
-    load = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json")
+    assert list(statuses(out)) == ["1x1-mode_pure-size_8-iters_50-min_time_0.5"]
+    load = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50-min_time_0.5/run.json")
                       .read_text())["load"]
     assert load["busy"] is False and load["own_cpu_s"] > 0   # the replay child's CPU time
     assert load["busy_cpu_s"] >= 0 and 0 <= load["share"]
@@ -206,12 +206,12 @@ def test_failed_run_carries_the_apps_own_error_line(fake, tmp_path, cli, monkeyp
     res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
                "--launcher", "replay", "-o", str(out)])
     assert res.code == 1
-    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json").read_text())
+    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50-min_time_0.5/run.json").read_text())
     assert info["message"] == ("exit code 1: hk-jacobi: the sweeps differ from the serial "
                                "reference in 12 cells")
     (replay / "stderr.txt").write_text("prterun detected that one or more processes exited\n")
     res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
                "--launcher", "replay", "-o", str(out)])
-    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50/run.json").read_text())
+    info = json.loads((out / "runs/jacobi/1x1-mode_pure-size_8-iters_50-min_time_0.5/run.json").read_text())
     assert info["message"] == ("exit code 1: # Verification = UNSUCCESSFUL (12 cells differ "
                                "from the serial reference)")

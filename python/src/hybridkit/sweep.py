@@ -83,6 +83,42 @@ def _slug(value: Any) -> str:
     return re.sub(r"[^A-Za-z0-9.+-]+", "", str(value).replace(",", "+").replace(":", "-")) or "x"
 
 
+def last_level_cache(root: str = "/sys/devices/system/cpu/cpu0/cache") -> Optional[int]:
+    """Bytes of this machine's last-level cache (the highest level cpu0 sees, from /sys, the
+    kernel's copy of what hwloc reads); None when unknown."""
+    best: Tuple[int, int] = (0, 0)
+    for d in Path(root).glob("index*"):
+        try:
+            level = int((d / "level").read_text())
+            kind = (d / "type").read_text().strip()
+            text = (d / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction":
+            continue
+        m = re.fullmatch(r"(\d+)([KMG]?)", text)
+        if m:
+            size = int(m.group(1)) * {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}[m.group(2)]
+            best = max(best, (level, size))
+    return best[1] or None
+
+
+LLC_TOKEN = re.compile(r"^llc\*(\d+(?:\.\d+)?)$")
+
+
+def resolve_value(value: Any, llc: Optional[int] = None) -> Any:
+    """'llc*K': the edge N (a multiple of 8) of the smallest cube grid whose two double
+    fields take K times the last-level cache (a memory-bound Jacobi problem); other values
+    unchanged. Without a known cache size: 32 MiB is assumed."""
+    m = LLC_TOKEN.match(value) if isinstance(value, str) else None
+    if not m:
+        return value
+    cache = llc if llc is not None else (last_level_cache() or 32 * 1024 ** 2)
+    cells = float(m.group(1)) * cache / 16.0
+    edge = math.ceil(cells ** (1.0 / 3.0) - 1e-9)
+    return max(8, -(-edge // 8) * 8)
+
+
 def divisors(n: int) -> List[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
@@ -132,7 +168,7 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
     `cores` (per node) replaces the set's layout rule with factorisations; `overrides`
     replaces the values of named parameters (UsageError for a parameter the app lacks)."""
     pset = app.sets[set_name]
-    params = dict(pset.params)
+    params = {k: tuple(resolve_value(v) for v in vals) for k, vals in pset.params.items()}
     for name, values in (overrides or {}).items():
         if name not in params:
             known = ", ".join(params) or "none"
@@ -262,7 +298,8 @@ class Executor:
 
     `timeout` (seconds) overrides every description's; a run made while others used the
     machine is repeated up to `busy_retries` times (the busy attempts are kept beside it as
-    <id>.busy-N), then kept and flagged."""
+    <id>.busy-N), then kept and flagged; after two runs in a row stayed busy the machine is
+    taken to be busy for good and runs are no longer repeated until one is quiet again."""
 
     launcher: Launcher
     mpi: str
@@ -272,6 +309,7 @@ class Executor:
     binaries: Dict[str, Path] = field(default_factory=dict)  # app name -> binary
     timeout: Optional[float] = None
     busy_retries: int = 2
+    busy_streak: int = 0  # runs in a row that stayed busy after their repeats
 
     def bind_used(self, run: PlannedRun) -> str:
         """The binding a run really gets: none when oversubscribed or on emulated nodes."""
@@ -305,13 +343,14 @@ class Executor:
             diff = ", ".join(f"{k} {old[k]} -> {key[k]}" for k in key if old[k] != key[k])
             note = f"not reused: made with another launch ({diff})"
         busy_attempts = 0
+        retries = self.busy_retries if self.busy_streak < 2 else 0
         while True:
             if run_dir.exists():
                 _move_aside(run_dir)
             outcome, info = self._attempt(app, run, run_dir, key)
             load = info.get("load") or {}
             if outcome.status == STATUS_OK and load.get("busy") and not run.oversubscribe \
-                    and busy_attempts < self.busy_retries:
+                    and busy_attempts < retries:
                 busy_attempts += 1
                 aside = _move_aside(run_dir, "busy")
                 info.update(status="busy-repeated", message=f"made on a busy machine "
@@ -319,6 +358,10 @@ class Executor:
                 write_json(aside / "run.json", info)
                 continue
             break
+        if outcome.status == STATUS_OK and not run.oversubscribe:
+            self.busy_streak = self.busy_streak + 1 if load.get("busy") else 0
+        if load.get("busy") and retries == 0 and self.busy_retries:
+            note = (note + "; " if note else "") + "not repeated: the machine stayed busy"
         if busy_attempts or note:
             info["busy_retries"] = busy_attempts
             if note:
