@@ -66,7 +66,8 @@ def test_recorded_quick_study(fixtures):
                                "(5 configurations): best 1 x 2 funneled at 88.28 MLUP/s "
                                "(1 run), runner-up ")
     assert "single runs, the spread is unknown" in a.reason
-    assert "Best pure MPI: 2 x 1 pure at 80.37 MLUP/s (+10%)" in a.reason
+    assert "Best pure MPI: 2 x 1 pure at 80.37 MLUP/s (the recommended one +10% against it)" \
+        in a.reason
     p = a.prediction
     assert (p.n, p.m) == (2, 1) and p.f == pytest.approx(0.711, abs=1e-3)
     assert p.measured == pytest.approx(1.236, abs=1e-3)
@@ -208,3 +209,15 @@ def test_only_busy_runs_give_unreliable_advice(tmp_path, template):
     make_run(tmp_path, template, "task", 1, 2, 400, compute=5e-4, comm=1e-4, info=busy)
     a = advice_for(tmp_path)
     assert "Unreliable" in a.reason and any("UNRELIABLE" in n for n in a.notes)
+
+
+def test_a_wide_spread_alone_does_not_make_the_slower_layout_win(tmp_path, template):
+    """Pure MPI's range reaches the winner only through one outlier: its median lies below
+    the winner's range, so the winner is not 'indistinguishable' from it."""
+    _repeats(tmp_path, template, "pure", 2, 1, [180, 317, 876])
+    _repeats(tmp_path, template, "task-balanced", 1, 2, [470, 642, 682])
+    _repeats(tmp_path, template, "funneled", 1, 2, [269, 478, 567])
+    a = advice_for(tmp_path)
+    assert a.winner.mode == "task-balanced" and a.runner_up.mode == "funneled"
+    assert a.significant   # 478 lies inside [470-682], but 642 outside [269-567]
+    assert a.recommendation.startswith("1 x 2 (processes x threads), mode task-balanced,")

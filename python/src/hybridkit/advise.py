@@ -301,8 +301,8 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
             reason += ", outside the spread of both"
         else:
             chosen = min(close, key=lambda c: c.simplicity())
-            reason += (f": no significant difference (the margin is inside the spread of "
-                       f"the repeats)")
+            reason += (f": no significant difference (each median lies inside the other's "
+                       f"min-max)")
             if chosen is not winner:
                 reason += f"; the simpler layout {chosen.label()} is recommended"
         pure = [c for c in configs if c.mode in SINGLE_THREAD_MODES]
@@ -314,7 +314,7 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
                 gain = chosen.spread.median / other.spread.median - 1 \
                     if other.spread.median else 0.0
                 reason += (f". Best {kind}: {other.label()} at {other.spread.median:.4g} "
-                           f"{unit} ({gain:+.0%})")
+                           f"{unit} (the recommended one {gain:+.0%} against it)")
         reason += "."
     if unreliable:
         reason += " Unreliable: measured on a busy machine."

@@ -123,7 +123,9 @@ class Spread:
         return f"{self.median:{fmt}}{u} [{self.lo:{fmt}}-{self.hi:{fmt}}, {self.n} runs]"
 
     def overlaps(self, other: "Spread") -> bool:
-        return self.lo <= other.hi and other.lo <= self.hi
+        """Indistinguishable: each median lies inside the other's min-max (with single runs,
+        only equal values are)."""
+        return self.lo <= other.median <= self.hi and other.lo <= self.median <= other.hi
 
 
 def spread(values: Sequence[float]) -> Spread:

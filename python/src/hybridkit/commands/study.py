@@ -144,7 +144,10 @@ def _best_config(app: AppDesc, es):
     cores, from performance results only (not busy, not oversubscribed)."""
     from hybridkit.advise import configurations, usable
 
-    es = [e for e in es if e.result(app.metric.value) is not None and usable(e)]
+    from hybridkit.quality import is_functional
+
+    es = [e for e in es if e.result(app.metric.value) is not None]
+    es = [e for e in es if usable(e)] or [e for e in es if not is_functional(e.run.info)]
     if not es:
         return None
     most = max(e.run.ranks * e.run.threads for e in es)
@@ -161,7 +164,7 @@ def summary(out: Path) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from hybridkit.advise import advise
+    from hybridkit.advise import advise, usable
     from hybridkit.commands.report import write_report
     from hybridkit.quality import BUSY_SHARE, is_busy, is_functional
     from hybridkit.rundata import assign_apps, entries, find_runs
@@ -190,6 +193,8 @@ def summary(out: Path) -> int:
         if c:
             best = f"{c.ranks}x{c.threads} {c.mode if app.metric.series else ''}".strip()
             value = f"{c.spread.text(app.metric.unit)} ({app.metric.value})"
+            if not any(usable(e) for e in c.entries):
+                value += " BUSY: unreliable"
         table.add_row(app.name, str(sum(r.complete for r in mine)),
                       str(sum(not r.complete for r in mine)), flags or "-", best, value)
     console.print(table)
