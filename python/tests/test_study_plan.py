@@ -184,3 +184,22 @@ def test_virtual_node_parameters_are_dropped_on_real_nodes():
     assert [(r.ranks, r.param_dict) for r in runs] == [(4, {"sizes": "8:1M"})]  # 2 per node
     assert pp.rank_env(runs[0].param_dict, 4, 1, nodes=2) == {}
     assert pp.single_node_params() == ["node_size"]
+
+
+def test_vcluster_runs_record_no_binding_and_studies_get_their_own_directory():
+    import argparse
+
+    from hybridkit.commands.study import default_out
+    from hybridkit.launch import launcher_for
+    from hybridkit.sweep import Cluster, Executor, PlannedRun
+
+    run = PlannedRun("jacobi", 2, 1, (("mode", "pure"),))
+    vc = Executor(launcher_for("mpirun", "openmpi"), "openmpi", Cluster(2, 2), "compact",
+                  "vcluster")
+    here = Executor(launcher_for("mpirun", "openmpi"), "openmpi", Cluster(2), "compact")
+    assert vc.bind_used(run) == "none" and here.bind_used(run) == "compact"
+    assert vc.key(run)["nodes"] == 2 and vc.key(run) != here.key(run)
+    ns = argparse.Namespace(vcluster=2, hosts=None, hostfile=None)
+    local = argparse.Namespace(vcluster=None, hosts=None, hostfile=None)
+    assert default_out(ns).name.endswith("-vcluster2")
+    assert default_out(ns).name == default_out(local).name + "-vcluster2"

@@ -206,7 +206,12 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
     write_launch(run_dir, launch)
     info = {
         "hybridkit_version": __version__, "argv": launch.argv, "binary": ns.binary,
-        "np": ns.np, "threads": ns.threads, "mode": ns.mode, "bind": ns.bind, "mpi": mpi,
+        "np": ns.np, "threads": ns.threads, "mode": ns.mode,
+        # the binding really used: none on emulated nodes (they share the cores) or when
+        # oversubscribed
+        "bind": "none" if ns.vcluster or "--bind-to" in launch.argv and
+                launch.argv[launch.argv.index("--bind-to") + 1] == "none" else ns.bind,
+        "mpi": mpi,
         "launcher": "vcluster" if ns.vcluster else ns.launcher, "vcluster": ns.vcluster,
         "hosts": ns.hosts, "hostfile": ns.hostfile,
         "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),
