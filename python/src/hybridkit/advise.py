@@ -266,8 +266,9 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
         if not es:
             raise HKError(f"nothing to advise on: every {app.name} run was oversubscribed "
                           f"({FUNCTIONAL})")
-        notes.append("UNRELIABLE: every run was made on a busy machine; the answer below is "
-                     "what they show, repeat the study on a quiet machine")
+        notes = [n for n in notes if "busy" not in n]
+        notes.append(f"UNRELIABLE: all {len(busy)} run(s) were made on a busy machine; the "
+                     f"answer below is what they show, repeat the study on a quiet machine")
     cores = max(e.run.ranks * e.run.threads for e in es)
     at_cores = [e for e in es if e.run.ranks * e.run.threads == cores]
     problems = sorted({app.problem_key(e.params): app.problem_size(e.params)

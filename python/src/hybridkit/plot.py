@@ -96,7 +96,7 @@ def stacked_bars(labels: Sequence[str], parts: Dict[str, Sequence[float]], ylabe
     ax.tick_params(axis="x", rotation=45)
     for tick in ax.get_xticklabels():
         tick.set_horizontalalignment("right")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _svg(fig)
 
 

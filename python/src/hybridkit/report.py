@@ -268,16 +268,26 @@ def breakdown_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
     if data is None:
         return None
     names = [n.replace("phase_", "") for n in data.parts]
+    top = max([m or 0.0 for m in data.measured] +
+              [sum(v[i] for v in data.parts.values()) for i in range(len(data.labels))])
+    scale, prefix = (1e3, "ms") if top >= 0.01 else (1e6, "us")
     parts = {n.replace("phase_", "").replace("wait", "wait (exposed)"):
-             [v * 1e6 for v in vals] for n, vals in data.parts.items()}
-    measured = [m * 1e6 if m is not None else None for m in data.measured]
-    hidden = [h * 1e6 for h in data.hidden] if any(data.hidden) else None
-    unit = "us per " + ("iteration" if "iter" in (app.metric.time or "") else "step")
-    svg = stacked_bars(data.labels, parts, f"time [{unit}], average rank", measured=measured,
+             [v * scale for v in vals] for n, vals in data.parts.items()}
+    measured = [m * scale if m is not None else None for m in data.measured]
+    hidden = [h * scale for h in data.hidden] if any(data.hidden) else None
+    unit = f"{prefix} per " + ("iteration" if "iter" in (app.metric.time or "") else "step")
+    flagged = {f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}" for e in es
+               if _flag(e)}
+    clean = {f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}" for e in es
+             if not _flag(e)}
+    labels = [f"{l} (busy)" if l in flagged and l not in clean else l for l in data.labels]
+    svg = stacked_bars(labels, parts, f"time [{unit}], average rank", measured=measured,
                        aside=hidden, aside_label="communication hidden behind compute")
     return Figure(svg, f"{app.name}: where the time goes, per configuration (median of its "
                        f"repeats): disjoint phases {' / '.join(names)} that add up to the "
-                       f"measured time per iteration (black tick); the hatched bar beside is "
+                       f"measured time per iteration (black tick; a gap below it is time no phase "
+                       f"accounts for: fork/join, imbalance, preemption on a busy machine); "
+                       f"the hatched bar beside is "
                        f"communication hidden behind the interior update (overlap modes), not "
                        f"part of the wall time.")
 
