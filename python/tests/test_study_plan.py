@@ -46,12 +46,12 @@ def test_jacobi_quick_plan_on_two_cores(monkeypatch):
     runs = expand(appdesc.get("jacobi"), "quick", HERE)
     labels = [r.label() for r in runs]
     # 4 x 8 MiB in two double fields: 2^21 cells, a 128^3 grid
-    assert labels == ["jacobi 2x1 mode=pure size=128 iters=3 min_time=0.5",
-                      "jacobi 1x2 mode=masteronly size=128 iters=3 min_time=0.5",
-                      "jacobi 1x2 mode=funneled size=128 iters=3 min_time=0.5",
-                      "jacobi 1x2 mode=task size=128 iters=3 min_time=0.5",
-                      "jacobi 1x2 mode=task-balanced size=128 iters=3 min_time=0.5"]
-    assert runs[0].run_id == "2x1-mode_pure-size_128-iters_3-min_time_0.5"
+    assert labels == ["jacobi 2x1 mode=pure size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=masteronly size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=funneled size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=task size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=task-balanced size=128 iters=1 min_time=0.5"]
+    assert runs[0].run_id == "2x1-mode_pure-size_128-iters_1-min_time_0.5"
     assert not any(r.oversubscribe for r in runs)
 
 
