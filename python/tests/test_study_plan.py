@@ -7,7 +7,7 @@ import pytest
 from hybridkit import appdesc
 from hybridkit.appdesc import parse
 from hybridkit.errors import HKError, UsageError
-from hybridkit.sweep import Cluster, core_counts, expand, factorisations
+from hybridkit.sweep import Cluster, check_fits, core_counts, expand, factorisations
 
 HERE = Cluster(cores=2)
 
@@ -203,3 +203,18 @@ def test_vcluster_runs_record_no_binding_and_studies_get_their_own_directory():
     local = argparse.Namespace(vcluster=None, hosts=None, hostfile=None)
     assert default_out(ns).name.endswith("-vcluster2")
     assert default_out(ns).name == default_out(local).name + "-vcluster2"
+
+
+def test_emulated_nodes_share_the_cores_runs_beyond_them_are_functional():
+    """--vcluster 2 on 2 cores: 4x1 jacobi runs 4 ranks on 2 real cores, a functional run
+    (kept, labelled), never a performance result; within the cores it stays a result."""
+    from hybridkit.sweep import Cluster
+
+    vc = Cluster(2, 2, emulated=True)
+    runs = expand(appdesc.get("jacobi"), "full", vc, cores=[1], overrides={"mode": ["pure"],
+                                                                            "size": [32]})
+    assert [(r.ranks, r.threads, r.oversubscribe) for r in runs] == [(2, 1, False)]
+    runs = expand(appdesc.get("jacobi"), "full", vc, cores=[2], overrides={"mode": ["pure"],
+                                                                            "size": [32]})
+    assert [(r.ranks, r.threads, r.oversubscribe) for r in runs] == [(4, 1, True)]
+    assert check_fits(runs, appdesc.get("jacobi"), vc)   # a note, no UsageError

@@ -49,6 +49,7 @@ class Cluster:
     hosts: Tuple[str, ...] = ()
     hostfile: Optional[str] = None
     remote: bool = False  # cores were not checked against this machine
+    emulated: bool = False  # nodes emulated on this machine (vcluster): they share its cores
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,8 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
     for ranks, threads in _layouts(pset, cluster, cores):
         per_node = math.ceil(ranks / cluster.nodes) * threads
         over = per_node > cluster.cores and not cluster.remote
+        if cluster.emulated and ranks * threads > cluster.cores:
+            over = True  # emulated nodes share this machine's cores: a functional run
         for values in itertools.product(*(params[n] for n in names)):
             combo = dict(zip(names, values))
             if not app.allows(combo, ranks, threads):
@@ -209,7 +212,7 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
 def check_fits(runs: Sequence[PlannedRun], app: AppDesc, cluster: Cluster) -> List[str]:
     """Notes for runs that need more cores than there are; UsageError if not allowed."""
     over = [r for r in runs if r.oversubscribe]
-    if over and not app.oversubscribe:
+    if over and not app.oversubscribe and not cluster.emulated:
         r = over[0]
         raise UsageError(f"{app.name}: {r.ranks} ranks x {r.threads} threads need "
                          f"{r.ranks * r.threads} cores, this machine has {cluster.cores}")

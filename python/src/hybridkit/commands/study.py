@@ -101,13 +101,15 @@ def plan(apps: Sequence[AppDesc], set_name: str, cluster: Cluster, repeats: int 
     for app in apps:
         runs = expand(app, set_name, cluster, repeats=repeats)
         over = [r for r in runs if r.oversubscribe]
-        if over and not app.oversubscribe:
+        if over and not app.oversubscribe and not cluster.emulated:
             runs = [r for r in runs if not r.oversubscribe]
             notes.append(f"{app.name}: {len(over)} run(s) need more than {cluster.cores} "
                          f"cores per node, left out")
         elif over:
-            notes.append(f"{app.name}: {len(over)} run(s) oversubscribe {cluster.cores} cores "
-                         f"(binding off): functional runs, not performance results")
+            where = (f"the {cluster.cores} cores the {cluster.nodes} emulated nodes share"
+                     if cluster.emulated else f"{cluster.cores} cores")
+            notes.append(f"{app.name}: {len(over)} run(s) oversubscribe {where} (binding "
+                         f"off): functional runs, not performance results")
         items += [(app, r) for r in runs]
     items.sort(key=lambda item: item[1].repeat)  # stable: rounds, the plan's order inside
     return items, notes

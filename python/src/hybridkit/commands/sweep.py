@@ -93,7 +93,7 @@ def target(ns: argparse.Namespace, cores: Optional[int]):
     here = local_cores()
     if ns.vcluster:
         launcher = vcluster_launcher(ns, mpi)
-        cluster = Cluster(cores or here, ns.vcluster)
+        cluster = Cluster(cores or here, ns.vcluster, emulated=True)
     else:
         launcher = launcher_for(ns.launcher, mpi)
         if ns.hosts:
