@@ -150,3 +150,14 @@ def test_busy_run_gets_a_banner_a_flag_and_is_left_out(tmp_path, fixtures):
     assert "Red crosses: 1 point(s)" in scaling.caption
     page = html_page(sections, "busy")
     assert '<section class="banner"><h2>Measurement conditions</h2>' in page
+
+
+def test_repeats_are_plotted_as_medians_and_single_rank_halo_is_marked(quick):
+    from hybridkit.report import _medians
+
+    assert _medians({"a": [(8, 3.0), (8, 1.0), (8, 2.0), (16, 5.0)]}) == \
+        {"a": [(8, 2.0), (16, 5.0)]}
+    sections, _ = quick
+    halo = next(s for s in sections if s.title == "Halo exchange per mode")
+    svg = halo.figures[0].svg
+    assert "1x2 (no messages)" in svg and "2x1 (no messages)" not in svg

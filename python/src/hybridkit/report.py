@@ -368,6 +368,17 @@ def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]
     return out
 
 
+def _medians(series: Dict[str, List[Tuple[float, float]]]) -> Dict[str, List[Tuple[float, float]]]:
+    """Repeats of a benchmark give several y at one x: their median, so lines do not zigzag."""
+    out = {}
+    for name, pts in series.items():
+        by: Dict[float, List[float]] = {}
+        for x, y in pts:
+            by.setdefault(x, []).append(y)
+        out[name] = [(x, statistics.median(ys)) for x, ys in sorted(by.items())]
+    return out
+
+
 def pingpong_section(runs: Sequence[Run]) -> Optional[Section]:
     es = entries(runs, kind="bench.pingpong")
     lat: Dict[str, List[Tuple[float, float]]] = {}
@@ -382,6 +393,7 @@ def pingpong_section(runs: Sequence[Run]) -> Optional[Section]:
     if not lat:
         return None
 
+    lat, bw = _medians(lat), _medians(bw)
     sec = Section("Ping-pong: intra-node vs inter-node")
     sec.figures.append(Figure(lines({"latency": lat}, "message size [B]", "latency [us]",
                                     logx=True, logy=True),
@@ -419,11 +431,12 @@ def beff_section(runs: Sequence[Run]) -> Optional[Section]:
 
 
 def ratio_section(runs: Sequence[Run]) -> Optional[Section]:
-    bw: Dict[Tuple[str, str, int], float] = {}
+    reps: Dict[Tuple[str, str, int], List[float]] = {}
     for e in entries(runs, kind="bench.beff"):
         v = e.result("bandwidth")
         if v:
-            bw[(e.params["run"], e.params["pattern"], e.params["size"])] = v
+            reps.setdefault((e.params["run"], e.params["pattern"], e.params["size"]), []).append(v)
+    bw = {k: statistics.median(v) for k, v in reps.items()}
     series: Dict[str, List[Tuple[float, float]]] = {}
     for (run, pattern, size), b_mpp in bw.items():
         b_hyb = bw.get(("hybrid", pattern, size))
@@ -451,6 +464,7 @@ def overlap_section(runs: Sequence[Run]) -> Optional[Section]:
     if not series:
         return None
 
+    series = _medians(series)
     sec = Section("Overlap of communication and computation")
     sec.figures.append(Figure(
         lines({"overlap": series}, "compute time / communication time", "overlap (1 = hidden)"),
@@ -469,6 +483,7 @@ def barrier_section(runs: Sequence[Run]) -> Optional[Section]:
     if not series:
         return None
 
+    series = _medians(series)
     sec = Section("Barrier costs")
     sec.figures.append(Figure(
         lines({"barrier": series}, "threads", "time per barrier [ns]", logy=True,
@@ -483,16 +498,21 @@ def halo_section(runs: Sequence[Run]) -> Optional[Section]:
     for e in entries(runs, kind="bench.halo"):
         v = e.result("time", "max")
         if v is not None:
-            panels.setdefault(f"{e.run.ranks}x{e.run.threads}", {}).setdefault(
+            sent = (e.result("bytes_intra") or 0) + (e.result("bytes_inter") or 0)
+            title = f"{e.run.ranks}x{e.run.threads}" + ("" if sent else " (no messages)")
+            panels.setdefault(title, {}).setdefault(
                 str(e.params["mode"]), []).append((e.params["face_bytes"], v))
     if not panels:
         return None
+    panels = {title: _medians(series) for title, series in panels.items()}
 
     sec = Section("Halo exchange per mode")
     sec.figures.append(Figure(
         lines(panels, "face message size [B]", "time per exchange [us]", logx=True, logy=True),
-        "Time of one halo exchange in each hybrid mode vs face size, one panel per ranks x "
-        "threads: the communication cost each mode adds to a step."))
+        "Time of one halo exchange in each hybrid mode vs face size (median of the repeats), "
+        "one panel per ranks x threads: the communication cost each mode adds to a step. A "
+        "panel marked 'no messages' has one rank exchanging with itself (copies only): not "
+        "comparable with the others."))
     return sec
 
 
