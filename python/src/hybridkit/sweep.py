@@ -418,6 +418,8 @@ class Executor:
             write_json(run_dir / "run.json", info)
             raise Interrupted(code)
         load = probe.finish(duration)
+        if self.cluster.remote:  # /proc/stat is this host's, the ranks ran elsewhere
+            load.update(busy=None, note="launching host only: not the nodes the ranks ran on")
         status, message, count, valid = STATUS_OK, "", 0, True
         try:
             count = len(load_records(records_path))
