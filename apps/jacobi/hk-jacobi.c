@@ -28,6 +28,7 @@
 static struct {
   const char *mode, *grid, *map, *boundary, *output, *verify, *temporal, *stores, *xwrap;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
+  double min_time;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = "periodic", .verify = "auto", .temporal = "on",
          .stores = "auto", .xwrap = "on",
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1};
@@ -39,6 +40,8 @@ static const hk_opt_t options[] = {
   {"grid", HK_OPT_STR, &opt.grid, "NXxNYxNZ", "global grid (overrides --size; NXxNY in 2D)", 0},
   {"iters", HK_OPT_INT, &opt.iters, "K", "timed sweeps", 0},
   {"warmup", HK_OPT_INT, &opt.warmup, "W", "untimed sweeps first (part of the solution)", 0},
+  {"min-time", HK_OPT_DOUBLE, &opt.min_time, "S",
+   "time at least S seconds: more timed sweeps after --iters until then (0: just --iters)", 0},
   {"dims", HK_OPT_INT, &opt.dims, "2|3", "2: 5-point heat equation, 3: 7-point Jacobi", 0},
   {"reserved", HK_OPT_INT, &opt.reserved, "m", "communicating threads (multiple-reserved; 0: one)", 0},
   {"map", HK_OPT_STR, &opt.map, "P", "rank mapping: sequential|round-robin|node-aware", 0},
@@ -125,6 +128,8 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--dims %d: 2 or 3", opt.dims);
   if (opt.iters < 1 || opt.warmup < 0)
     return hk_error_set(HK_ERR_ARG, "--iters must be >= 1 and --warmup >= 0");
+  if (!(opt.min_time >= 0.0) || opt.min_time > 3600.0)
+    return hk_error_set(HK_ERR_ARG, "--min-time must be in 0..3600 seconds");
   if (opt.width < 1)
     return hk_error_set(HK_ERR_ARG, "--halo-width %d must be >= 1", opt.width);
   if (opt.compare < 0)
@@ -470,6 +475,52 @@ static int compare_sendrecv(run_t *r, int n, exchange_cmp_t *out)
   return err;
 }
 
+/* The time of one iteration on this rank split into disjoint phases that add up to the
+ * measured time per iteration (the report stacks exactly these):
+ *   pack, post, wait, unpack  what the communication costs the wall time: the engine's
+ *                             post / wait / unpack scaled to its communicating threads'
+ *                             span (comm); in modes where a thread communicates while others
+ *                             compute the interior, only the part of comm that outlasts the
+ *                             interior is exposed (the tail of post -> wait -> unpack)
+ *   compute                   every update (whole region, interior, boundary, extra sweeps)
+ *   other                     the measured time minus the phases (fork/join, imbalance)
+ *   hidden                    communication done while the interior was computed: not a
+ *                             phase of the wall time */
+typedef struct jac_phases {
+  double pack, post, wait, unpack, compute, other, hidden;
+} jac_phases_t;
+
+static jac_phases_t phases(const run_t *r, const hk_halo_stats_t *hs, double t_iter)
+{
+  jac_phases_t p = {0};
+  double per = opt.iters > 0 ? 1.0 / opt.iters : 0.0;
+  double post = hs->post * per, wait = hs->wait * per, unpack = hs->unpack * per;
+  double comm = hs->comm * per, sum = post + wait + unpack;
+  double scale = sum > 0 ? comm / sum : 0.0;
+  post *= scale;
+  wait *= scale;
+  unpack *= scale;
+  hk_mode_t mode = hk_halo_mode(r->halo);
+  int m = mode == HK_MODE_MULTIPLE_RESERVED ? (opt.reserved > 0 ? opt.reserved : 1) : 1;
+  int concurrent = hk_mode_overlaps(mode) && mode != HK_MODE_PURE_NB &&
+                   hk_halo_threads(r->halo) > m;
+  p.pack = hs->pack * per;
+  p.compute = (hs->update + hs->interior + hs->boundary + r->t_sweeps) * per;
+  if (concurrent) {
+    double exposed = fmax(0.0, comm - hs->interior * per);
+    p.hidden = comm - exposed;
+    p.unpack = fmin(unpack, exposed);
+    p.wait = fmin(wait, exposed - p.unpack);
+    p.post = fmax(0.0, exposed - p.unpack - p.wait);
+  } else {
+    p.post = post;
+    p.wait = wait;
+    p.unpack = unpack;
+  }
+  p.other = t_iter - (p.pack + p.post + p.wait + p.unpack + p.compute);
+  return p;
+}
+
 /* a bandwidth that differs more than this before and after the sweeps is reported */
 #define JAC_ROOFLINE_SPREAD 0.15
 
@@ -545,6 +596,21 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   if (err == HK_SUCCESS)
     err = hk_record_stats(rec, "compute", (hs.update + hs.interior + hs.boundary + r->t_sweeps) * per,
                           "s");
+  jac_phases_t ph = phases(r, &hs, t_iter);
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_pack", ph.pack, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_post", ph.post, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_wait", ph.wait, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_unpack", ph.unpack, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_compute", ph.compute, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "phase_other", ph.other, "s");
+  if (err == HK_SUCCESS)
+    err = hk_record_stats(rec, "hidden_comm", ph.hidden, "s");
   if (hk_mode_overlaps(hk_halo_mode(r->halo))) {
     double hidden = hs.comm > 0 ? fmin(hs.comm, hs.interior) / hs.comm : 1.0;
     if (err == HK_SUCCESS)
@@ -710,8 +776,21 @@ static int run(void *unused)
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
   local = sweep(&r, opt.iters, opt.warmup, &done_sweeps, &t_check);
+  /* --min-time: more sweeps until the timed ones last that long (every rank agrees on the
+   * slowest rank's time; the guess aims 10 % beyond, whole halo widths) */
+  while ((err = hk_agree(comm, local)) == HK_SUCCESS && opt.min_time > 0.0) {
+    double el = MPI_Wtime() - t0 - t_check, slowest = el;
+    MPI_Allreduce(&el, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (slowest >= opt.min_time)
+      break;
+    double want = slowest > 0 ? opt.iters * (1.1 * opt.min_time / slowest - 1.0) : opt.iters;
+    int more = want > 1e6 ? 1000000 : (int)ceil(want);
+    more = (more + r.L.width - 1) / r.L.width * r.L.width;
+    local = sweep(&r, more, done_sweeps, &done_sweeps, &t_check);
+    opt.iters += more;
+  }
   double t_iter = (MPI_Wtime() - t0 - t_check) / opt.iters;
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+  if (err != HK_SUCCESS)
     goto done;
   if ((err = hk_agree(comm, check_invariant(&r, done_sweeps))) != HK_SUCCESS)
     goto done;

@@ -34,6 +34,13 @@ def make_executable(path: Path, text: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def never_busy(monkeypatch):
+    """Fake apps must not be repeated because other programs load the machine: no run is
+    'busy' unless a test lowers HK_BUSY_SHARE itself."""
+    monkeypatch.setenv("HK_BUSY_SHARE", "100")
+
+
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES

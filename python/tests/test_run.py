@@ -108,6 +108,8 @@ def test_oversubscribed_run_warns(replay):
     assert "hybridkit: warning: oversubscribed (2 ranks x 2 threads): binding is off" in result.err
     env = json.loads((run_dir / "env.json").read_text())
     assert env["ranks"] == {"OMP_NUM_THREADS": "2"}
+    # run.json records the binding really used, not the --bind asked for
+    assert json.loads((run_dir / "run.json").read_text())["bind"] == "none"
 
 
 def test_run_dir_name_and_unique_suffix(tmp_path):

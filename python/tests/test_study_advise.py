@@ -21,10 +21,13 @@ def own_cores(ranks, threads, shared=False):
 
 
 def make_run(root, template, mode, ranks, threads, mlups, compute, comm, wait=0.0,
-             intra=1000, inter=0, shared=False, size=96):
-    """A complete jacobi run directory with these numbers (times in seconds per iteration)."""
+             intra=1000, inter=0, shared=False, size=96, rep=1, extra=None, info=None):
+    """A complete jacobi run directory with these numbers (times in seconds per iteration);
+    `extra`: more record parameters, `info`: more run.json fields."""
     rec = copy.deepcopy(template)
-    rec["params"].update(mode=mode, threads=threads, procs=f"{ranks}x1x1", grid=f"{size}^3")
+    grid = "x".join([str(size)] * 3)
+    rec["params"].update(mode=mode, threads=threads, procs=f"{ranks}x1x1", grid=grid,
+                         **(extra or {}))
     total = compute + comm + wait
     res = rec["results"]
     res["mlups"]["value"] = mlups
@@ -34,12 +37,12 @@ def make_run(root, template, mode, ranks, threads, mlups, compute, comm, wait=0.
     res["bytes_intra"]["value"], res["bytes_inter"]["value"] = intra, inter
     prov = rec["provenance"]
     prov.update(ranks=ranks, threads_per_rank=threads, binding=own_cores(ranks, threads, shared))
-    d = root / "runs" / "jacobi" / f"{ranks}x{threads}-mode_{mode}"
+    d = root / "runs" / "jacobi" / f"{ranks}x{threads}-mode_{mode}-size_{size}-r{rep}"
     d.mkdir(parents=True)
     (d / "records.jsonl").write_text(json.dumps(rec) + "\n")
     (d / "run.json").write_text(json.dumps({"app": "jacobi", "np": ranks, "threads": threads,
                                             "mode": mode, "bind": "compact", "status": "ok",
-                                            "exit_code": 0}))
+                                            "exit_code": 0, **(info or {})}))
     return d
 
 
@@ -59,8 +62,12 @@ def test_recorded_quick_study(fixtures):
     a = advice_for(fixtures / "study" / "quick")
     # the fixture's best measured configuration (88.3 MLUP/s, 1 x 2 funneled)
     assert a.recommendation == "1 x 2 (processes x threads), mode funneled, binding compact"
-    assert a.reason.startswith("on 2 cores it reaches 88.28 MLUP/s, 10% above the best pure "
-                               "MPI configuration (2 x 1 pure, 80.37 MLUP/s)")
+    assert a.reason.startswith("on 2 cores, grid=96x96x96 dims=3 boundary=periodic "
+                               "(5 configurations): best 1 x 2 funneled at 88.28 MLUP/s "
+                               "(1 run), runner-up ")
+    assert "single runs, the spread is unknown" in a.reason
+    assert "Best pure MPI: 2 x 1 pure at 80.37 MLUP/s (the recommended one +10% against it)" \
+        in a.reason
     p = a.prediction
     assert (p.n, p.m) == (2, 1) and p.f == pytest.approx(0.711, abs=1e-3)
     assert p.measured == pytest.approx(1.236, abs=1e-3)
@@ -73,7 +80,7 @@ def test_pure_mpi_wins_intra_node_communication_dominates(tmp_path, template):
     make_run(tmp_path, template, "task", 1, 2, 700, compute=7e-4, comm=0.5e-4)
     a = advice_for(tmp_path)
     assert a.recommendation.startswith("2 x 1 (processes x threads), mode pure")
-    assert "25% above the best hybrid configuration (1 x 2 masteronly" in a.reason
+    assert "runner-up 1 x 2 masteronly at 800 MLUP/s (1 run), margin 25.0%" in a.reason
     assert a.problem == "intra-node communication"
     assert a.scores["intra-node communication"] == pytest.approx(0.3)
 
@@ -121,3 +128,96 @@ def test_largest_core_count_is_advised(tmp_path, template):
     make_run(tmp_path, template, "masteronly", 1, 2, 1000, compute=5e-4, comm=1e-4)
     a = advice_for(tmp_path)
     assert a.cores == 2 and "mode masteronly" in a.recommendation
+
+
+# --- like for like, repeats and spread, busy runs (issue 14) ------------------------------
+
+def test_pure_mpi_fastest_is_recommended_despite_layout_dependent_params(tmp_path, template):
+    """The implementation details that differ between layouts (x_wrap, stores, temporal,
+    wave_rows) must not put pure MPI into a group of its own (the make run bug)."""
+    pure = dict(x_wrap="halo", stores="cached", temporal="off", wave_rows=0)
+    hyb = dict(x_wrap="sweeps", stores="non-temporal", temporal="wavefront", wave_rows=4)
+    make_run(tmp_path, template, "pure", 2, 1, 49.9, compute=7e-4, comm=3e-4, extra=pure)
+    make_run(tmp_path, template, "masteronly", 1, 2, 30.0, compute=7e-4, comm=1e-4, extra=hyb)
+    make_run(tmp_path, template, "task-balanced", 1, 2, 38.4, compute=7e-4, comm=1e-4,
+             extra=hyb)
+    a = advice_for(tmp_path)
+    assert a.recommendation.startswith("2 x 1 (processes x threads), mode pure,")
+    assert len(a.configs) == 3
+    assert "runner-up 1 x 2 task-balanced at 38.4 MLUP/s" in a.reason
+
+
+def test_largest_problem_by_numeric_size(tmp_path, template):
+    """'64x64x64' > '160x160x160' as strings; the advice must be made at 160."""
+    make_run(tmp_path, template, "pure", 2, 1, 500, compute=5e-4, comm=1e-4, size=64)
+    make_run(tmp_path, template, "task", 1, 2, 400, compute=5e-4, comm=1e-4, size=64)
+    make_run(tmp_path, template, "pure", 2, 1, 900, compute=5e-4, comm=1e-4, size=160)
+    make_run(tmp_path, template, "task", 1, 2, 2500, compute=5e-4, comm=1e-4, size=160)
+    a = advice_for(tmp_path)
+    assert "grid=160x160x160" in a.reason and "mode task," in a.recommendation
+    assert all(c.problem[0] == ("grid", "160x160x160") for c in a.configs)
+    assert any("advice for the largest, grid=160x160x160" in n for n in a.notes)
+
+
+def _repeats(tmp_path, template, mode, ranks, threads, values):
+    for k, v in enumerate(values, 1):
+        make_run(tmp_path, template, mode, ranks, threads, v, compute=5e-4, comm=1e-4, rep=k)
+
+
+def test_margin_inside_spread_is_no_significant_difference(tmp_path, template):
+    _repeats(tmp_path, template, "pure", 2, 1, [95, 100, 104])
+    _repeats(tmp_path, template, "funneled", 1, 2, [99, 102, 110])   # best median, overlaps
+    _repeats(tmp_path, template, "task", 1, 2, [60, 62, 64])
+    a = advice_for(tmp_path)
+    assert a.winner.mode == "funneled" and a.runner_up.mode == "pure"
+    assert a.margin == pytest.approx(102 / 100 - 1)
+    assert not a.significant
+    assert "no significant difference" in a.reason
+    assert "best 1 x 2 funneled at 102 MLUP/s [99-110, 3 runs]" in a.reason
+    assert "runner-up 2 x 1 pure at 100 MLUP/s [95-104, 3 runs]" in a.reason
+    # the simpler layout, pure MPI first
+    assert a.recommendation.startswith("2 x 1 (processes x threads), mode pure,")
+
+
+def test_margin_outside_spread_names_winner(tmp_path, template):
+    _repeats(tmp_path, template, "pure", 2, 1, [95, 100, 104])
+    _repeats(tmp_path, template, "funneled", 1, 2, [120, 125, 130])
+    a = advice_for(tmp_path)
+    assert a.significant and "outside the spread of both" in a.reason
+    assert "no significant difference" not in a.reason
+    assert a.recommendation.startswith("1 x 2 (processes x threads), mode funneled,")
+    assert a.margin == pytest.approx(0.25)
+
+
+def test_busy_and_oversubscribed_runs_are_left_out(tmp_path, template):
+    busy = {"load": {"busy": True, "share": 0.45, "others_cpu_s": 0.9}}
+    make_run(tmp_path, template, "pure", 2, 1, 500, compute=5e-4, comm=1e-4)
+    make_run(tmp_path, template, "task", 1, 2, 400, compute=5e-4, comm=1e-4)
+    make_run(tmp_path, template, "funneled", 1, 2, 9000, compute=5e-4, comm=1e-4, info=busy)
+    make_run(tmp_path, template, "masteronly", 1, 2, 8000, compute=5e-4, comm=1e-4,
+             info={"oversubscribe": True})
+    a = advice_for(tmp_path)
+    assert a.recommendation.startswith("2 x 1 (processes x threads), mode pure,")
+    assert {c.mode for c in a.configs} == {"pure", "task"}
+    assert any("1 run(s) made while the machine was busy" in n for n in a.notes)
+    assert any("functional run, not a performance result" in n for n in a.notes)
+
+
+def test_only_busy_runs_give_unreliable_advice(tmp_path, template):
+    busy = {"load": {"busy": True, "share": 0.45, "others_cpu_s": 0.9}}
+    make_run(tmp_path, template, "pure", 2, 1, 500, compute=5e-4, comm=1e-4, info=busy)
+    make_run(tmp_path, template, "task", 1, 2, 400, compute=5e-4, comm=1e-4, info=busy)
+    a = advice_for(tmp_path)
+    assert "Unreliable" in a.reason and any("UNRELIABLE" in n for n in a.notes)
+
+
+def test_a_wide_spread_alone_does_not_make_the_slower_layout_win(tmp_path, template):
+    """Pure MPI's range reaches the winner only through one outlier: its median lies below
+    the winner's range, so the winner is not 'indistinguishable' from it."""
+    _repeats(tmp_path, template, "pure", 2, 1, [180, 317, 876])
+    _repeats(tmp_path, template, "task-balanced", 1, 2, [470, 642, 682])
+    _repeats(tmp_path, template, "funneled", 1, 2, [269, 478, 567])
+    a = advice_for(tmp_path)
+    assert a.winner.mode == "task-balanced" and a.runner_up.mode == "funneled"
+    assert a.significant   # 478 lies inside [470-682], but 642 outside [269-567]
+    assert a.recommendation.startswith("1 x 2 (processes x threads), mode task-balanced,")

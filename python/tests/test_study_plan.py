@@ -7,7 +7,7 @@ import pytest
 from hybridkit import appdesc
 from hybridkit.appdesc import parse
 from hybridkit.errors import HKError, UsageError
-from hybridkit.sweep import Cluster, core_counts, expand, factorisations
+from hybridkit.sweep import Cluster, check_fits, core_counts, expand, factorisations
 
 HERE = Cluster(cores=2)
 
@@ -41,16 +41,38 @@ def test_every_description_loads():
                 app.rank_env(run.param_dict, run.ranks, run.threads)
 
 
-def test_jacobi_quick_plan_on_two_cores():
+def test_jacobi_quick_plan_on_two_cores(monkeypatch):
+    monkeypatch.setattr("hybridkit.sweep.last_level_cache", lambda: 8 * 1024 ** 2)
     runs = expand(appdesc.get("jacobi"), "quick", HERE)
     labels = [r.label() for r in runs]
-    assert labels == ["jacobi 2x1 mode=pure size=96 iters=30",
-                      "jacobi 1x2 mode=masteronly size=96 iters=30",
-                      "jacobi 1x2 mode=funneled size=96 iters=30",
-                      "jacobi 1x2 mode=task size=96 iters=30",
-                      "jacobi 1x2 mode=task-balanced size=96 iters=30"]
-    assert runs[0].run_id == "2x1-mode_pure-size_96-iters_30"
+    # 4 x 8 MiB in two double fields: 2^21 cells, a 128^3 grid
+    assert labels == ["jacobi 2x1 mode=pure size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=masteronly size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=funneled size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=task size=128 iters=1 min_time=0.5",
+                      "jacobi 1x2 mode=task-balanced size=128 iters=1 min_time=0.5"]
+    assert runs[0].run_id == "2x1-mode_pure-size_128-iters_1-min_time_0.5"
     assert not any(r.oversubscribe for r in runs)
+
+
+def test_llc_sized_grid(tmp_path):
+    from hybridkit.sweep import last_level_cache, resolve_value
+
+    # 4 x 260 MiB / 16 B = 68157440 cells: 408.3^3, rounded up to a multiple of 8
+    assert resolve_value("llc*4", 260 * 1024 ** 2) == 416
+    assert resolve_value("llc*4", 8 * 1024 ** 2) == 128
+    assert resolve_value(96, 1) == 96 and resolve_value("llc", 1) == "llc"
+    for name, level, kind, size in (("index0", 1, "Data", "48K"), ("index1", 1, "Instruction",
+                                                                   "32K"),
+                                    ("index2", 2, "Unified", "2048K"),
+                                    ("index3", 3, "Unified", "266240K")):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "level").write_text(f"{level}\n")
+        (d / "type").write_text(f"{kind}\n")
+        (d / "size").write_text(f"{size}\n")
+    assert last_level_cache(str(tmp_path)) == 266240 * 1024
+    assert last_level_cache(str(tmp_path / "none")) is None
 
 
 def test_product_overrides_and_repeats():
@@ -59,8 +81,8 @@ def test_product_overrides_and_repeats():
                                                            "size": [32, 64]}, repeats=2)
     # 2x1 pure, 1x2 task, x 2 sizes x 2 repeats
     assert len(runs) == 8
-    assert {r.run_id for r in runs} >= {"2x1-mode_pure-size_32-iters_50-r1",
-                                         "1x2-mode_task-size_64-iters_50-r2"}
+    assert {r.run_id for r in runs} >= {"2x1-mode_pure-size_32-iters_50-min_time_0.5-r1",
+                                         "1x2-mode_task-size_64-iters_50-min_time_0.5-r2"}
     assert len({r.run_id for r in runs}) == 8
 
 
@@ -162,3 +184,37 @@ def test_virtual_node_parameters_are_dropped_on_real_nodes():
     assert [(r.ranks, r.param_dict) for r in runs] == [(4, {"sizes": "8:1M"})]  # 2 per node
     assert pp.rank_env(runs[0].param_dict, 4, 1, nodes=2) == {}
     assert pp.single_node_params() == ["node_size"]
+
+
+def test_vcluster_runs_record_no_binding_and_studies_get_their_own_directory():
+    import argparse
+
+    from hybridkit.commands.study import default_out
+    from hybridkit.launch import launcher_for
+    from hybridkit.sweep import Cluster, Executor, PlannedRun
+
+    run = PlannedRun("jacobi", 2, 1, (("mode", "pure"),))
+    vc = Executor(launcher_for("mpirun", "openmpi"), "openmpi", Cluster(2, 2), "compact",
+                  "vcluster")
+    here = Executor(launcher_for("mpirun", "openmpi"), "openmpi", Cluster(2), "compact")
+    assert vc.bind_used(run) == "none" and here.bind_used(run) == "compact"
+    assert vc.key(run)["nodes"] == 2 and vc.key(run) != here.key(run)
+    ns = argparse.Namespace(vcluster=2, hosts=None, hostfile=None)
+    local = argparse.Namespace(vcluster=None, hosts=None, hostfile=None)
+    assert default_out(ns).name.endswith("-vcluster2")
+    assert default_out(ns).name == default_out(local).name + "-vcluster2"
+
+
+def test_emulated_nodes_share_the_cores_runs_beyond_them_are_functional():
+    """--vcluster 2 on 2 cores: 4x1 jacobi runs 4 ranks on 2 real cores, a functional run
+    (kept, labelled), never a performance result; within the cores it stays a result."""
+    from hybridkit.sweep import Cluster
+
+    vc = Cluster(2, 2, emulated=True)
+    runs = expand(appdesc.get("jacobi"), "full", vc, cores=[1], overrides={"mode": ["pure"],
+                                                                            "size": [32]})
+    assert [(r.ranks, r.threads, r.oversubscribe) for r in runs] == [(2, 1, False)]
+    runs = expand(appdesc.get("jacobi"), "full", vc, cores=[2], overrides={"mode": ["pure"],
+                                                                            "size": [32]})
+    assert [(r.ranks, r.threads, r.oversubscribe) for r in runs] == [(4, 1, True)]
+    assert check_fits(runs, appdesc.get("jacobi"), vc)   # a note, no UsageError

@@ -49,4 +49,4 @@ def test_mz_sweep_and_report(cli, study_bin, fixtures, tmp_path, monkeypatch):
     assert "## mz: NPB-MZ SP-MZ / BT-MZ multi-zone benchmarks" in md
     assert "*Figure: mz: mops vs threads per process" in md
     assert "*Figure: mz: memory (max resident set)" in md
-    assert "| verified |" in md and "| 812.5 | 0.015 | 1 |" in md
+    assert "| verified |" in md and "| 812.5 | 812.5-812.5 | 2/2 | 0.015 |  | 1 |" in md

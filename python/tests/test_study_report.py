@@ -39,7 +39,13 @@ def quick(request):
 def test_sections(quick):
     sections, _ = quick
     titles = [s.title for s in sections]
-    assert titles[:2] == ["Machine and binding", "Advice"]
+    # the fixture's beff (4 ranks) and overlap (2 x 2) runs oversubscribe its 2 cores
+    assert titles[:3] == ["Measurement conditions", "Machine and binding", "Advice"]
+    banner = sections[0]
+    assert banner.banner and "functional run, not a performance result" in banner.text[0]
+    assert "BUSY" not in " ".join(banner.text)
+    beff = next(s for s in sections if s.title == "Effective bandwidth b_eff")
+    assert beff.banner and beff.text[0].startswith("Oversubscribed: functional run")
     for t in ("jacobi: 3D 7-point Jacobi", "Ping-pong: intra-node vs inter-node",
               "Effective bandwidth b_eff", "T_hybrid / T_pure vs message size",
               "Overlap of communication and computation", "Barrier costs",
@@ -110,3 +116,48 @@ def test_browser_check_can_fail(tmp_path):
     page = render(bad, tmp_path / "bad.png")
     assert "boom" in page.errors
     assert page.figures[0]["w"] == 0 and page.images[0]["nw"] == 0
+
+
+def test_busy_run_gets_a_banner_a_flag_and_is_left_out(tmp_path, fixtures):
+    """A study with one run flagged busy: the banner says so, the table flags it, the
+    figure marks it, the advice leaves it out."""
+    import json
+    import shutil
+
+    src = fixtures / "study" / "quick" / "runs" / "jacobi"
+    dst = tmp_path / "runs" / "jacobi"
+    shutil.copytree(src, dst)
+    busy = dst / "1x2-mode_funneled-size_96-iters_30"   # the fixture's best configuration
+    info = json.loads((busy / "run.json").read_text())
+    info["load"] = {"busy": True, "share": 0.47, "others_cpu_s": 1.5, "own_cpu_s": 3.1}
+    (busy / "run.json").write_text(json.dumps(info))
+    apps = appdesc.load_all()
+    runs = find_runs([tmp_path])
+    assign_apps(runs, apps)
+    sections = build(runs, apps, {})
+    assert sections[0].title == "Measurement conditions" and sections[0].banner
+    assert sections[0].text[0].startswith("BUSY MACHINE: 1 of 5 run(s)")
+    assert sections[0].tables[0].rows == [["1x2-mode_funneled-size_96-iters_30", "jacobi", "busy",
+                                           "others used 47% of the machine (1.50 CPU s)"]]
+    advice = next(s for s in sections if s.title == "Advice")
+    # without funneled (88.3), pure MPI (80.4) is the best of the rest
+    assert advice.text[0].startswith("recommendation: 2 x 1 (processes x threads), mode pure,")
+    assert any("1 run(s) made while the machine was busy" in t for t in advice.text)
+    jac = next(s for s in sections if s.title.startswith("jacobi"))
+    row = next(r for r in jac.tables[0].rows if r[3] == "funneled")
+    assert row[6] == "0/1" and row[8] == "1 busy: UNRELIABLE"
+    scaling = jac.figures[0]
+    assert "Red crosses: 1 point(s)" in scaling.caption
+    page = html_page(sections, "busy")
+    assert '<section class="banner"><h2>Measurement conditions</h2>' in page
+
+
+def test_repeats_are_plotted_as_medians_and_single_rank_halo_is_marked(quick):
+    from hybridkit.report import _medians
+
+    assert _medians({"a": [(8, 3.0), (8, 1.0), (8, 2.0), (16, 5.0)]}) == \
+        {"a": [(8, 2.0), (16, 5.0)]}
+    sections, _ = quick
+    halo = next(s for s in sections if s.title == "Halo exchange per mode")
+    svg = halo.figures[0].svg
+    assert "1x2 (no messages)" in svg and "2x1 (no messages)" not in svg

@@ -31,18 +31,20 @@ def test_each_run_in_its_own_directory(sweep, study_bin):
     result, out = sweep()
     assert result.code == 0, result.err
     assert "# 4 of 4 runs ok" in result.out
-    assert run_dirs(out) == ["1x2-mode_task-size_32-iters_50", "1x2-mode_task-size_64-iters_50",
-                             "2x1-mode_pure-size_32-iters_50", "2x1-mode_pure-size_64-iters_50"]
-    d = out / "runs" / "jacobi" / "1x2-mode_task-size_64-iters_50"
+    assert run_dirs(out) == ["1x2-mode_task-size_32-iters_50-min_time_0.5", "1x2-mode_task-size_64-iters_50-min_time_0.5",
+                             "2x1-mode_pure-size_32-iters_50-min_time_0.5", "2x1-mode_pure-size_64-iters_50-min_time_0.5"]
+    d = out / "runs" / "jacobi" / "1x2-mode_task-size_64-iters_50-min_time_0.5"
     assert {p.name for p in d.iterdir()} == {"command.txt", "env.json", "stdout.txt",
                                              "stderr.txt", "records.jsonl", "run.json"}
     info = json.loads((d / "run.json").read_text())
     assert (info["app"], info["status"], info["np"], info["threads"], info["mode"]) == \
         ("jacobi", "ok", 1, 2, "task")
-    assert info["params"] == {"mode": "task", "size": 64, "iters": 50}
-    assert info["argv"][-9:] == [str(study_bin / "hk-jacobi"), "--mode", "task", "--size", "64",
-                                 "--iters", "50", "--output", str(d / "records.jsonl")]
-    assert "--mode task --size 64 --iters 50 --output" in (d / "command.txt").read_text()
+    assert info["params"] == {"mode": "task", "size": 64, "iters": 50, "min_time": 0.5}
+    assert info["argv"][-11:] == [str(study_bin / "hk-jacobi"), "--mode", "task", "--size",
+                                  "64", "--iters", "50", "--min-time", "0.5", "--output",
+                                  str(d / "records.jsonl")]
+    assert "--mode task --size 64 --iters 50 --min-time 0.5 --output" in \
+        (d / "command.txt").read_text()
     assert json.loads((d / "env.json").read_text())["ranks"]["OMP_NUM_THREADS"] == "2"
 
 
@@ -57,7 +59,7 @@ def test_resumes_skipping_finished_runs(sweep):
 
 def test_unfinished_run_is_redone_and_the_old_attempt_kept(sweep):
     _, out = sweep()
-    d = out / "runs" / "jacobi" / "2x1-mode_pure-size_32-iters_50"
+    d = out / "runs" / "jacobi" / "2x1-mode_pure-size_32-iters_50-min_time_0.5"
     info = json.loads((d / "run.json").read_text())
     info.update(status="running", exit_code=None)
     (d / "run.json").write_text(json.dumps(info))
@@ -65,7 +67,7 @@ def test_unfinished_run_is_redone_and_the_old_attempt_kept(sweep):
     assert "redo  jacobi 2x1 mode=pure size=32" in dry.out and dry.out.count("done ") == 3
     result, _ = sweep()
     assert result.out.count("skipped (done before)") == 3
-    assert "2x1-mode_pure-size_32-iters_50.attempt-1" in run_dirs(out)
+    assert "2x1-mode_pure-size_32-iters_50-min_time_0.5.attempt-1" in run_dirs(out)
     assert json.loads((d / "run.json").read_text())["status"] == "ok"
 
 
@@ -73,7 +75,7 @@ def test_failed_runs_are_kept_and_exit_1(sweep):
     result, out = sweep("replay/failed")
     assert result.code == 1
     assert "hybridkit: error: 4 run(s) failed" in result.err
-    info = json.loads((out / "runs/jacobi/1x2-mode_task-size_32-iters_50/run.json").read_text())
+    info = json.loads((out / "runs/jacobi/1x2-mode_task-size_32-iters_50-min_time_0.5/run.json").read_text())
     assert info["status"] == "failed" and info["exit_code"] != 0
     again, _ = sweep()  # a good binary now: all four redone, the failed attempts kept
     assert again.code == 0

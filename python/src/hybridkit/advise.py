@@ -25,11 +25,42 @@ from hybridkit.appdesc import AppDesc
 from hybridkit.binding import bindings, pus_per_core, verdict
 from hybridkit.errors import HKError
 from hybridkit.model import Prediction, predicted_speedup
+from hybridkit.quality import BUSY_SHARE, FUNCTIONAL, Spread, is_busy, is_functional, spread
 from hybridkit.rundata import Entry, Run, entries
 
 PROBLEMS = ("topology", "intra-node communication", "inter-node bandwidth",
             "sleeping threads", "OpenMP overhead")
 SINGLE_THREAD_MODES = ("pure", "pure-nb")
+
+
+MODE_ORDER = ("pure", "pure-nb", "masteronly", "funneled", "multiple", "task",
+              "task-balanced", "multiple-reserved")
+
+
+@dataclass
+class Config:
+    """One measured configuration of one problem: its repeats and their spread."""
+
+    problem: Tuple
+    ranks: int
+    threads: int
+    mode: str
+    bind: str
+    entries: List[Entry]
+    spread: Spread
+    rep: Entry  # the repeat whose metric is the median (its breakdown stands for the others)
+
+    @property
+    def layout(self) -> str:
+        return f"{self.ranks} x {self.threads}"
+
+    def label(self) -> str:
+        return f"{self.layout} {self.mode}"
+
+    def simplicity(self) -> Tuple:
+        """Smaller is simpler: pure MPI first, then fewer threads, then the plainer mode."""
+        order = MODE_ORDER.index(self.mode) if self.mode in MODE_ORDER else len(MODE_ORDER)
+        return (self.threads, order, self.ranks)
 
 
 @dataclass
@@ -45,9 +76,17 @@ class Advice:
     problem: str = ""
     problem_text: str = ""
     scores: Dict[str, float] = field(default_factory=dict)
+    winner: Optional[Config] = None
+    runner_up: Optional[Config] = None
+    margin: float = 0.0
+    significant: bool = True
+    chosen: Optional[Config] = None
+    configs: List[Config] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
 
     def lines(self) -> List[str]:
         out = [f"recommendation: {self.recommendation}", f"reason: {self.reason}"]
+        out += [f"note: {n}" for n in self.notes]
         if self.prediction:
             p = self.prediction
             out.append(f"overlap model (Rabenseifner/Wellein): {p.describe()}")
@@ -59,7 +98,7 @@ def main_app(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> AppDesc:
     """The app the advice is about: the first with a mode series and a comm breakdown."""
     for name in ("jacobi", *sorted(apps)):
         app = apps.get(name)
-        if app and app.metric.series == "mode" and "comm" in app.metric.breakdown and \
+        if app and app.metric.series == "mode" and app.metric.breakdown and \
                 entries(runs, kind=app.kind, app=app.name):
             return app
     raise HKError("nothing to advise on: no complete runs of an app with hybrid modes and a "
@@ -75,18 +114,36 @@ def _better(a: float, b: float, app: AppDesc) -> bool:
     return a > b if app.metric.higher_is_better else a < b
 
 
-def _size_key(e: Entry, app: AppDesc) -> Tuple:
-    """The problem-size parameters: every parameter except the series (mode)."""
-    return tuple(sorted((k, str(v)) for k, v in e.params.items()
-                        if k not in (app.metric.series, "threads", "procs", "verification")))
-
-
 def _pick(es: Sequence[Entry], app: AppDesc) -> Entry:
     best = es[0]
     for e in es[1:]:
         if _better(_metric(e, app), _metric(best, app), app):
             best = e
     return best
+
+
+def usable(e: Entry) -> bool:
+    """A performance result: not oversubscribed, not made on a busy machine."""
+    return not is_functional(e.run.info) and not is_busy(e.run.info)
+
+
+def configurations(es: Sequence[Entry], app: AppDesc) -> List[Config]:
+    """The entries grouped by problem, layout, mode and binding, repeats together; ranked
+    best first by their median (then by the simpler layout)."""
+    groups: Dict[Tuple, List[Entry]] = {}
+    for e in es:
+        key = (app.problem_key(e.params), e.run.ranks, e.run.threads, series_value(e, app),
+               e.run.bind)
+        groups.setdefault(key, []).append(e)
+    out = []
+    for (problem, ranks, threads, mode, bind), members in groups.items():
+        members = sorted(members, key=lambda e: _metric(e, app))
+        sp = spread([_metric(e, app) for e in members])
+        rep = members[(len(members) - 1) // 2] if members else members[0]
+        out.append(Config(problem, ranks, threads, mode, bind, members, sp, rep))
+    sign = -1.0 if app.metric.higher_is_better else 1.0
+    out.sort(key=lambda c: (sign * c.spread.median, c.simplicity()))
+    return out
 
 
 def _fcomm(e: Entry) -> Optional[float]:
@@ -98,6 +155,16 @@ def _fcomm(e: Entry) -> Optional[float]:
 
 def _time(e: Entry, app: AppDesc) -> Optional[float]:
     return e.result(app.metric.time, "max") if app.metric.time else None
+
+
+def series_value(e: Entry, app: AppDesc) -> str:
+    """The run's value of the description's series (jacobi: its mode)."""
+    key = app.metric.series
+    if key and key in e.params:
+        return str(e.params[key])
+    if key and key in (e.run.info.get("params") or {}):
+        return str(e.run.info["params"][key])
+    return _mode(e) if key == "mode" else (app.name if not key else "?")
 
 
 def _mode(e: Entry) -> str:
@@ -171,38 +238,96 @@ PROBLEM_TEXT = {
 }
 
 
+def _problem_text(problem: Tuple) -> str:
+    return " ".join(f"{k}={v}" for k, v in problem) or "one problem"
+
+
 def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
+    """Compare every configuration of the same problem (the largest measured on the most
+    cores): pure MPI, every ranks x threads, every mode; repeats by their median and range."""
     app = main_app(runs, apps)
-    es = [e for e in entries(runs, kind=app.kind, app=app.name)
-          if _metric(e, app) == _metric(e, app)]
-    if not es:
+    every = [e for e in entries(runs, kind=app.kind, app=app.name)
+             if _metric(e, app) == _metric(e, app)]
+    if not every:
         raise HKError(f"no {app.name} record has the metric {app.metric.value!r}")
+    notes: List[str] = []
+    functional = [e for e in every if is_functional(e.run.info)]
+    busy = [e for e in every if is_busy(e.run.info) and not is_functional(e.run.info)]
+    es = [e for e in every if usable(e)]
+    if functional:
+        notes.append(f"{len(functional)} oversubscribed run(s) left out ({FUNCTIONAL})")
+    if busy:
+        notes.append(f"{len(busy)} run(s) made while the machine was busy (others used more "
+                     f"than {BUSY_SHARE:.0%} of it) left out")
+    unreliable = False
+    if not es:
+        es = [e for e in every if not is_functional(e.run.info)]
+        unreliable = True
+        if not es:
+            raise HKError(f"nothing to advise on: every {app.name} run was oversubscribed "
+                          f"({FUNCTIONAL})")
+        notes = [n for n in notes if "busy" not in n]
+        notes.append(f"UNRELIABLE: all {len(busy)} run(s) were made on a busy machine; the "
+                     f"answer below is what they show, repeat the study on a quiet machine")
     cores = max(e.run.ranks * e.run.threads for e in es)
     at_cores = [e for e in es if e.run.ranks * e.run.threads == cores]
-    sizes = sorted({_size_key(e, app) for e in at_cores})
-    group = [e for e in at_cores if _size_key(e, app) == sizes[-1]]
-    best = _pick(group, app)
+    problems = sorted({app.problem_key(e.params): app.problem_size(e.params)
+                       for e in at_cores}.items(), key=lambda kv: (kv[1], kv[0]))
+    problem = problems[-1][0]
+    group = [e for e in at_cores if app.problem_key(e.params) == problem]
+    if len(problems) > 1:
+        notes.append(f"{len(problems)} problems measured on {cores} cores; advice for the "
+                     f"largest, {_problem_text(problem)}")
+    configs = configurations(group, app)
+    winner = configs[0]
+    runner = configs[1] if len(configs) > 1 else None
     unit = app.metric.unit
-    rec = (f"{_layout(best)} (processes x threads), mode {_mode(best)}, binding "
-           f"{best.run.bind}")
-    value = _metric(best, app)
-    others = [e for e in group if (_mode(e) in SINGLE_THREAD_MODES) !=
-              (_mode(best) in SINGLE_THREAD_MODES)]
-    if others:
-        alt = _pick(others, app)
-        gain = abs(value / _metric(alt, app) - 1) if _metric(alt, app) else 0.0
-        kind = "hybrid" if _mode(best) in SINGLE_THREAD_MODES else "pure MPI"
-        reason = (f"on {cores} cores it reaches {value:.4g} {unit}, {gain:.0%} "
-                  f"{'above' if app.metric.higher_is_better else 'below'} the best {kind} "
-                  f"configuration ({_layout(alt)} {_mode(alt)}, {_metric(alt, app):.4g} {unit}).")
+    margin, significant, chosen = 0.0, True, winner
+    where = f"on {cores} cores, {_problem_text(problem)}"
+    if runner is None:
+        reason = (f"{where}: the only measured configuration, {winner.label()} at "
+                  f"{winner.spread.text(unit)} (median [min-max])")
     else:
-        reason = f"it is the best of the {len(group)} measured configurations on {cores} cores " \
-                 f"({value:.4g} {unit})."
-    prediction = _prediction(group, app)
-    scores = mismatch_scores(group, runs, app)
-    problem = max(PROBLEMS, key=lambda p: scores[p])
-    text = PROBLEM_TEXT[problem].format(f=scores[problem])
-    if scores[problem] == 0:
-        problem, text = "none measurable", "no mismatch problem costs a measurable share here"
-    return Advice(app.name, best, app.metric.value, unit, cores, rec, reason, prediction,
-                  problem, text, scores)
+        w, r = winner.spread.median, runner.spread.median
+        margin = abs(w / r - 1) if r else 0.0
+        single = winner.spread.n < 2 or runner.spread.n < 2
+        significant = not winner.spread.overlaps(runner.spread)
+        close = [c for c in configs if c.spread.overlaps(winner.spread)]
+        reason = (f"{where} ({len(configs)} configurations): best {winner.label()} at "
+                  f"{winner.spread.text(unit)}, runner-up {runner.label()} at "
+                  f"{runner.spread.text(unit)}, margin {margin:.1%}")
+        if single:
+            reason += "; single runs, the spread is unknown (repeat with --repeat 3)"
+        elif significant:
+            reason += ", outside the spread of both"
+        else:
+            chosen = min(close, key=lambda c: c.simplicity())
+            reason += (f": no significant difference (each median lies inside the other's "
+                       f"min-max)")
+            if chosen is not winner:
+                reason += f"; the simpler layout {chosen.label()} is recommended"
+        pure = [c for c in configs if c.mode in SINGLE_THREAD_MODES]
+        hyb = [c for c in configs if c.mode not in SINGLE_THREAD_MODES]
+        if pure and hyb:
+            other = hyb[0] if chosen.mode in SINGLE_THREAD_MODES else pure[0]
+            kind = "hybrid" if chosen.mode in SINGLE_THREAD_MODES else "pure MPI"
+            if other is not chosen:
+                gain = chosen.spread.median / other.spread.median - 1 \
+                    if other.spread.median else 0.0
+                reason += (f". Best {kind}: {other.label()} at {other.spread.median:.4g} "
+                           f"{unit} (the recommended one {gain:+.0%} against it)")
+        reason += "."
+    if unreliable:
+        reason += " Unreliable: measured on a busy machine."
+    rec = (f"{chosen.layout} (processes x threads), mode {chosen.mode}, binding "
+           f"{chosen.bind}")
+    reps = [c.rep for c in configs]
+    prediction = _prediction(reps, app)
+    scores = mismatch_scores(reps, runs, app)
+    problem_name = max(PROBLEMS, key=lambda p: scores[p])
+    text = PROBLEM_TEXT[problem_name].format(f=scores[problem_name])
+    if scores[problem_name] == 0:
+        problem_name, text = "none measurable", "no mismatch problem costs a measurable share here"
+    return Advice(app.name, chosen.rep, app.metric.value, unit, cores, rec, reason, prediction,
+                  problem_name, text, scores, winner, runner, margin, significant, chosen,
+                  configs, notes)

@@ -15,6 +15,14 @@ read with tomllib; a new app needs a file, not code:
                                         # with the parameters only it uses
     oversubscribe = false               # may its fixed layouts exceed the cores
     report = ["scaling", ...]           # report sections fed by this app
+    timeout = 300                       # seconds one run may take (--timeout overrides)
+    [problem]  params = ["grid", ...]   # record parameters that define the problem: runs
+                                        # with equal values solve the same problem and are
+                                        # compared (every layout and mode); the others are
+                                        # implementation choices or outputs, never grouped on
+               size = "grid"            # the one ordered by its numeric size (the product of
+                                        # its numbers, '160x160x160' > '64x64x64'), or by
+               order = ["S", "W", ...]  # this list when given (NPB classes)
     [metric]   value = "mlups"  unit = "MLUP/s"  better = "higher"|"lower"
                time, memory, breakdown = [...], series = "mode", verified (optional)
     [quick] / [full]                    # parameter sets: param = [values...] and either
@@ -27,6 +35,7 @@ read with tomllib; a new app needs a file, not code:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +73,39 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class Problem:
+    """Which record parameters define the problem, and how problem sizes are ordered."""
+
+    params: Tuple[str, ...] = ()
+    size: Optional[str] = None
+    order: Tuple[str, ...] = ()
+
+
+# parameters that describe the layout or how a run was checked, never the problem
+LAYOUT_PARAMS = ("threads", "procs", "ranks", "verification")
+
+
+def numeric_size(value: Any) -> float:
+    """The size a parameter value stands for: a number, or the product of the numbers in
+    a text ('160x160x160' -> 4096000, '96^3' -> 884736); NaN when it holds none."""
+    if isinstance(value, bool):
+        return float("nan")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*\^\s*(\d+)\s*", text)
+    if m:
+        return float(m.group(1)) ** int(m.group(2))
+    nums = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
+    if not nums:
+        return float("nan")
+    out = 1.0
+    for n in nums:
+        out *= n
+    return out
+
+
+@dataclass(frozen=True)
 class ParamSet:
     """One [quick] or [full] table: the layout rule and the parameter values."""
 
@@ -92,7 +134,30 @@ class AppDesc:
     report: Tuple[str, ...] = ()
     constraints: Dict[str, Dict[str, Dict[str, int]]] = field(default_factory=dict)
     choices: Dict[str, Tuple[Any, ...]] = field(default_factory=dict)
+    problem: Problem = Problem()
+    timeout: float = 600.0
     source: str = ""
+
+    def problem_key(self, params: Mapping[str, Any]) -> Tuple[Tuple[str, str], ...]:
+        """The parameters of a record that define its problem, as a hashable key. Without a
+        [problem] table: every parameter but the series and the layout."""
+        if self.problem.params:
+            return tuple((k, str(params.get(k))) for k in self.problem.params if k in params)
+        return tuple(sorted((k, str(v)) for k, v in params.items()
+                            if k != self.metric.series and k not in LAYOUT_PARAMS))
+
+    def problem_size(self, params: Mapping[str, Any]) -> Tuple[float, str]:
+        """A sort key of the problem's size: larger problems sort later."""
+        name = self.problem.size
+        if not name or name not in params:
+            return (0.0, "")
+        value = params[name]
+        if self.problem.order:
+            order = [str(v) for v in self.problem.order]
+            rank = order.index(str(value)) if str(value) in order else -1
+            return (float(rank), str(value))
+        size = numeric_size(value)
+        return (size if size == size else 0.0, str(value))
 
     def param_names(self) -> List[str]:
         names: List[str] = []
@@ -186,6 +251,19 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
             bad = [k for k in rule if k not in CONSTRAINT_KEYS]
             if bad:
                 raise HKError(f"{source}: constraints.{pname}.{value}: unknown {', '.join(bad)}")
+    problem_t = data.get("problem", {})
+    if not isinstance(problem_t, dict):
+        raise HKError(f"{source}: [problem] must be a table")
+    bad = [k for k in problem_t if k not in ("params", "size", "order")]
+    if bad:
+        raise HKError(f"{source}: problem: unknown {', '.join(bad)} (known: params, size, order)")
+    problem = Problem(params=tuple(problem_t.get("params", ())), size=problem_t.get("size"),
+                      order=tuple(problem_t.get("order", ())))
+    if problem.size and problem.params and problem.size not in problem.params:
+        raise HKError(f"{source}: problem.size {problem.size!r} is not in problem.params")
+    timeout = data.get("timeout", 600)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise HKError(f"{source}: timeout must be a positive number of seconds")
     return AppDesc(name=need("name"), binary=need("binary"),
                    description=data.get("description", ""), kind=need("kind"),
                    args=tuple(need("args")), metric=metric, sets=sets,
@@ -194,7 +272,7 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    oversubscribe=bool(data.get("oversubscribe", False)), report=report,
                    constraints=constraints,
                    choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
-                   source=source)
+                   problem=problem, timeout=float(timeout), source=source)
 
 
 def load_file(path: Path) -> AppDesc:

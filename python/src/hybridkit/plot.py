@@ -42,7 +42,17 @@ def lines(panels: Dict[str, Series], xlabel: str, ylabel: str, logx: bool = Fals
             pts = sorted(points)
             style = dict(color="black", linestyle=":", marker="") if name == "best" else \
                 dict(marker="o")
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=name, **style)
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            if pts and len(pts[0]) >= 4:  # (x, median, lo, hi[, flagged]): error bars
+                err = [[max(0.0, p[1] - p[2]) for p in pts], [max(0.0, p[3] - p[1]) for p in pts]]
+                line = ax.errorbar(xs, ys, yerr=err, capsize=3, label=name, **style)
+                bad = [p for p in pts if len(p) >= 5 and p[4]]
+                if bad:
+                    ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80,
+                               color="red", zorder=4, linewidths=2)
+                del line
+            else:
+                ax.plot(xs, ys, label=name, **style)
         if logx:
             ax.set_xscale("log", base=2)
         if logy:
@@ -60,19 +70,33 @@ def lines(panels: Dict[str, Series], xlabel: str, ylabel: str, logx: bool = Fals
     return _svg(fig)
 
 
-def stacked_bars(labels: Sequence[str], parts: Dict[str, Sequence[float]], ylabel: str) -> str:
-    """One bar per label, stacked parts (e.g. compute / comm / wait)."""
+def stacked_bars(labels: Sequence[str], parts: Dict[str, Sequence[float]], ylabel: str,
+                 measured: Optional[Sequence[Optional[float]]] = None,
+                 aside: Optional[Sequence[float]] = None, aside_label: str = "") -> str:
+    """One bar per label, stacked parts (e.g. pack / post / wait / unpack / compute); a black
+    tick at each `measured` value; an unstacked hatched bar beside each (`aside`)."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.55 * len(labels) + 2), 3.4))
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.7 * len(labels) + 2), 3.4))
+    xs = list(range(len(labels)))
+    width = 0.6 if aside is None else 0.5
     bottom = [0.0] * len(labels)
     for name, values in parts.items():
-        ax.bar(labels, values, bottom=bottom, label=name)
+        ax.bar(xs, values, width=width, bottom=bottom, label=name)
         bottom = [b + v for b, v in zip(bottom, values)]
+    if aside is not None:
+        ax.bar([x + 0.4 for x in xs], aside, width=0.22, fill=False, hatch="///",
+               edgecolor="grey", label=aside_label)
+    if measured is not None:
+        pts = [(x, m) for x, m in zip(xs, measured) if m is not None]
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="_", s=600, color="black",
+                   zorder=3, label="measured time")
+    ax.set_xticks(xs)
+    ax.set_xticklabels(labels)
     ax.set_ylabel(ylabel)
     ax.tick_params(axis="x", rotation=45)
     for tick in ax.get_xticklabels():
         tick.set_horizontalalignment("right")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _svg(fig)
 
 

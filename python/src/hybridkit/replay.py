@@ -6,11 +6,17 @@ copies RUN_DIR/records.jsonl to FILE.jsonl (if there is one), writes RUN_DIR/std
 RUN_DIR/stderr.txt to stdout and stderr, and exits with the `exit_code` of RUN_DIR/run.json
 (0 without one). Any directory `hybridkit run` made can be replayed. Standard library only:
 it runs as a script, not as part of the package.
+
+HK_REPLAY_SLEEP=S: sleep S seconds first (a slow or hanging app, for the tests of Ctrl-C and
+timeouts); a SIGINT then ends it with exit code 1, as Open MPI's mpirun does.
 """
 
 import json
+import os
 import shutil
+import signal
 import sys
+import time
 from pathlib import Path
 
 
@@ -19,6 +25,10 @@ def main(argv):
         sys.stderr.write("usage: replay.py RUN_DIR -- BINARY ARGS... [--output FILE]\n")
         return 2
     run_dir = Path(argv[0])
+    sleep = float(os.environ.get("HK_REPLAY_SLEEP") or 0)
+    if sleep > 0:
+        signal.signal(signal.SIGINT, lambda *_: os._exit(1))
+        time.sleep(sleep)
     binary_args = argv[3:]
     output = None
     for i, arg in enumerate(binary_args):

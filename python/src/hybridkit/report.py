@@ -19,6 +19,7 @@ import csv
 import html
 import io
 import re
+import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -26,6 +27,8 @@ from hybridkit import __version__
 from hybridkit.appdesc import AppDesc
 from hybridkit.binding import bindings, pus_per_core, verdict
 from hybridkit.errors import HKError
+from hybridkit.quality import (FUNCTIONAL, busy_share, is_busy, is_functional, load_text,
+                               spread)
 from hybridkit.rundata import Entry, Run, entries
 
 MIB = 1024.0
@@ -73,6 +76,7 @@ class Section:
     tables: List[Table] = field(default_factory=list)
     figures: List[Figure] = field(default_factory=list)
     pre: str = ""
+    banner: bool = False  # shown as a warning box
 
 
 def _fmt(v: Any) -> str:
@@ -119,8 +123,11 @@ LAYOUT_PARAMS = ("threads", "procs", "ranks", "verification")
 
 
 def problem_label(e: Entry, app: AppDesc) -> str:
-    """The run's parameters other than the series and the layout, e.g. 'size=64 iters=50':
+    """The parameters that define the run's problem (the description's [problem], else every
+    parameter but the series and the layout), e.g. 'grid=64x64x64 dims=3 boundary=periodic':
     runs with the same label solve the same problem and share a figure."""
+    if app.problem.params:
+        return " ".join(f"{k}={v}" for k, v in app.problem_key(e.params)) or "all runs"
     params = e.run.info.get("params") or e.params
     return " ".join(f"{k}={v}" for k, v in params.items()
                     if k != app.metric.series and k not in LAYOUT_PARAMS) or "all runs"
@@ -144,19 +151,31 @@ def _mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
+def _flag(e: Entry) -> str:
+    if is_functional(e.run.info):
+        return "functional"
+    return "busy" if is_busy(e.run.info) else ""
+
+
 def scaling_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
-    panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
-    groups: Dict[Tuple[int, str, int], List[float]] = {}
+    panels: Dict[str, Dict[str, List[Tuple[float, ...]]]] = {}
+    groups: Dict[Tuple[int, str, int], List[Entry]] = {}
     for e in es:
-        v = e.result(app.metric.value)
-        if v is not None:
-            groups.setdefault((_cores(e), _series_name(e, app), e.run.threads), []).append(v)
+        if e.result(app.metric.value) is not None:
+            groups.setdefault((_cores(e), _series_name(e, app), e.run.threads), []).append(e)
     best: Dict[Tuple[int, int], float] = {}
     pick = max if app.metric.higher_is_better else min
-    for (cores, series, threads), vals in sorted(groups.items()):
+    flagged = 0
+    for (cores, series, threads), members in sorted(groups.items()):
+        good = [m for m in members if not _flag(m)]
+        use = good or members
+        sp = spread([m.result(app.metric.value) for m in use])
+        mark = 0.0 if good else 1.0  # every repeat flagged: drawn as a red cross
+        flagged += not good
         panels.setdefault(f"{cores} cores", {}).setdefault(series, []).append(
-            (threads, _mean(vals)))
-        best[(cores, threads)] = pick(best.get((cores, threads), _mean(vals)), _mean(vals))
+            (threads, sp.median, sp.lo, sp.hi, mark))
+        if good:
+            best[(cores, threads)] = pick(best.get((cores, threads), sp.median), sp.median)
     if app.metric.series:
         for (cores, threads), v in best.items():
             panels[f"{cores} cores"].setdefault("best", []).append((threads, v))
@@ -166,29 +185,111 @@ def scaling_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
     svg = lines(panels, "threads per process", f"{app.metric.value} [{app.metric.unit}]",
                 logx=True, xticks_int=True)
     better = "higher" if app.metric.higher_is_better else "lower"
+    note = (f" Red crosses: {flagged} point(s) measured only on a busy machine or "
+            f"oversubscribed, not results.") if flagged else ""
     return Figure(svg, f"{app.name}: {app.metric.value} vs threads per process, one panel per "
-                       f"core count (Jin et al.'s layout), 'best' joins the best mode at each "
-                       f"point; {better} is better, the leftmost point is pure MPI.")
+                       f"core count (Jin et al.'s layout): median of the repeats, error bars "
+                       f"min-max; 'best' joins the best mode at each point; {better} is "
+                       f"better, the leftmost point is pure MPI.{note}")
+
+
+PHASES = ("pack", "post", "wait", "unpack", "compute")
+
+
+def _phases(e: Entry, app: AppDesc) -> Optional[Dict[str, float]]:
+    """The disjoint phases of one iteration (the description's breakdown, e.g. phase_pack ...
+    phase_compute): they add up to the measured time. None when the record lacks them."""
+    names = app.metric.breakdown
+    if not names:
+        return None
+    values = {n: e.result(n) for n in names}
+    if all(v is None for v in values.values()):
+        return _legacy_phases(e, names)
+    return {n: v or 0.0 for n, v in values.items()}
+
+
+def _legacy_phases(e: Entry, names: Sequence[str]) -> Optional[Dict[str, float]]:
+    """Records written before hk-jacobi split its time (only the engine's counters): the
+    same split made from them, the exposed part of comm the tail beyond the hidden share."""
+    raw = {k: e.result(k) for k in ("pack", "post", "wait", "unpack", "comm", "compute")}
+    if any(v is None for v in raw.values()) or \
+            [n.replace("phase_", "") for n in names] != list(PHASES):
+        return None
+    post, wait, unpack = raw["post"], raw["wait"], raw["unpack"]
+    total = post + wait + unpack
+    scale = raw["comm"] / total if total > 0 else 0.0
+    post, wait, unpack = post * scale, wait * scale, unpack * scale
+    overlap = e.result("overlap")
+    if overlap is not None and e.run.threads > 1:
+        exposed = raw["comm"] * (1 - overlap)
+        unpack = min(unpack, exposed)
+        wait = min(wait, exposed - unpack)
+        post = max(0.0, exposed - unpack - wait)
+    vals = (raw["pack"], post, wait, unpack, raw["compute"])
+    return dict(zip(names, vals))
+
+
+@dataclass
+class Breakdown:
+    labels: List[str]
+    parts: Dict[str, List[float]]      # stacked, in seconds
+    measured: List[Optional[float]]    # the measured time of each bar, seconds
+    hidden: List[float]                # communication hidden behind compute (not stacked)
+
+
+def breakdown_data(app: AppDesc, es: Sequence[Entry]) -> Optional[Breakdown]:
+    """Per configuration (median over its repeats): the phases to stack, the measured time
+    and the hidden communication."""
+    per: Dict[str, List[Entry]] = {}
+    for e in es:
+        if _phases(e, app) is not None:
+            per.setdefault(f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}", []).append(e)
+    if not per:
+        return None
+    labels = sorted(per, key=_natural)
+    names = app.metric.breakdown
+    parts = {n: [_median([_phases(e, app)[n] for e in per[k]]) for k in labels] for n in names}
+    measured = [_median([v for v in (e.result(app.metric.time) for e in per[k])
+                         if v is not None]) if app.metric.time else None for k in labels]
+    hidden = [_median([e.result("hidden_comm") or 0.0 for e in per[k]]) for k in labels]
+    return Breakdown(labels, parts, measured, hidden)
+
+
+def _median(values: Sequence[float]) -> Optional[float]:
+    vals = sorted(values)
+    if not vals:
+        return None
+    n = len(vals)
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
 
 
 def breakdown_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
-    rows = [(f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}",
-             [e.result(p) or 0.0 for p in app.metric.breakdown]) for e in es
-            if any(e.result(p) is not None for p in app.metric.breakdown)]
-    if not rows:
+    data = breakdown_data(app, es)
+    if data is None:
         return None
-    merged: Dict[str, List[List[float]]] = {}
-    for label, parts in rows:
-        merged.setdefault(label, []).append(parts)
-    labels = sorted(merged)
-    parts = {p: [_mean([v[i] for v in merged[k]]) * 1e6 for k in labels]
-             for i, p in enumerate(app.metric.breakdown)}
-
-    unit = "us per " + ("iteration" if "iter" in (app.metric.time or "") else "step")
-    svg = stacked_bars(labels, parts, f"time [{unit}], average rank")
-    return Figure(svg, f"{app.name}: where the time goes ({' / '.join(app.metric.breakdown)}) "
-                       f"per configuration and mode; a tall comm/wait part is what overlap "
-                       f"modes can hide.")
+    names = [n.replace("phase_", "") for n in data.parts]
+    top = max([m or 0.0 for m in data.measured] +
+              [sum(v[i] for v in data.parts.values()) for i in range(len(data.labels))])
+    scale, prefix = (1e3, "ms") if top >= 0.01 else (1e6, "us")
+    parts = {n.replace("phase_", "").replace("wait", "wait (exposed)"):
+             [v * scale for v in vals] for n, vals in data.parts.items()}
+    measured = [m * scale if m is not None else None for m in data.measured]
+    hidden = [h * scale for h in data.hidden] if any(data.hidden) else None
+    unit = f"{prefix} per " + ("iteration" if "iter" in (app.metric.time or "") else "step")
+    flagged = {f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}" for e in es
+               if _flag(e)}
+    clean = {f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}" for e in es
+             if not _flag(e)}
+    labels = [f"{l} (busy)" if l in flagged and l not in clean else l for l in data.labels]
+    svg = stacked_bars(labels, parts, f"time [{unit}], average rank", measured=measured,
+                       aside=hidden, aside_label="communication hidden behind compute")
+    return Figure(svg, f"{app.name}: where the time goes, per configuration (median of its "
+                       f"repeats): disjoint phases {' / '.join(names)} that add up to the "
+                       f"measured time per iteration (black tick; a gap below it is time no phase "
+                       f"accounts for: fork/join, imbalance, preemption on a busy machine); "
+                       f"the hatched bar beside is "
+                       f"communication hidden behind the interior update (overlap modes), not "
+                       f"part of the wall time.")
 
 
 def memory_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
@@ -211,6 +312,37 @@ def memory_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
                        f"save the per-process MPI and halo memory.")
 
 
+def config_table(app: AppDesc, es: Sequence[Entry]) -> Table:
+    """One row per configuration (problem, layout, series value, binding): the median and
+    min-max of its repeats, how many, and the runs flagged (busy machine, oversubscribed)."""
+    from hybridkit.advise import configurations
+
+    rows = []
+    for c in sorted(configurations(es, app), key=lambda c: (
+            app.problem_size(c.rep.params), c.problem, c.threads, c.mode)):
+        good = [e for e in c.entries if not _flag(e)]
+        sp = spread([e.result(app.metric.value) for e in (good or c.entries)])
+        times = [e.result(app.metric.time, "max") for e in (good or c.entries)
+                 if app.metric.time and e.result(app.metric.time, "max") is not None]
+        flags = []
+        busy = sum(_flag(e) == "busy" for e in c.entries)
+        func = sum(_flag(e) == "functional" for e in c.entries)
+        if busy:
+            flags.append(f"{busy} busy" + ("" if good else ": UNRELIABLE"))
+        if func:
+            flags.append(f"{FUNCTIONAL}")
+        row = [" ".join(f"{k}={v}" for k, v in c.problem) or "-", c.ranks, c.threads, c.mode,
+               sp.median, f"{_fmt(sp.lo)}-{_fmt(sp.hi)}", f"{len(good)}/{len(c.entries)}",
+               statistics.median(times) if times else None, "; ".join(flags)]
+        if app.metric.verified:
+            row.append(", ".join(sorted({str(e.result(app.metric.verified)) for e in c.entries})))
+        rows.append(row)
+    headers = ["problem", "ranks", "threads", app.metric.series or "series",
+               f"{app.metric.value} median [{app.metric.unit}]", "min-max", "runs used",
+               f"{app.metric.time or 'time'} max, median [s]", "flags"]
+    return Table(headers + ([app.metric.verified] if app.metric.verified else []), rows)
+
+
 def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]:
     builders = {"scaling": scaling_figure, "breakdown": breakdown_figure,
                 "memory": memory_figure}
@@ -231,17 +363,19 @@ def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]
                     fig.caption = f"[{problem}] {fig.caption}"
                 if fig:
                     sec.figures.append(fig)
-        check = app.metric.verified
-        rows = []
-        for e in es:
-            rows.append([e.run.label, e.run.ranks, e.run.threads, _series_name(e, app),
-                         e.result(app.metric.value), e.result(app.metric.time, "max")
-                         if app.metric.time else None] + ([e.result(check)] if check else []))
-        sec.tables.append(Table(["run", "ranks", "threads", app.metric.series or "series",
-                                 f"{app.metric.value} [{app.metric.unit}]",
-                                 f"{app.metric.time or 'time'} max [s]"] +
-                                ([check] if check else []), rows))
+        sec.tables.append(config_table(app, es))
         out.append(sec)
+    return out
+
+
+def _medians(series: Dict[str, List[Tuple[float, float]]]) -> Dict[str, List[Tuple[float, float]]]:
+    """Repeats of a benchmark give several y at one x: their median, so lines do not zigzag."""
+    out = {}
+    for name, pts in series.items():
+        by: Dict[float, List[float]] = {}
+        for x, y in pts:
+            by.setdefault(x, []).append(y)
+        out[name] = [(x, statistics.median(ys)) for x, ys in sorted(by.items())]
     return out
 
 
@@ -259,6 +393,7 @@ def pingpong_section(runs: Sequence[Run]) -> Optional[Section]:
     if not lat:
         return None
 
+    lat, bw = _medians(lat), _medians(bw)
     sec = Section("Ping-pong: intra-node vs inter-node")
     sec.figures.append(Figure(lines({"latency": lat}, "message size [B]", "latency [us]",
                                     logx=True, logy=True),
@@ -296,11 +431,12 @@ def beff_section(runs: Sequence[Run]) -> Optional[Section]:
 
 
 def ratio_section(runs: Sequence[Run]) -> Optional[Section]:
-    bw: Dict[Tuple[str, str, int], float] = {}
+    reps: Dict[Tuple[str, str, int], List[float]] = {}
     for e in entries(runs, kind="bench.beff"):
         v = e.result("bandwidth")
         if v:
-            bw[(e.params["run"], e.params["pattern"], e.params["size"])] = v
+            reps.setdefault((e.params["run"], e.params["pattern"], e.params["size"]), []).append(v)
+    bw = {k: statistics.median(v) for k, v in reps.items()}
     series: Dict[str, List[Tuple[float, float]]] = {}
     for (run, pattern, size), b_mpp in bw.items():
         b_hyb = bw.get(("hybrid", pattern, size))
@@ -328,6 +464,7 @@ def overlap_section(runs: Sequence[Run]) -> Optional[Section]:
     if not series:
         return None
 
+    series = _medians(series)
     sec = Section("Overlap of communication and computation")
     sec.figures.append(Figure(
         lines({"overlap": series}, "compute time / communication time", "overlap (1 = hidden)"),
@@ -346,6 +483,7 @@ def barrier_section(runs: Sequence[Run]) -> Optional[Section]:
     if not series:
         return None
 
+    series = _medians(series)
     sec = Section("Barrier costs")
     sec.figures.append(Figure(
         lines({"barrier": series}, "threads", "time per barrier [ns]", logy=True,
@@ -360,16 +498,58 @@ def halo_section(runs: Sequence[Run]) -> Optional[Section]:
     for e in entries(runs, kind="bench.halo"):
         v = e.result("time", "max")
         if v is not None:
-            panels.setdefault(f"{e.run.ranks}x{e.run.threads}", {}).setdefault(
+            sent = (e.result("bytes_intra") or 0) + (e.result("bytes_inter") or 0)
+            title = f"{e.run.ranks}x{e.run.threads}" + ("" if sent else " (no messages)")
+            panels.setdefault(title, {}).setdefault(
                 str(e.params["mode"]), []).append((e.params["face_bytes"], v))
     if not panels:
         return None
+    panels = {title: _medians(series) for title, series in panels.items()}
 
     sec = Section("Halo exchange per mode")
     sec.figures.append(Figure(
         lines(panels, "face message size [B]", "time per exchange [us]", logx=True, logy=True),
-        "Time of one halo exchange in each hybrid mode vs face size, one panel per ranks x "
-        "threads: the communication cost each mode adds to a step."))
+        "Time of one halo exchange in each hybrid mode vs face size (median of the repeats), "
+        "one panel per ranks x threads: the communication cost each mode adds to a step. A "
+        "panel marked 'no messages' has one rank exchanging with itself (copies only): not "
+        "comparable with the others."))
+    return sec
+
+
+def conditions_section(runs: Sequence[Run]) -> Optional[Section]:
+    """The banner: runs made while others used the machine, oversubscribed runs."""
+    done = [r for r in runs if r.complete]
+    busy = [r for r in done if is_busy(r.info) and not is_functional(r.info)]
+    func = [r for r in done if is_functional(r.info)]
+    if not busy and not func:
+        return None
+    sec = Section("Measurement conditions", banner=True)
+    if busy:
+        sec.text.append(f"BUSY MACHINE: {len(busy)} of {len(done)} run(s) were made while other "
+                        f"programs used more than {busy_share():.0%} of the machine, even after "
+                        f"repeating them. They are flagged in the tables, drawn as red crosses "
+                        f"in the figures and left out of the advice; repeat the study on a "
+                        f"quiet machine.")
+    if func:
+        apps = ", ".join(sorted({r.app or "?" for r in func}))
+        sec.text.append(f"{len(func)} run(s) ({apps}) had more ranks x threads than cores "
+                        f"(oversubscribed, unbound): {FUNCTIONAL}; never used for advice.")
+    sec.tables.append(Table(["run", "app", "flag", "load of others during the run"],
+                            [[r.label, r.app or "?", "oversubscribed" if is_functional(r.info)
+                              else "busy", load_text(r.info)] for r in busy + func]))
+    return sec
+
+
+def _section_flags(sec: Section, es: Sequence[Entry]) -> Section:
+    """A note on a benchmark section whose runs are not performance results."""
+    runs = {id(e.run): e.run for e in es}.values()
+    if any(is_functional(r.info) for r in runs):
+        sec.text.insert(0, f"Oversubscribed: {FUNCTIONAL}.")
+        sec.banner = True
+    elif any(is_busy(r.info) for r in runs):
+        sec.text.insert(0, "Measured while the machine was busy (others used it): not a "
+                           "reliable performance result.")
+        sec.banner = True
     return sec
 
 
@@ -395,14 +575,24 @@ def incomplete_section(runs: Sequence[Run]) -> Optional[Section]:
                                   for r in bad])])
 
 
+BENCH_KINDS = {"pingpong_section": "bench.pingpong", "beff_section": "bench.beff",
+               "ratio_section": "bench.beff", "overlap_section": "bench.overlap",
+               "barrier_section": "bench.barrier", "halo_section": "bench.halo"}
+
+
 def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -> List[Section]:
     sections = [machine_section(runs, meta), advice_section(runs, apps)]
+    banner = conditions_section(runs)
+    if banner:
+        sections.insert(0, banner)
     sections += app_sections(runs, apps)
     for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
                barrier_section, halo_section, incomplete_section):
         sec = fn(runs)
         if sec:
-            sections.append(sec)
+            kind = BENCH_KINDS.get(fn.__name__)
+            es = [e for e in entries(runs) if kind and e.record["kind"].startswith(kind)]
+            sections.append(_section_flags(sec, es))
     return sections
 
 
@@ -414,7 +604,9 @@ table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}
 figure{margin:1em 0}figure img{max-width:100%;height:auto}
 figcaption{font-size:.85em;color:#444}pre{background:#f6f6f6;padding:.5em;font-size:.8em;
-overflow:auto}"""
+overflow:auto}
+.banner{border:2px solid #c00;background:#fff0f0;padding:.2em 1em;margin:1em 0}
+.banner h2{color:#c00;border:none}"""
 
 
 def html_page(sections: Sequence[Section], title: str) -> str:
@@ -423,7 +615,8 @@ def html_page(sections: Sequence[Section], title: str) -> str:
            f"<title>{e(title)}</title>", f"<style>{CSS}</style></head><body>",
            f"<h1>{e(title)}</h1>", f"<p>hybridkit {e(__version__)} report</p>"]
     for sec in sections:
-        out.append(f"<section><h2>{e(sec.title)}</h2>")
+        cls = ' class="banner"' if sec.banner else ""
+        out.append(f"<section{cls}><h2>{e(sec.title)}</h2>")
         out += [f"<p>{e(t)}</p>" for t in sec.text]
         if sec.pre:
             out.append(f"<pre>{e(sec.pre)}</pre>")

@@ -108,6 +108,9 @@ def load_run(path: Path) -> Run:
     declared = run.info.get("status")
     if declared == "running" or (info_text is not None and code is None):
         run.status, run.problem = "unfinished", "the run did not finish (no exit code)"
+    elif declared in ("interrupted", "timeout", "busy-repeated"):
+        run.status = declared
+        run.problem = run.info.get("message") or declared
     elif code not in (0, None):
         run.status = "failed"
         run.problem = run.info.get("message") or f"exit code {code}"

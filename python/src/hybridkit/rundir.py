@@ -118,3 +118,54 @@ def run_streaming(argv: List[str], env: Dict[str, str], stdout_path: Path, stder
     for pump in pumps:
         pump.join()
     return exit_status(returncode)
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop_group(proc: subprocess.Popen, first: int, grace: float) -> int:
+    """Send `first` to the child's process group, then SIGTERM and SIGKILL, each after
+    `grace` seconds; return its return code."""
+    for sig in (first, signal.SIGTERM, signal.SIGKILL):
+        _signal_group(proc, sig)
+        try:
+            return proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    return proc.wait()
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by SIGINT; carries its exit status and the stop time."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__()
+        self.code = code
+
+
+def run_supervised(argv: List[str], env: Dict[str, str], stdout_path: Path, stderr_path: Path,
+                   timeout: Optional[float] = None, grace: float = 1.5) -> tuple:
+    """Run argv in its own process group (a launcher and everything it starts), output to
+    the files; return (exit status, None | "timeout").
+
+    The child does not see a Ctrl-C of the terminal (its own session): on KeyboardInterrupt
+    (SIGINT to us or to our process group) the child's group gets SIGINT, then SIGTERM and
+    SIGKILL `grace` seconds apart, and Interrupted is raised. After `timeout` seconds the
+    group is stopped the same way (SIGTERM first) and "timeout" returned."""
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        proc = subprocess.Popen(argv, env={**os.environ, **env}, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=err, start_new_session=True)
+        try:
+            try:
+                return exit_status(proc.wait(timeout=timeout)), None
+            except subprocess.TimeoutExpired:
+                return exit_status(_stop_group(proc, signal.SIGTERM, grace)), "timeout"
+        except KeyboardInterrupt:
+            raise Interrupted(exit_status(_stop_group(proc, signal.SIGINT, grace))) from None
+        finally:
+            if proc.poll() is None:  # any other exception: leave nothing behind
+                _stop_group(proc, signal.SIGTERM, grace)

@@ -8,9 +8,13 @@
 
 Each planned run has a stable id, `<R>x<T>-<param>_<value>-...[-r<k>]`, and its own
 directory <out>/runs/<app>/<id>/ (the files of hybridkit.rundir plus `run.json` fields
-app, id, params, status). A run whose run.json says status "ok" is finished and skipped
-when the sweep is run again; an unfinished or failed one is moved aside to
-<id>.attempt-N (kept, and reported as incomplete) and run anew.
+app, id, params, status, load). A run whose run.json says status "ok" and that was made
+with the same launch (nodes, hosts or emulated nodes, launcher, binding, MPI: launch_key)
+is finished and skipped when the sweep is run again; an unfinished, failed, interrupted,
+timed-out one, or one of another launch, is moved aside to <id>.attempt-N (kept, and
+reported as incomplete) and run anew. A run made while other programs used more than 10 %
+of the machine is repeated up to twice (the busy attempts kept as <id>.busy-N) and then
+kept with load.busy = true.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from hybridkit import __version__
 from hybridkit.appdesc import AppDesc, ParamSet
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch import Launcher, LaunchSpec
-from hybridkit.rundir import iso, run_streaming, utc_now, write_json, write_launch
+from hybridkit.quality import load_text
+from hybridkit.rundir import iso, utc_now, write_json, write_launch
 
 STATUS_OK = "ok"
 SIGINT_STATUS = 130  # exit status of a run stopped with Ctrl-C (128 + SIGINT)
@@ -44,6 +49,7 @@ class Cluster:
     hosts: Tuple[str, ...] = ()
     hostfile: Optional[str] = None
     remote: bool = False  # cores were not checked against this machine
+    emulated: bool = False  # nodes emulated on this machine (vcluster): they share its cores
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,42 @@ class PlannedRun:
 
 def _slug(value: Any) -> str:
     return re.sub(r"[^A-Za-z0-9.+-]+", "", str(value).replace(",", "+").replace(":", "-")) or "x"
+
+
+def last_level_cache(root: str = "/sys/devices/system/cpu/cpu0/cache") -> Optional[int]:
+    """Bytes of this machine's last-level cache (the highest level cpu0 sees, from /sys, the
+    kernel's copy of what hwloc reads); None when unknown."""
+    best: Tuple[int, int] = (0, 0)
+    for d in Path(root).glob("index*"):
+        try:
+            level = int((d / "level").read_text())
+            kind = (d / "type").read_text().strip()
+            text = (d / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction":
+            continue
+        m = re.fullmatch(r"(\d+)([KMG]?)", text)
+        if m:
+            size = int(m.group(1)) * {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}[m.group(2)]
+            best = max(best, (level, size))
+    return best[1] or None
+
+
+LLC_TOKEN = re.compile(r"^llc\*(\d+(?:\.\d+)?)$")
+
+
+def resolve_value(value: Any, llc: Optional[int] = None) -> Any:
+    """'llc*K': the edge N (a multiple of 8) of the smallest cube grid whose two double
+    fields take K times the last-level cache (a memory-bound Jacobi problem); other values
+    unchanged. Without a known cache size: 32 MiB is assumed."""
+    m = LLC_TOKEN.match(value) if isinstance(value, str) else None
+    if not m:
+        return value
+    cache = llc if llc is not None else (last_level_cache() or 32 * 1024 ** 2)
+    cells = float(m.group(1)) * cache / 16.0
+    edge = math.ceil(cells ** (1.0 / 3.0) - 1e-9)
+    return max(8, -(-edge // 8) * 8)
 
 
 def divisors(n: int) -> List[int]:
@@ -127,7 +169,7 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
     `cores` (per node) replaces the set's layout rule with factorisations; `overrides`
     replaces the values of named parameters (UsageError for a parameter the app lacks)."""
     pset = app.sets[set_name]
-    params = dict(pset.params)
+    params = {k: tuple(resolve_value(v) for v in vals) for k, vals in pset.params.items()}
     for name, values in (overrides or {}).items():
         if name not in params:
             known = ", ".join(params) or "none"
@@ -152,6 +194,8 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
     for ranks, threads in _layouts(pset, cluster, cores):
         per_node = math.ceil(ranks / cluster.nodes) * threads
         over = per_node > cluster.cores and not cluster.remote
+        if cluster.emulated and ranks * threads > cluster.cores:
+            over = True  # emulated nodes share this machine's cores: a functional run
         for values in itertools.product(*(params[n] for n in names)):
             combo = dict(zip(names, values))
             if not app.allows(combo, ranks, threads):
@@ -168,7 +212,7 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
 def check_fits(runs: Sequence[PlannedRun], app: AppDesc, cluster: Cluster) -> List[str]:
     """Notes for runs that need more cores than there are; UsageError if not allowed."""
     over = [r for r in runs if r.oversubscribe]
-    if over and not app.oversubscribe:
+    if over and not app.oversubscribe and not cluster.emulated:
         r = over[0]
         raise UsageError(f"{app.name}: {r.ranks} ranks x {r.threads} threads need "
                          f"{r.ranks * r.threads} cores, this machine has {cluster.cores}")
@@ -189,32 +233,76 @@ def read_run_json(run_dir: Path) -> Optional[Dict[str, Any]]:
         return None
 
 
-def is_finished(run_dir: Path) -> bool:
+def launch_key(info: Mapping[str, Any]) -> Dict[str, Any]:
+    """What a run's numbers depend on besides its app, layout and parameters: where it ran
+    (nodes, hosts, emulated nodes), how it was launched and bound. Resume reuses a finished
+    run only when this is the same."""
+    return {"nodes": int(info.get("nodes") or 1), "hosts": list(info.get("hosts") or []),
+            "hostfile": info.get("hostfile") or None, "launcher": info.get("launcher"),
+            "bind": info.get("bind"), "mpi": info.get("mpi")}
+
+
+def is_finished(run_dir: Path, key: Optional[Mapping[str, Any]] = None) -> bool:
+    """The run finished with status ok (and, with `key`, under the same launch)."""
     info = read_run_json(run_dir)
-    return bool(info) and info.get("status") == STATUS_OK
+    if not info or info.get("status") != STATUS_OK:
+        return False
+    return key is None or launch_key(info) == dict(key)
 
 
-def _move_aside(run_dir: Path) -> None:
+def _move_aside(run_dir: Path, tag: str = "attempt") -> Path:
     for n in range(1, 1000):
-        target = run_dir.with_name(f"{run_dir.name}.attempt-{n}")
+        target = run_dir.with_name(f"{run_dir.name}.{tag}-{n}")
         if not target.exists():
             run_dir.rename(target)
-            return
+            return target
     raise HKError(f"too many attempts of {run_dir}")
+
+
+# lines of launchers and MPI libraries, never the app's own reason
+_LAUNCHER_LINE = re.compile(r"^(mpirun|mpiexec|prterun|prte|orterun|srun|\[|-{5,}|\*{3,}|"
+                            r"Primary job|Child job|ERROR: The process|HYDRA|===)", re.I)
+_APP_ERROR = re.compile(r"UNSUCCESSFUL|\berror\b|\bfailed\b|\bFAIL|\bwrong\b|"
+                        r"\binvalid\b|not verified|mismatch", re.I)
+
+
+def app_error_line(run_dir: Path, binary: str) -> str:
+    """The app's own reason for failing: a line of its output naming the binary
+    ('hk-jacobi: ...') or saying what went wrong ('Verification = UNSUCCESSFUL'), not the
+    launcher's closing words; '' when there is none."""
+    lines: List[str] = []
+    for name in ("stdout.txt", "stderr.txt"):
+        try:
+            lines += (run_dir / name).read_text(errors="replace").splitlines()
+        except OSError:
+            pass
+    lines = [l.strip() for l in lines if l.strip() and not _LAUNCHER_LINE.match(l.strip())]
+    own = [l for l in lines if l.startswith(f"{binary}:") or l.startswith(f"{binary} ")]
+    for group in ([l for l in own if _APP_ERROR.search(l)], own,
+                  [l for l in lines if _APP_ERROR.search(l)]):
+        if group:
+            return group[0][:200]
+    return ""
 
 
 @dataclass
 class Outcome:
     run: PlannedRun
     run_dir: Path
-    status: str  # ok, skipped (finished before), failed, invalid-records
+    status: str  # ok, skipped (finished before), failed, invalid-records, timeout, interrupted
     message: str = ""
     duration_s: float = 0.0
+    busy: bool = False
 
 
 @dataclass
 class Executor:
-    """Runs planned runs of apps through one launcher, each in its own directory."""
+    """Runs planned runs of apps through one launcher, each in its own directory.
+
+    `timeout` (seconds) overrides every description's; a run made while others used the
+    machine is repeated up to `busy_retries` times (the busy attempts are kept beside it as
+    <id>.busy-N), then kept and flagged; after two runs in a row stayed busy the machine is
+    taken to be busy for good and runs are no longer repeated until one is quiet again."""
 
     launcher: Launcher
     mpi: str
@@ -222,6 +310,20 @@ class Executor:
     bind: str = "compact"
     launcher_name: str = "mpirun"
     binaries: Dict[str, Path] = field(default_factory=dict)  # app name -> binary
+    timeout: Optional[float] = None
+    busy_retries: int = 2
+    busy_streak: int = 0  # runs in a row that stayed busy after their repeats
+
+    def bind_used(self, run: PlannedRun) -> str:
+        """The binding a run really gets: none when oversubscribed or on emulated nodes."""
+        if run.oversubscribe or self.launcher_name == "vcluster":
+            return "none"
+        return self.bind
+
+    def key(self, run: PlannedRun) -> Dict[str, Any]:
+        return launch_key({"nodes": self.cluster.nodes, "hosts": list(self.cluster.hosts),
+                           "hostfile": self.cluster.hostfile, "launcher": self.launcher_name,
+                           "bind": self.bind_used(run), "mpi": self.mpi})
 
     def spec(self, app: AppDesc, run: PlannedRun, records: Path) -> LaunchSpec:
         args = app.argv(run.param_dict, run.ranks, run.threads) + ["--output", str(records)]
@@ -234,60 +336,118 @@ class Executor:
                                            self.cluster.nodes))
 
     def execute(self, app: AppDesc, run: PlannedRun, out: Path) -> Outcome:
-        from hybridkit.records import load_records
-
         run_dir = run_dir_of(out, run)
-        if is_finished(run_dir):
+        key = self.key(run)
+        if is_finished(run_dir, key):
             return Outcome(run, run_dir, "skipped", "finished before")
-        if run_dir.exists():
-            _move_aside(run_dir)
+        note = ""
+        if is_finished(run_dir):
+            old = launch_key(read_run_json(run_dir) or {})
+            diff = ", ".join(f"{k} {old[k]} -> {key[k]}" for k in key if old[k] != key[k])
+            note = f"not reused: made with another launch ({diff})"
+        busy_attempts = 0
+        retries = self.busy_retries if self.busy_streak < 2 else 0
+        while True:
+            if run_dir.exists():
+                _move_aside(run_dir)
+            outcome, info = self._attempt(app, run, run_dir, key)
+            load = info.get("load") or {}
+            if outcome.status == STATUS_OK and load.get("busy") and not run.oversubscribe \
+                    and busy_attempts < retries:
+                busy_attempts += 1
+                aside = _move_aside(run_dir, "busy")
+                info.update(status="busy-repeated", message=f"made on a busy machine "
+                            f"({load_text(info)}); repeated")
+                write_json(aside / "run.json", info)
+                continue
+            break
+        if outcome.status == STATUS_OK and not run.oversubscribe:
+            self.busy_streak = self.busy_streak + 1 if load.get("busy") else 0
+        if load.get("busy") and retries == 0 and self.busy_retries:
+            note = (note + "; " if note else "") + "not repeated: the machine stayed busy"
+        if busy_attempts or note:
+            info["busy_retries"] = busy_attempts
+            if note:
+                info["resume_note"] = note
+            write_json(run_dir / "run.json", info)
+        outcome.busy = bool(load.get("busy"))
+        return outcome
+
+    def _attempt(self, app: AppDesc, run: PlannedRun, run_dir: Path, key: Dict[str, Any]):
+        from hybridkit.quality import FUNCTIONAL, LoadProbe
+        from hybridkit.records import load_records
+        from hybridkit.rundir import Interrupted, run_supervised
+
         run_dir.mkdir(parents=True)
         records_path = run_dir / "records.jsonl"
         launch = self.launcher.build(self.spec(app, run, records_path))
         write_launch(run_dir, launch)
+        timeout = self.timeout or app.timeout
         info: Dict[str, Any] = {
             "hybridkit_version": __version__, "app": app.name, "id": run.run_id,
             "binary": app.binary, "argv": launch.argv, "np": run.ranks,
             "threads": run.threads, "params": run.param_dict, "repeat": run.repeat,
             "mode": run.param_dict.get("mode"),
-            "bind": "none" if run.oversubscribe else self.bind, "mpi": self.mpi,
+            "bind": key["bind"], "mpi": self.mpi,
             "launcher": self.launcher_name, "nodes": self.cluster.nodes,
             "hosts": list(self.cluster.hosts) or None, "hostfile": self.cluster.hostfile,
-            "oversubscribe": run.oversubscribe, "status": "running", "exit_code": None,
+            "oversubscribe": run.oversubscribe,
+            "note": FUNCTIONAL if run.oversubscribe else None,
+            "timeout_s": timeout, "status": "running", "exit_code": None,
             "start": iso(utc_now()), "end": None, "duration_s": None, "records": None,
-            "records_valid": None, "message": None,
+            "records_valid": None, "message": None, "load": None,
         }
         write_json(run_dir / "run.json", info)
+        probe = LoadProbe.start()
         t0 = time.monotonic()
-        with open(os.devnull, "w") as sink:  # the files keep the output, not the terminal
-            code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
-                                 run_dir / "stderr.txt", out=sink, err=sink)
+        stopped: Optional[str] = None
+        try:
+            code, stopped = run_supervised(launch.argv, launch.env, run_dir / "stdout.txt",
+                                           run_dir / "stderr.txt", timeout=timeout)
+        except KeyboardInterrupt as exc:  # Interrupted, or SIGINT before the child started
+            duration = round(time.monotonic() - t0, 3)
+            code = exc.code if isinstance(exc, Interrupted) else None
+            info.update(status="interrupted", exit_code=code, end=iso(utc_now()),
+                        duration_s=duration, message="interrupted (SIGINT); redone next time")
+            write_json(run_dir / "run.json", info)
+            raise Interrupted(code if code is not None else SIGINT_STATUS) from None
         duration = round(time.monotonic() - t0, 3)
+        if code == SIGINT_STATUS and stopped is None:  # someone sent the job SIGINT: stop too
+            info.update(status="interrupted", exit_code=code, end=iso(utc_now()),
+                        duration_s=duration, message="interrupted (SIGINT); redone next time")
+            write_json(run_dir / "run.json", info)
+            raise Interrupted(code)
+        load = probe.finish(duration)
+        if self.cluster.remote:  # /proc/stat is this host's, the ranks ran elsewhere
+            load.update(busy=None, note="launching host only: not the nodes the ranks ran on")
         status, message, count, valid = STATUS_OK, "", 0, True
         try:
             count = len(load_records(records_path))
         except HKError as exc:
             status, message, valid = "invalid-records", str(exc), False
-        if code != 0:
+        if stopped == "timeout":
+            status = "timeout"
+            message = f"no end after {timeout:g} s (timeout), stopped"
+        elif code != 0:
             status = "failed"
-            tail = (run_dir / "stderr.txt").read_text(errors="replace").strip().splitlines()
-            message = f"exit code {code}" + (f": {tail[-1][:200]}" if tail else "")
-        if code == SIGINT_STATUS:
-            status, message = "interrupted", "interrupted (Ctrl-C)"
+            why = app_error_line(run_dir, Path(app.binary).name)
+            message = f"exit code {code}" + (f": {why}" if why else "")
         info.update(status=status, exit_code=code, end=iso(utc_now()), duration_s=duration,
-                    records=count, records_valid=valid, message=message or None)
+                    records=count, records_valid=valid, message=message or None, load=load)
         write_json(run_dir / "run.json", info)
-        if status == "interrupted":  # stop the sweep; this run is redone next time
-            raise KeyboardInterrupt
-        return Outcome(run, run_dir, status, message, duration)
+        return Outcome(run, run_dir, status, message, duration), info
 
 
-def plan_table(runs: Sequence[PlannedRun], out: Path) -> List[Tuple[str, str, str]]:
+def plan_table(runs: Sequence[PlannedRun], out: Path,
+               key: Optional[Callable[[PlannedRun], Dict[str, Any]]] = None
+               ) -> List[Tuple[str, str, str]]:
     """(state, label, directory) of every planned run, for --dry-run."""
     rows = []
     for r in runs:
         d = run_dir_of(out, r)
         state = "done" if is_finished(d) else ("redo" if d.exists() else "todo")
+        if state == "done" and key is not None and not is_finished(d, key(r)):
+            state = "redo"
         rows.append((state, r.label(), str(d)))
     return rows
 
@@ -304,3 +464,38 @@ def run_all(items: Sequence[Tuple[AppDesc, PlannedRun]], executor: Executor, out
             progress("done", outcome)
         outcomes.append(outcome)
     return outcomes
+
+
+LOCK_NAME = ".hybridkit.lock"
+
+
+class ResultsLock:
+    """An exclusive lock on a results directory (flock on OUT/.hybridkit.lock, released when
+    the process ends, however it ends); a second sweep or study into it is refused."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.fd: Optional[int] = None
+
+    def __enter__(self) -> "ResultsLock":
+        import fcntl
+
+        self.out.mkdir(parents=True, exist_ok=True)
+        path = self.out / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 400, 0).decode(errors="replace").strip()
+            os.close(fd)
+            raise HKError(f"another sweep or study is writing to {self.out} ({holder or 'pid ?'}); "
+                          f"wait for it to end, or give another directory with -o") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {iso(utc_now())}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the descriptor releases the flock
+            self.fd = None

@@ -190,6 +190,7 @@ def run(ns: argparse.Namespace) -> int:
                       hosts=ns.hosts or (), hostfile=ns.hostfile, oversubscribe=oversubscribed,
                       cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores())
     launch = launcher.build(spec)
+    ns.bind_used = "none" if ns.vcluster or not spec.pinned else ns.bind
     for message in launch.warnings:
         warn(message)
     if ns.dry_run:
@@ -206,7 +207,11 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
     write_launch(run_dir, launch)
     info = {
         "hybridkit_version": __version__, "argv": launch.argv, "binary": ns.binary,
-        "np": ns.np, "threads": ns.threads, "mode": ns.mode, "bind": ns.bind, "mpi": mpi,
+        "np": ns.np, "threads": ns.threads, "mode": ns.mode,
+        # the binding really used: none on emulated nodes (they share the cores) or when
+        # oversubscribed
+        "bind": getattr(ns, "bind_used", ns.bind),
+        "mpi": mpi,
         "launcher": "vcluster" if ns.vcluster else ns.launcher, "vcluster": ns.vcluster,
         "hosts": ns.hosts, "hostfile": ns.hostfile,
         "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),

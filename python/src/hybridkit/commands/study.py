@@ -25,7 +25,8 @@ from hybridkit.commands.sweep import (add_target_arguments, execute_plan, print_
 from hybridkit.errors import HKError, UsageError
 from hybridkit.paths import find_binary
 from hybridkit.rundir import iso, utc_now, write_json
-from hybridkit.sweep import Cluster, Executor, PlannedRun, expand
+from hybridkit.commands.run import positive_int
+from hybridkit.sweep import Cluster, Executor, PlannedRun, ResultsLock, expand
 
 HELP = "run the planned experiments of every app, write the HTML report and advise"
 DESCRIPTION = """\
@@ -54,12 +55,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only these apps (default: every description)")
     parser.add_argument("-o", "--out", type=Path, metavar="DIR",
                         help="study directory (default: results/<date>-<host>)")
+    parser.add_argument("--repeat", type=positive_int, default=3, metavar="K",
+                        help="run every configuration K times, in K rounds (default: "
+                             "%(default)s; the advice needs a spread)")
     parser.add_argument("--no-report", action="store_true", help="do not write report.html")
     add_target_arguments(parser)
 
 
-def default_out() -> Path:
-    return Path("results") / f"{utc_now().strftime('%Y-%m-%d')}-{socket.gethostname()}"
+def default_out(ns: argparse.Namespace = None) -> Path:
+    """results/<date>-<host>, with -vclusterN / -hostsN when the runs go elsewhere."""
+    name = f"{utc_now().strftime('%Y-%m-%d')}-{socket.gethostname()}"
+    if ns is not None and getattr(ns, "vcluster", None):
+        name += f"-vcluster{ns.vcluster}"
+    elif ns is not None and getattr(ns, "hosts", None):
+        name += f"-hosts{len(ns.hosts)}"
+    elif ns is not None and getattr(ns, "hostfile", None):
+        name += f"-hostfile-{Path(ns.hostfile).stem}"
+    return Path("results") / name
 
 
 def select_apps(names: Sequence[str], mpi: str
@@ -81,20 +93,25 @@ def select_apps(names: Sequence[str], mpi: str
     return chosen, binaries, notes
 
 
-def plan(apps: Sequence[AppDesc], set_name: str, cluster: Cluster
+def plan(apps: Sequence[AppDesc], set_name: str, cluster: Cluster, repeats: int = 1
          ) -> Tuple[List[Tuple[AppDesc, PlannedRun]], List[str]]:
+    """Every app's runs, in `repeats` rounds (round k: the k-th repeat of everything, so
+    a slow drift of the machine spreads over all configurations alike)."""
     items, notes = [], []
     for app in apps:
-        runs = expand(app, set_name, cluster)
+        runs = expand(app, set_name, cluster, repeats=repeats)
         over = [r for r in runs if r.oversubscribe]
-        if over and not app.oversubscribe:
+        if over and not app.oversubscribe and not cluster.emulated:
             runs = [r for r in runs if not r.oversubscribe]
             notes.append(f"{app.name}: {len(over)} run(s) need more than {cluster.cores} "
                          f"cores per node, left out")
         elif over:
-            notes.append(f"{app.name}: {len(over)} run(s) oversubscribe {cluster.cores} cores "
-                         f"(binding off)")
+            where = (f"the {cluster.cores} cores the {cluster.nodes} emulated nodes share"
+                     if cluster.emulated else f"{cluster.cores} cores")
+            notes.append(f"{app.name}: {len(over)} run(s) oversubscribe {where} (binding "
+                         f"off): functional runs, not performance results")
         items += [(app, r) for r in runs]
+    items.sort(key=lambda item: item[1].repeat)  # stable: rounds, the plan's order inside
     return items, notes
 
 
@@ -105,8 +122,9 @@ def write_provenance(out: Path, ns: argparse.Namespace, items, mpi: str) -> None
         "host": socket.gethostname(), "quick": ns.quick, "mpi": mpi,
         "launcher": ns.launcher, "hosts": ns.hosts, "hostfile": ns.hostfile,
         "vcluster": ns.vcluster, "argv": sys.argv,
+        "repeat": ns.repeat,
         "plan": [{"app": r.app, "id": r.run_id, "ranks": r.ranks, "threads": r.threads,
-                  "params": r.param_dict} for _, r in items]})
+                  "params": r.param_dict, "repeat": r.repeat} for _, r in items]})
     env = {k: v for k, v in os.environ.items()
            if k.startswith(("HK_", "OMP_", "OMPI_MCA", "MPICH_", "SLURM_")) or k == "PATH"}
     write_json(out / "environment.json", {
@@ -123,44 +141,84 @@ def write_provenance(out: Path, ns: argparse.Namespace, items, mpi: str) -> None
         pass
 
 
+def _best_config(app: AppDesc, es):
+    """The best configuration (median of its repeats) of the largest problem on the most
+    cores, from performance results only (not busy, not oversubscribed)."""
+    from hybridkit.advise import configurations, usable
+
+    from hybridkit.quality import is_functional
+
+    es = [e for e in es if e.result(app.metric.value) is not None]
+    es = [e for e in es if usable(e)] or [e for e in es if not is_functional(e.run.info)]
+    if not es:
+        return None
+    most = max(e.run.ranks * e.run.threads for e in es)
+    es = [e for e in es if e.run.ranks * e.run.threads == most]
+    top = max(app.problem_size(e.params) for e in es)
+    es = [e for e in es if app.problem_size(e.params) == top]
+    largest = max(app.problem_key(e.params) for e in es)
+    return configurations([e for e in es if app.problem_key(e.params) == largest], app)[0]
+
+
 def summary(out: Path) -> int:
-    """Write report.html, print the summary table and the recommendation."""
+    """Write report.html, print the summary table, the main app's configurations (median
+    and min-max of the repeats) and the recommendation."""
     from rich.console import Console
     from rich.table import Table
 
-    from hybridkit.advise import advise
+    from hybridkit.advise import advise, usable
     from hybridkit.commands.report import write_report
+    from hybridkit.quality import BUSY_SHARE, is_busy, is_functional
     from hybridkit.rundata import assign_apps, entries, find_runs
 
     apps = appdesc.load_all()
     runs = find_runs([out])
     assign_apps(runs, apps)
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     table = Table(title="study summary")
-    for col in ("app", "runs ok", "incomplete", "best on the most cores", "metric"):
+    for col in ("app", "runs ok", "incomplete", "flagged", "best on the most cores",
+                "median [min-max]"):
         table.add_column(col)
+    busy_runs = 0
     for app in apps.values():
-        mine = [r for r in runs if r.app == app.name and ".attempt-" not in r.path.name]
+        mine = [r for r in runs if r.app == app.name and ".attempt-" not in r.path.name
+                and ".busy-" not in r.path.name]
         if not mine:
             continue
-        es = [e for e in entries(mine, kind=app.kind) if e.result(app.metric.value) is not None]
-        if es:  # compare like with like: the runs on the most cores
-            most = max(e.run.ranks * e.run.threads for e in es)
-            es = [e for e in es if e.run.ranks * e.run.threads == most]
+        busy = sum(is_busy(r.info) and not is_functional(r.info) for r in mine if r.complete)
+        func = sum(is_functional(r.info) for r in mine if r.complete)
+        busy_runs += busy
+        flags = ", ".join(x for x in (f"{busy} busy" if busy else "",
+                                      f"{func} functional only" if func else "") if x)
         best, value = "-", "-"
-        if es:
-            pick = (max if app.metric.higher_is_better else min)(
-                es, key=lambda e: e.result(app.metric.value))
-            series = pick.params.get(app.metric.series, "") if app.metric.series else ""
-            best = f"{pick.run.ranks}x{pick.run.threads} {series}".strip()
-            value = f"{pick.result(app.metric.value):.4g} {app.metric.unit} ({app.metric.value})"
+        c = _best_config(app, entries(mine, kind=app.kind))
+        if c:
+            best = f"{c.ranks}x{c.threads} {c.mode if app.metric.series else ''}".strip()
+            value = f"{c.spread.text(app.metric.unit)} ({app.metric.value})"
+            if not any(usable(e) for e in c.entries):
+                value += " BUSY: unreliable"
         table.add_row(app.name, str(sum(r.complete for r in mine)),
-                      str(sum(not r.complete for r in mine)), best, value)
+                      str(sum(not r.complete for r in mine)), flags or "-", best, value)
     console.print(table)
+    if busy_runs:
+        console.print(f"[bold red]BUSY MACHINE:[/] {busy_runs} run(s) were made while other "
+                      f"programs used more than {BUSY_SHARE:.0%} of the machine (after "
+                      f"repeating them); they are flagged and left out of the advice")
     path = write_report(runs, apps, [out], out / "report.html", "html", title=f"hybridkit "
                         f"study {out.name}")
     try:
-        for line in advise(runs, apps).lines():
+        advice = advise(runs, apps)
+        app = apps[advice.app]
+        cfg = Table(title=f"{advice.app}: {app.metric.value} [{app.metric.unit}] on "
+                          f"{advice.cores} cores, median of the repeats (advised problem)")
+        for col in ("configuration", "median", "min-max", "runs"):
+            cfg.add_column(col)
+        for c in advice.configs:
+            mark = " (recommended)" if c is advice.chosen else ""
+            cfg.add_row(f"{c.label()}{mark}", f"{c.spread.median:.4g}",
+                        f"{c.spread.lo:.4g}-{c.spread.hi:.4g}", str(c.spread.n))
+        console.print(cfg)
+        for line in advice.lines():
             console.print(line)
     except HKError as exc:
         console.print(f"no recommendation: {exc}")
@@ -172,21 +230,22 @@ def run(ns: argparse.Namespace) -> int:
     cluster, launcher, mpi = target(ns, None)
     set_name = "quick" if ns.quick else "full"
     apps, binaries, notes = select_apps(ns.apps or [], mpi)
-    items, plan_notes = plan(apps, set_name, cluster)
+    items, plan_notes = plan(apps, set_name, cluster, ns.repeat)
     for note in notes + plan_notes:
         print(f"hybridkit: note: {note}", file=sys.stderr)
     if not items:
         raise HKError("nothing to run: no app has a binary (build the C side, set HK_BIN_DIR)")
-    out = (ns.out or default_out()).resolve()
+    out = (ns.out or default_out(ns)).resolve()
+    executor = Executor(launcher, mpi, cluster, ns.bind,
+                        "vcluster" if ns.vcluster else ns.launcher, binaries, ns.timeout)
     if ns.dry_run:
-        print_plan(items, out)
+        print_plan(items, out, executor)
         return 0
     launcher.check_available()
-    write_provenance(out, ns, items, mpi)
-    executor = Executor(launcher, mpi, cluster, ns.bind,
-                        "vcluster" if ns.vcluster else ns.launcher, binaries)
-    outcomes = execute_plan(items, executor, out)
-    if not ns.no_report:
-        summary(out)
+    with ResultsLock(out):  # a second study into OUT is refused before it writes anything
+        write_provenance(out, ns, items, mpi)
+        outcomes = execute_plan(items, executor, out, lock=False)
+        if not ns.no_report:
+            summary(out)
     report_failures([o for o in outcomes if o.status not in ("ok", "skipped")])
     return 0

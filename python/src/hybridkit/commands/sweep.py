@@ -20,8 +20,8 @@ from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch import default_mpi, launcher_for
 from hybridkit.paths import find_binary
-from hybridkit.sweep import (Cluster, Executor, Outcome, PlannedRun, check_fits, expand,
-                             plan_table)
+from hybridkit.sweep import (Cluster, Executor, Outcome, PlannedRun, ResultsLock, check_fits,
+                             expand, plan_table)
 
 HELP = "run an app over every ranks x threads factorisation of C cores x modes x sizes"
 DESCRIPTION = """\
@@ -31,7 +31,12 @@ gets R ranks, so R x N ranks in all), times the parameter product of the descrip
 full set (--quick: its quick set), --modes and --sizes replacing its 'mode' and 'size'
 values, --param NAME=V1,V2 any other. Each run gets its own directory
 OUT/runs/APP/<R>x<T>-<params>[-r<k>]; a sweep run again skips the runs that finished
-(status ok in run.json) and re-runs the others (the old attempt is kept beside it).
+(status ok in run.json, made with the same nodes, launcher and binding) and re-runs the
+others (the old attempt is kept beside it). A lock on OUT refuses a second sweep into it;
+Ctrl-C stops the current run (marked interrupted), keeps the finished ones, exits 130; a
+run longer than --timeout (default: the description's) is stopped and marked 'timeout'.
+A run made while other programs used more than 10 % of the machine (from /proc/stat) is
+repeated up to twice, then kept flagged busy. Without a terminal: one line per run.
 
 examples:
   hybridkit sweep jacobi --cores 2 --modes pure,masteronly,task --sizes 64,128 --dry-run
@@ -55,7 +60,20 @@ def param_override(text: str) -> Tuple[str, List[str]]:
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     """Where and how runs are launched (shared by sweep and study)."""
     add_launch_arguments(parser)
+    parser.add_argument("--timeout", type=positive_float, metavar="S",
+                        help="seconds one run may take before it is stopped and marked "
+                             "'timeout' (default: the app description's 'timeout')")
     parser.add_argument("--dry-run", action="store_true", help="list the plan and stop")
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
 
 
 def _hostfile_nodes(path: str) -> int:
@@ -75,7 +93,7 @@ def target(ns: argparse.Namespace, cores: Optional[int]):
     here = local_cores()
     if ns.vcluster:
         launcher = vcluster_launcher(ns, mpi)
-        cluster = Cluster(cores or here, ns.vcluster)
+        cluster = Cluster(cores or here, ns.vcluster, emulated=True)
     else:
         launcher = launcher_for(ns.launcher, mpi)
         if ns.hosts:
@@ -120,22 +138,63 @@ def overrides(ns: argparse.Namespace) -> Dict[str, List[object]]:
     return out
 
 
-def print_plan(items: Sequence[Tuple[AppDesc, PlannedRun]], out: Path) -> None:
-    rows = plan_table([r for _, r in items], out)
+def print_plan(items: Sequence[Tuple[AppDesc, PlannedRun]], out: Path,
+               executor: Optional[Executor] = None) -> None:
+    rows = plan_table([r for _, r in items], out, executor.key if executor else None)
     for state, label, path in rows:
         print(f"{state:5} {label:55} {path}")
     todo = sum(1 for s, _, _ in rows if s != "done")
     print(f"# {len(rows)} runs planned, {todo} to run, {len(rows) - todo} finished before")
 
 
-def execute_plan(items: Sequence[Tuple[AppDesc, PlannedRun]], executor: Executor, out: Path
-                 ) -> List[Outcome]:
-    """Run the plan with a rich progress bar per run; return the outcomes."""
+def execute_plan(items: Sequence[Tuple[AppDesc, PlannedRun]], executor: Executor, out: Path,
+                 lock: bool = True) -> List[Outcome]:
+    """Run the plan, holding the lock on `out`: a rich progress bar per run on a terminal,
+    else one line per run (id, status, seconds). Ctrl-C (SIGINT) stops the current run
+    (marked interrupted), keeps the finished ones and exits 130."""
+    if lock:
+        with ResultsLock(out):
+            return execute_plan(items, executor, out, lock=False)
+    if sys.stdout.isatty():
+        return _with_progress(items, executor, out)
+    return _with_lines(items, executor, out)
+
+
+def _line(outcome: Outcome) -> str:
+    r = outcome.run
+    if outcome.status == "skipped":
+        return f"{r.app}/{r.run_id} skipped (done before)"
+    msg = f" {outcome.message[:100]}" if outcome.status not in ("ok", "skipped") else ""
+    busy = " (busy machine)" if outcome.busy else ""
+    return f"{r.app}/{r.run_id} {outcome.status} {outcome.duration_s:.1f} s{busy}{msg}"
+
+
+def _interrupted(done: int, total: int, out: Path) -> None:
+    print(f"# interrupted: {done} of {total} runs finished and kept in {out}; the same "
+          f"command resumes", file=sys.stderr, flush=True)
+
+
+def _with_lines(items, executor: Executor, out: Path) -> List[Outcome]:
+    outcomes: List[Outcome] = []
+    print(f"# {len(items)} runs, results in {out}", flush=True)
+    for app, run in items:
+        try:
+            outcome = executor.execute(app, run, out)
+        except KeyboardInterrupt:
+            print(f"{run.app}/{run.run_id} interrupted", flush=True)
+            _interrupted(len(outcomes), len(items), out)
+            raise
+        print(_line(outcome), flush=True)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _with_progress(items, executor: Executor, out: Path) -> List[Outcome]:
     from rich.console import Console
     from rich.progress import (BarColumn, Progress, SpinnerColumn, TextColumn,
                                TimeElapsedColumn)
 
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
+    console = Console(highlight=False)
     outcomes: List[Outcome] = []
     columns = (SpinnerColumn(finished_text="[green]\u2713"), TextColumn("{task.description}"),
                BarColumn(bar_width=12), TimeElapsedColumn(), TextColumn("{task.fields[note]}"))
@@ -145,10 +204,18 @@ def execute_plan(items: Sequence[Tuple[AppDesc, PlannedRun]], executor: Executor
             label = run.label()
             label = label if len(label) <= 44 else label[:43] + "\u2026"
             task = progress.add_task(label, total=None, note="")
-            outcome = executor.execute(app, run, out)
+            try:
+                outcome = executor.execute(app, run, out)
+            except KeyboardInterrupt:
+                progress.update(task, total=1, completed=0, note="[red]interrupted")
+                progress.stop()
+                _interrupted(len(outcomes), len(items), out)
+                raise
             mark = "" if outcome.status in ("ok", "skipped") else "[red]"
             note = "skipped (done before)" if outcome.status == "skipped" else \
                 f"{mark}{outcome.status} {outcome.message[:60]}".rstrip()
+            if outcome.busy:
+                note += " [yellow](busy machine)"
             progress.update(task, total=1, completed=1, note=note)
             progress.advance(overall)
             outcomes.append(outcome)
@@ -173,11 +240,11 @@ def run(ns: argparse.Namespace) -> int:
         print(f"hybridkit: note: {note}", file=sys.stderr)
     items = [(app, r) for r in runs]
     binaries = binaries_for([app], mpi)
-    if ns.dry_run:
-        print_plan(items, out)
-        return 0
     executor = Executor(launcher, mpi, cluster, ns.bind,
-                        "vcluster" if ns.vcluster else ns.launcher, binaries)
+                        "vcluster" if ns.vcluster else ns.launcher, binaries, ns.timeout)
+    if ns.dry_run:
+        print_plan(items, out, executor)
+        return 0
     launcher.check_available()
     outcomes = execute_plan(items, executor, out)
     failed = [o for o in outcomes if o.status not in ("ok", "skipped")]

@@ -1,0 +1,136 @@
+"""How far a run's numbers can be trusted: a busy machine, oversubscription, the spread of
+repeats.
+
+    run.json (written by hybridkit.sweep)
+        load: {"others_cpu_s", "share", "busy", "cpus", "own_cpu_s", "busy_cpu_s"}
+              CPU time the rest of the machine used during the run: busy time of every CPU
+              from /proc/stat minus the run's own CPU time (rusage of its children)
+        busy: true when others used more than BUSY_SHARE of the machine during the run
+        oversubscribe: more ranks x threads than cores -> a functional run, never a
+              performance result
+
+    values of one configuration (repeats) --> Spread(median, lo, hi, n)
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Sequence
+
+# others used more than this share of all CPUs during a run: the run is "busy"
+# ($HK_BUSY_SHARE overrides it; tests of fake apps set it above 1: never busy)
+BUSY_SHARE = 0.10
+
+
+def busy_share() -> float:
+    try:
+        return float(os.environ.get("HK_BUSY_SHARE", "")) if \
+            os.environ.get("HK_BUSY_SHARE") else BUSY_SHARE
+    except ValueError:
+        return BUSY_SHARE
+FUNCTIONAL = "functional run, not a performance result"
+
+
+def _proc_stat() -> Optional[Dict[str, float]]:
+    """(busy, total) CPU seconds of all CPUs since boot, from /proc/stat's first line."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu":
+        return None
+    ticks = [int(x) for x in fields[1:]]
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    # user nice system idle iowait irq softirq steal (guest is inside user already)
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+    total = sum(ticks[:8])
+    return {"busy": (total - idle) / hz, "total": total / hz}
+
+
+def _children_cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@dataclass
+class LoadProbe:
+    """Busy CPU time of the machine and CPU time of our children, before and after a run."""
+
+    stat0: Optional[Dict[str, float]] = None
+    own0: float = 0.0
+
+    @classmethod
+    def start(cls) -> "LoadProbe":
+        return cls(_proc_stat(), _children_cpu())
+
+    def finish(self, wall_s: float) -> Dict[str, Any]:
+        stat1, own1 = _proc_stat(), _children_cpu()
+        own = max(0.0, own1 - self.own0)
+        cpus = os.cpu_count() or 1
+        if not self.stat0 or not stat1 or wall_s <= 0:
+            return {"own_cpu_s": round(own, 3), "others_cpu_s": None, "share": None,
+                    "busy": None, "cpus": cpus}
+        busy = stat1["busy"] - self.stat0["busy"]
+        others = max(0.0, busy - own)
+        share = others / (wall_s * cpus)
+        return {"own_cpu_s": round(own, 3), "busy_cpu_s": round(busy, 3),
+                "others_cpu_s": round(others, 3), "share": round(share, 4),
+                "busy": share > busy_share(), "cpus": cpus}
+
+
+def is_busy(info: Dict[str, Any]) -> bool:
+    """run.json says others used the machine during the run."""
+    load = info.get("load") or {}
+    return bool(load.get("busy"))
+
+
+def is_functional(info: Dict[str, Any]) -> bool:
+    """run.json says the run was oversubscribed: it shows that things work, not how fast."""
+    return bool(info.get("oversubscribe"))
+
+
+def load_text(info: Dict[str, Any]) -> str:
+    load = info.get("load") or {}
+    if load.get("share") is None:
+        return ""
+    return f"others used {load['share']:.0%} of the machine ({load['others_cpu_s']:.2f} CPU s)"
+
+
+@dataclass(frozen=True)
+class Spread:
+    median: float
+    lo: float
+    hi: float
+    n: int
+
+    def text(self, unit: str = "", fmt: str = ".4g") -> str:
+        """'88.3 MLUP/s [80.1-90.2, 3 runs]': median, then min-max of the repeats."""
+        u = f" {unit}" if unit else ""
+        if self.n < 2:
+            return f"{self.median:{fmt}}{u} (1 run)"
+        return f"{self.median:{fmt}}{u} [{self.lo:{fmt}}-{self.hi:{fmt}}, {self.n} runs]"
+
+    def overlaps(self, other: "Spread") -> bool:
+        """Indistinguishable: each median lies inside the other's min-max (with single runs,
+        only equal values are)."""
+        return self.lo <= other.median <= self.hi and other.lo <= self.median <= other.hi
+
+
+def spread(values: Sequence[float]) -> Spread:
+    vals = sorted(v for v in values if v == v)
+    if not vals:
+        nan = float("nan")
+        return Spread(nan, nan, nan, 0)
+    return Spread(statistics.median(vals), vals[0], vals[-1], len(vals))
