@@ -27,8 +27,21 @@ hk_mpi_test(coll.table test_coll ARGS --table RANKS 2 THREADS 1 2
 set(TC $<TARGET_FILE:test_coll> --algorithms chunked)
 hk_expect_test(coll.tuning_missing 0 "^hybridkit: warning: HK_COLL_TUNING=/nonexistent/t.json: cannot open: No such file.*using the defaults"
                ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=/nonexistent/t.json COMMAND ${TC})
-hk_expect_test(coll.tuning_unreadable 0 "HK_COLL_TUNING=.*: cannot read: Is a directory.*using the defaults"
+hk_expect_test(coll.tuning_unreadable 0 "HK_COLL_TUNING=.*: not a regular file \\(a directory\\).*using the defaults"
                ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=${COLL_DIR} COMMAND ${TC})
+# a FIFO nobody writes to: refused at once (opening it for reading used to block forever)
+add_test(NAME coll.tuning_fifo COMMAND ${COLL_DIR}/with_fifo.sh ${CMAKE_CURRENT_BINARY_DIR}/coll.tuning.fifo
+         ${EXPECT} --once 0 "HK_COLL_TUNING=.*coll.tuning.fifo: not a regular file \\(a FIFO\\).*using the defaults"
+         -- ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${HK_MPIEXEC_PREFLAGS} ${TC})
+set_tests_properties(coll.tuning_fifo PROPERTIES LABELS tools TIMEOUT 30
+  ENVIRONMENT "OMP_NUM_THREADS=2;${HK_TEST_ENV};${COLL_ENV}")
+hk_expect_test(coll.tuning_device 0 "HK_COLL_TUNING=/dev/zero: not a regular file \\(a device\\).*using the defaults"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=/dev/zero COMMAND ${TC})
+# numbers with trailing junk: one line naming the variable, the default kept
+hk_expect_test(coll.env_threads_junk 0 "HK_ALLREDUCE_THREADS=2x is not a positive integer. ignored"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_ALLREDUCE_THREADS=2x COMMAND ${TC})
+hk_expect_test(coll.env_min_bytes_junk 0 "HK_ALLREDUCE_MIN_BYTES=16k is not a byte count >= 0. ignored"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_ALLREDUCE_MIN_BYTES=16k COMMAND ${TC})
 hk_expect_test(coll.tuning_corrupt 0 "HK_COLL_TUNING=.*corrupt.json: expected '\\{' at byte [0-9]+.*using the defaults"
                ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=${COLL_DIR}/corrupt.json COMMAND ${TC})
 hk_expect_test(coll.tuning_bad_algorithm 0 "bad_algorithm.json: unknown algorithm 'ring' at byte"
