@@ -20,7 +20,7 @@
  *             (2x2 matrix products mod 1009, in rank order)
  *   types     predefined, contiguous, vector (strided), resized; MPI_IN_PLACE;
  *             counts 0, 1, odd, 16 KiB+, 256 KiB+
- *   errors    MPI_ERRORS_RETURN: an invalid count returns an error code, the
+ *   errors    MPI_ERRORS_RETURN: an invalid datatype returns an error code, the
  *             program goes on; MPI_ERRORS_ARE_FATAL (the default) elsewhere
  *   others    an intercommunicator, MPI_COMM_SELF
  *
@@ -330,8 +330,9 @@ static void errors(void)
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
   MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
   int x = 1, y = 0;
-  int rc = MPI_Allreduce(&x, &y, -1, MPI_INT, MPI_SUM, d);
-  check(rc != MPI_SUCCESS, "ERRORS_RETURN: count -1 returns an error", rc);
+  /* MPI_DATATYPE_NULL: an error both MPIs detect (MPICH does not check count -1) */
+  int rc = MPI_Allreduce(&x, &y, 1, MPI_DATATYPE_NULL, MPI_SUM, d);
+  check(rc != MPI_SUCCESS, "ERRORS_RETURN: MPI_DATATYPE_NULL returns an error", rc);
   /* the communicator still works */
   int_sum(d, world_all, nranks, counts[4], 81, 0, "ERRORS_RETURN comm after an error");
   MPI_Comm_free(&d);
