@@ -11,8 +11,9 @@
  *                              on the threshold (ranks that disagree: every call
  *                              passes through)
  *   MPI_Allreduce              below the threshold (or count 0): straight to
- *                              PMPI_Allreduce (a size test and one relaxed atomic
+ *                              PMPI_Allreduce (a size test and a per-thread
  *                              counter: the pass-through cost); at or above it,
+ *                              a communicator of one rank passes too; else
  *                              hk_allreduce (AUTO: tuning table / environment /
  *                              model), from any thread
  *   MPI_Finalize               HK_PRELOAD_VERBOSE=1: rank 0 prints the summary
@@ -73,12 +74,52 @@ static struct {
   char why[160];              /* why asked_level */
   long long min_bytes;
   int keyval;
-  long long calls, small;     /* atomic (relaxed) */
-  pthread_mutex_t lock;       /* the rest */
+  pthread_mutex_t lock;       /* the rest, and the list of per-thread counters */
   long long accelerated, by_alg[NALG], passed[P_NREASONS];
   double hybrid_time;
   struct { long long n_alg[NALG], n_mpi; double t_alg[NALG], t_mpi; } cls[NCLASS];
 } st = {.keyval = MPI_KEYVAL_INVALID, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* calls and pass-throughs below the threshold, counted per thread without
+ * atomics (the fast path stays a few instructions); blocks are never freed, so
+ * the summary adds those of threads that have ended too */
+typedef struct tcount {
+  long long calls, small;
+  struct tcount *next;
+} tcount_t;
+static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */
+static __thread __attribute__((tls_model("initial-exec"))) tcount_t *my_counts;
+
+static tcount_t *new_counts(void)
+{
+  tcount_t *c = calloc(1, sizeof *c);
+  if (!c)
+    return &spare_counts;
+  pthread_mutex_lock(&st.lock);
+  c->next = thread_counts;
+  thread_counts = c;
+  pthread_mutex_unlock(&st.lock);
+  return c;
+}
+
+static inline tcount_t *counts(void)
+{
+  if (__builtin_expect(!my_counts, 0))
+    my_counts = new_counts();
+  return my_counts;
+}
+
+static void sum_counts(long long *calls, long long *small)
+{
+  pthread_mutex_lock(&st.lock);
+  *calls = spare_counts.calls;
+  *small = spare_counts.small;
+  for (tcount_t *c = thread_counts; c; c = c->next) {
+    *calls += c->calls;
+    *small += c->small;
+  }
+  pthread_mutex_unlock(&st.lock);
+}
 
 static int size_class(long long bytes)
 {
@@ -258,7 +299,14 @@ static long long *counters(MPI_Comm comm)
 static int hybrid_call(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm, long long bytes)
 {
-  int c = size_class(bytes);
+  int c = size_class(bytes), n = 0;
+  /* one rank: MPI only copies, nothing to gain (the same on that one rank) */
+  if (PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == 1) {
+    pthread_mutex_lock(&st.lock);
+    st.passed[HK_FALLBACK_ONE_RANK]++;
+    pthread_mutex_unlock(&st.lock);
+    return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+  }
   long long *seen = counters(comm);
   if (!seen || seen[c]++ % SAMPLE_EVERY == 0) {
     /* no counters: every rank of comm lacks them alike only by luck, so a rank
@@ -327,16 +375,17 @@ static int type_size(MPI_Datatype type)
 HK_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                             MPI_Comm comm)
 {
-  __atomic_fetch_add(&st.calls, 1, __ATOMIC_RELAXED);
+  tcount_t *n = counts();
+  n->calls++;
   /* not initialised through us, nothing to reduce, or arguments MPI must judge */
   if (!st.active || count <= 0 || type == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL ||
       op == MPI_OP_NULL) {
-    __atomic_fetch_add(&st.small, 1, __ATOMIC_RELAXED);
+    n->small++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
   long long bytes = (long long)count * type_size(type);
   if (bytes < st.min_bytes || bytes <= 0) {
-    __atomic_fetch_add(&st.small, 1, __ATOMIC_RELAXED);
+    n->small++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
   return hybrid_call(sbuf, rbuf, count, type, op, comm, bytes);
@@ -344,12 +393,12 @@ HK_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
 
 HK_PUBLIC int hk_preload_query(hk_preload_state_t *s)
 {
+  long long calls = 0, passed = 0;
+  sum_counts(&calls, &passed);
   pthread_mutex_lock(&st.lock);
-  long long passed = __atomic_load_n(&st.small, __ATOMIC_RELAXED);
   for (int r = 0; r < P_NREASONS; r++)
     passed += st.passed[r];
-  *s = (hk_preload_state_t){st.active, st.program_level, st.mpi_level,
-                            __atomic_load_n(&st.calls, __ATOMIC_RELAXED), st.accelerated,
+  *s = (hk_preload_state_t){st.active, st.program_level, st.mpi_level, calls, st.accelerated,
                             passed, st.hybrid_time};
   pthread_mutex_unlock(&st.lock);
   return 0;
@@ -363,9 +412,8 @@ static void summary(void)
   double tmine[ND], tall[ND]; /* per algorithm: time, estimated saving */
   memset(mine, 0, sizeof mine);
   memset(tmine, 0, sizeof tmine);
-  mine[0] = st.calls;
+  sum_counts(&mine[0], &mine[2]);
   mine[1] = st.accelerated;
-  mine[2] = st.small;
   memcpy(mine + 3, st.by_alg, sizeof st.by_alg);
   memcpy(mine + 3 + NALG, st.passed, sizeof st.passed);
   for (int a = 0; a < NALG; a++)
