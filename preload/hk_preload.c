@@ -84,7 +84,7 @@ static struct {
  * atomics (the fast path stays a few instructions); blocks are never freed, so
  * the summary adds those of threads that have ended too */
 typedef struct tcount {
-  long long calls, small;
+  long long calls, small, one_rank;
   struct tcount *next;
 } tcount_t;
 static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */
@@ -109,14 +109,16 @@ static inline tcount_t *counts(void)
   return my_counts;
 }
 
-static void sum_counts(long long *calls, long long *small)
+static void sum_counts(long long *calls, long long *small, long long *one_rank)
 {
   pthread_mutex_lock(&st.lock);
   *calls = spare_counts.calls;
   *small = spare_counts.small;
+  *one_rank = spare_counts.one_rank;
   for (tcount_t *c = thread_counts; c; c = c->next) {
     *calls += c->calls;
     *small += c->small;
+    *one_rank += c->one_rank;
   }
   pthread_mutex_unlock(&st.lock);
 }
@@ -302,9 +304,7 @@ static int hybrid_call(const void *sbuf, void *rbuf, int count, MPI_Datatype typ
   int c = size_class(bytes), n = 0;
   /* one rank: MPI only copies, nothing to gain (the same on that one rank) */
   if (PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == 1) {
-    pthread_mutex_lock(&st.lock);
-    st.passed[HK_FALLBACK_ONE_RANK]++;
-    pthread_mutex_unlock(&st.lock);
+    counts()->one_rank++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
   long long *seen = counters(comm);
@@ -393,8 +393,9 @@ HK_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
 
 HK_PUBLIC int hk_preload_query(hk_preload_state_t *s)
 {
-  long long calls = 0, passed = 0;
-  sum_counts(&calls, &passed);
+  long long calls = 0, passed = 0, one = 0;
+  sum_counts(&calls, &passed, &one);
+  passed += one;
   pthread_mutex_lock(&st.lock);
   for (int r = 0; r < P_NREASONS; r++)
     passed += st.passed[r];
@@ -412,10 +413,12 @@ static void summary(void)
   double tmine[ND], tall[ND]; /* per algorithm: time, estimated saving */
   memset(mine, 0, sizeof mine);
   memset(tmine, 0, sizeof tmine);
-  sum_counts(&mine[0], &mine[2]);
+  long long one = 0;
+  sum_counts(&mine[0], &mine[2], &one);
   mine[1] = st.accelerated;
   memcpy(mine + 3, st.by_alg, sizeof st.by_alg);
   memcpy(mine + 3 + NALG, st.passed, sizeof st.passed);
+  mine[3 + NALG + HK_FALLBACK_ONE_RANK] += one;
   for (int a = 0; a < NALG; a++)
     for (int c = 0; c < NCLASS; c++) {
       tmine[a] += st.cls[c].t_alg[a];
