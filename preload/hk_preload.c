@@ -327,6 +327,8 @@ static int hybrid_call(const void *sbuf, void *rbuf, int count, MPI_Datatype typ
   double t0 = PMPI_Wtime();
   int err = hk_allreduce(sbuf, rbuf, count, type, op, comm, &o);
   double t = PMPI_Wtime() - t0;
+  if (err != HK_SUCCESS && info.mpi_error != MPI_SUCCESS)
+    return info.mpi_error; /* PMPI_Allreduce failed: MPI called the error handler already */
   if (err != HK_SUCCESS) {
     int rank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -98,6 +98,8 @@ typedef struct hk_allreduce_info {
   hk_allreduce_alg_t algorithm;     /* what ran (never AUTO) */
   int threads;                      /* threads that took part (1 for mpi) */
   hk_allreduce_fallback_t fallback; /* HK_FALLBACK_NONE unless mpi replaced a hybrid one */
+  int mpi_error;                    /* MPI's code when the PMPI_Allreduce that ran as `mpi`
+                                       failed (its error handler was called), else 0 */
 } hk_allreduce_info_t;
 
 typedef struct hk_allreduce_opts {

@@ -246,7 +246,7 @@ int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
   static const hk_allreduce_opts_t defaults = HK_ALLREDUCE_OPTS_DEFAULT;
   const hk_allreduce_opts_t *o = opts ? opts : &defaults;
-  hk_allreduce_info_t local = {HK_ALLREDUCE_MPI, 1, HK_FALLBACK_CHOSEN};
+  hk_allreduce_info_t local = {HK_ALLREDUCE_MPI, 1, HK_FALLBACK_CHOSEN, MPI_SUCCESS};
   hk_allreduce_info_t *info = o->info ? o->info : &local;
   *info = local;
   if (count < 0 || (count > 0 && !recvbuf) || (int)o->algorithm < 0 ||
@@ -273,5 +273,6 @@ int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
   info->algorithm = HK_ALLREDUCE_MPI;
   info->threads = 1;
   int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  info->mpi_error = rc;
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Allreduce");
 }

@@ -333,6 +333,15 @@ static void errors(void)
   /* MPI_DATATYPE_NULL: an error both MPIs detect (MPICH does not check count -1) */
   int rc = MPI_Allreduce(&x, &y, 1, MPI_DATATYPE_NULL, MPI_SUM, d);
   check(rc != MPI_SUCCESS, "ERRORS_RETURN: MPI_DATATYPE_NULL returns an error", rc);
+  /* an op the datatype does not support, large enough for the hybrid path (MPI_SUM on
+   * MPI_DOUBLE_INT: a pair type), made on the ERRORS_RETURN communicator: an error code
+   * comes back on every rank, no abort, no hang */
+  enum { NP = 5000 };
+  struct { double v; int i; } *p = calloc(NP, sizeof *p), *q = calloc(NP, sizeof *q);
+  rc = MPI_Allreduce(p, q, NP, MPI_DOUBLE_INT, MPI_SUM, d);
+  check(rc != MPI_SUCCESS, "ERRORS_RETURN: MPI_SUM on MPI_DOUBLE_INT returns an error", rc);
+  free(p);
+  free(q);
   /* the communicator still works */
   int_sum(d, world_all, nranks, counts[4], 81, 0, "ERRORS_RETURN comm after an error");
   MPI_Comm_free(&d);
