@@ -17,6 +17,8 @@
  *                              hk_allreduce (AUTO: tuning table / environment /
  *                              model), from any thread
  *   MPI_Finalize               HK_PRELOAD_VERBOSE=1: rank 0 prints the summary
+ *   mpi_init_, mpi_allreduce_, ...  (Open MPI build) the Fortran bindings, which
+ *                              call PMPI_ directly there (end of this file)
  *
  * Every decision about which MPI calls run depends only on what is equal on all
  * ranks of the communicator: count x type size, the threshold agreed at init,
@@ -52,6 +54,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,3 +490,93 @@ HK_PUBLIC int MPI_Finalize(void)
   st.active = 0;
   return PMPI_Finalize();
 }
+
+#ifdef OPEN_MPI
+/* ---- Fortran (mpif.h and `use mpi`, gfortran's symbol names), Open MPI only ----
+ * Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers above never
+ * see a Fortran program.  These take the Fortran symbols: init and finalize run
+ * Open MPI's own Fortran binding (pmpi_*_, found at run time) around the same
+ * logic as the C wrappers; MPI_Allreduce converts the handles and Open MPI's
+ * Fortran MPI_IN_PLACE / MPI_BOTTOM (addresses of its common blocks) and calls
+ * the C wrapper.  MPICH's Fortran bindings call the C MPI_* functions, so that
+ * build needs none of this; `use mpi_f08` is not intercepted by either. */
+#include <dlfcn.h>
+
+void mpi_init_(MPI_Fint *ierr);
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_finalize_(MPI_Fint *ierr);
+void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                    MPI_Fint *comm, MPI_Fint *ierr);
+
+typedef void (*f_init_thread_t)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef void (*f_ierr_t)(MPI_Fint *);
+
+static void *fortran_symbol(const char *name)
+{
+  void *f = dlsym(RTLD_DEFAULT, name);
+  if (!f) {
+    fprintf(stderr, "hybridkit-preload: error: %s not found (Open MPI's Fortran library)\n", name);
+    abort(); /* a Fortran program without its MPI Fortran library cannot have called us */
+  }
+  return f;
+}
+
+static void f_init(MPI_Fint required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+  f_init_thread_t init = (f_init_thread_t)(uintptr_t)fortran_symbol("pmpi_init_thread_");
+  MPI_Fint ask = level_to_ask((int)required), got = MPI_THREAD_SINGLE;
+  st.asked_level = (int)ask;
+  init(&ask, &got, ierr);
+  int told = MPI_THREAD_SINGLE;
+  init_common((int)*ierr, (int)required, &told, (int)got);
+  if (provided)
+    *provided = told;
+}
+
+HK_PUBLIC void mpi_init_(MPI_Fint *ierr) { f_init(MPI_THREAD_SINGLE, NULL, ierr); }
+
+HK_PUBLIC void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+  f_init(*required, provided, ierr);
+}
+
+HK_PUBLIC void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
+{
+  int p = MPI_THREAD_SINGLE;
+  *ierr = MPI_Query_thread(&p);
+  *provided = p;
+}
+
+HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr)
+{
+  f_ierr_t fin = (f_ierr_t)(uintptr_t)fortran_symbol("pmpi_finalize_");
+  const char *v = getenv("HK_PRELOAD_VERBOSE");
+  if (st.inited && v && !strcmp(v, "1"))
+    summary();
+  if (st.keyval != MPI_KEYVAL_INVALID)
+    PMPI_Comm_free_keyval(&st.keyval);
+  st.active = 0;
+  fin(ierr);
+}
+
+HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                              MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  static void *in_place, *bottom;
+  static int looked;
+  if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+    in_place = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
+    bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
+    __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+  }
+  const void *s = sbuf;
+  if (in_place && sbuf == in_place)
+    s = MPI_IN_PLACE;
+  else if (bottom && sbuf == bottom)
+    s = MPI_BOTTOM;
+  void *r = bottom && rbuf == bottom ? MPI_BOTTOM : rbuf;
+  *ierr = MPI_Allreduce(s, r, (int)*count, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
+                        PMPI_Comm_f2c(*comm));
+}
+#endif
