@@ -19,8 +19,10 @@
 #include <float.h>
 #include <math.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "hk_test_mpi.h"
 #include "hybridkit.h"
 
@@ -278,6 +280,74 @@ static void check_in_parallel(void)
   }
 }
 
+/* AUTO without a table or HK_ALLREDUCE_ALGORITHM: auto's model (docs/coll.md) written
+ * again from the machine facts this test reads itself; 128 KiB of int sums */
+static void check_auto_model(void)
+{
+  const char *env_alg = getenv("HK_ALLREDUCE_ALGORITHM");
+  hk_allreduce_alg_t ea;
+  if ((getenv("HK_COLL_TUNING") && *getenv("HK_COLL_TUNING")) ||
+      (env_alg && *env_alg && hk_allreduce_alg_parse(env_alg, &ea) == 0 && ea != HK_ALLREDUCE_AUTO)) {
+    hk_error_clear();
+    return;
+  }
+  hk_error_clear();
+  int local = 0; /* the launcher's ranks per node, else this run's (one machine) */
+  const char *l = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!l)
+    l = getenv("MPI_LOCALNRANKS");
+  local = l ? atoi(l) : 0;
+  if (local < nranks)
+    local = nranks;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  int usable = CPU_COUNT(&set) < online / local ? CPU_COUNT(&set) : (int)(online / local);
+  if (usable < 1)
+    usable = 1;
+  int mine[2] = {usable, -(local > online)}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  usable = all[0];
+  int oversub = -all[1];
+  const char *k = getenv("HK_NODE_SIZE");
+  int per_node = k && *k ? atoi(k) : nranks;
+  int nodes_ok = per_node >= 1 && nranks % per_node == 0 && per_node >= 2;
+  int t = T < usable ? T : usable;
+  hk_allreduce_alg_t want = HK_ALLREDUCE_MPI;
+  hk_allreduce_fallback_t why = HK_FALLBACK_MODEL;
+  if (nranks == 1)
+    why = HK_FALLBACK_ONE_RANK;
+  else if (oversub)
+    why = HK_FALLBACK_MODEL;
+  else if (nodes_ok)
+    want = HK_ALLREDUCE_HIERARCHICAL;
+  else if (multiple && t >= 2)
+    want = HK_ALLREDUCE_CHUNKED;
+  if (want != HK_ALLREDUCE_MPI)
+    why = HK_FALLBACK_NONE;
+  enum { N = 32768 };
+  static int v[N];
+  for (int i = 0; i < N; i++)
+    v[i] = rank + i;
+  hk_allreduce_info_t info;
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = &info};
+  CHECK_EQ_INT(hk_allreduce(MPI_IN_PLACE, v, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), 0);
+  long long bad = 0;
+  for (int i = 0; i < N; i++)
+    bad += v[i] != nranks * i + nranks * (nranks - 1) / 2;
+  CHECK_EQ_INT(bad, 0);
+  if (info.fallback != why || info.algorithm != want)
+    fprintf(stderr, "rank %d: auto ran %s (fallback %s), the model says %s (%s): usable %d, "
+            "oversubscribed %d, %d per node\n", rank, hk_allreduce_alg_name(info.algorithm),
+            hk_allreduce_fallback_name(info.fallback), hk_allreduce_alg_name(want),
+            hk_allreduce_fallback_name(why), usable, oversub, per_node);
+  CHECK_EQ_INT(info.algorithm, want);
+  CHECK_EQ_INT(info.fallback, why);
+  if (want == HK_ALLREDUCE_HIERARCHICAL)
+    CHECK_EQ_INT(info.threads, multiple ? t : 1);
+}
+
 int main(int argc, char **argv)
 {
   int big = 0, table = 0, sample = 1;
@@ -349,6 +419,7 @@ int main(int argc, char **argv)
     run_case(HK_ALLREDUCE_MPI, &cases[0], 32768, 0);
     check_comms();
     check_in_parallel();
+    check_auto_model();
     MPI_Op_free(&summod);
     MPI_Op_free(&leftop);
     MPI_Type_free(&int3);
