@@ -449,6 +449,7 @@ static void summary(void)
   memcpy(mine + 3, st.by_alg, sizeof st.by_alg);
   memcpy(mine + 3 + NALG, st.passed, sizeof st.passed);
   mine[3 + NALG + HK_FALLBACK_ONE_RANK] += one;
+  mine[3 + NALG + HK_FALLBACK_SMALL] += mine[2]; /* one "small" in the summary */
   for (int a = 0; a < NALG; a++)
     for (int c = 0; c < NCLASS; c++) {
       tmine[a] += st.cls[c].t_alg[a];
@@ -470,8 +471,6 @@ static void summary(void)
     if (all[3 + a])
       snprintf(algs + strlen(algs), sizeof algs - strlen(algs), "%s%s %lld",
                algs[0] ? ", " : "", hk_allreduce_alg_name((hk_allreduce_alg_t)a), all[3 + a]);
-  if (all[2])
-    snprintf(why, sizeof why, "small %lld", all[2]);
   for (int r = 0; r < P_NREASONS; r++) {
     long long n = all[3 + NALG + r];
     const char *name = r == P_SAMPLED ? "sampled" : hk_allreduce_fallback_name(r);
