@@ -73,7 +73,7 @@ enum { P_SAMPLED = HK_FALLBACK_NREASONS, P_NREASONS };
 enum { LEVEL_AUTO, LEVEL_PROGRAM, LEVEL_MULTIPLE, LEVEL_BOGUS };
 
 static struct {
-  int inited, active, program_level, mpi_level, asked_level, mode;
+  int inited, active, program_level, mpi_level, asked_level, mode, world_size;
   char why[160];              /* why asked_level */
   long long min_bytes;
   int keyval;
@@ -233,6 +233,7 @@ static int init_common(int rc, int required, int *provided, int mpi_level)
     *provided = st.program_level;
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &st.world_size);
   const char *verbose = getenv("HK_PRELOAD_VERBOSE");
   if (rank == 0 && st.mode == LEVEL_BOGUS)
     fprintf(stderr, "hybridkit-preload: warning: HK_PRELOAD_THREAD_LEVEL=%s is not auto, program "
@@ -307,8 +308,10 @@ static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, i
                                                  long long bytes)
 {
   int c = size_class(bytes), n = 0;
-  /* one rank: MPI only copies, nothing to gain (the same on that one rank) */
-  if (PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == 1) {
+  /* one rank: MPI only copies, nothing to gain (the same on that one rank);
+   * MPI_COMM_SELF and a one-rank MPI_COMM_WORLD without asking MPI */
+  if (comm == MPI_COMM_SELF || (st.world_size == 1 && comm == MPI_COMM_WORLD) ||
+      (PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == 1)) {
     counts()->one_rank++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
