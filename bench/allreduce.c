@@ -58,7 +58,7 @@ static int allreduce(variant_t *v, const void *sbuf, void *rbuf, int count, MPI_
                      MPI_Comm comm)
 {
   if (v->alg->alg == HK_ALLREDUCE_MPI) {
-    v->info = (hk_allreduce_info_t){HK_ALLREDUCE_MPI, 1, HK_FALLBACK_NONE};
+    v->info = (hk_allreduce_info_t){HK_ALLREDUCE_MPI, 1, HK_FALLBACK_NONE, 0};
     if (MPI_Allreduce(sbuf, rbuf, count, type, MPI_SUM, comm) != MPI_SUCCESS)
       return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of %d elements failed", count);
     return HK_SUCCESS;

@@ -3,32 +3,62 @@
  *
  *   LD_PRELOAD=libhybridkit-preload.so  (mpirun -x LD_PRELOAD=... / mpiexec -genv ...)
  *
- *   MPI_Init, MPI_Init_thread  request MPI_THREAD_MULTIPLE from PMPI; the program
- *                              is told min(what it asked, what MPI gives), and so
- *                              is MPI_Query_thread: its view stays truthful
- *   MPI_Allreduce              messages below the threshold go straight to
- *                              PMPI_Allreduce (a size test and two counters: the
- *                              pass-through cost; counters are not atomic, so a
- *                              MULTIPLE program calling from several threads may
- *                              lose counts); larger ones go to hk_allreduce
- *                              (AUTO: tuning table / environment), when called by
- *                              the thread that initialised MPI
+ *   MPI_Init, MPI_Init_thread  ask PMPI for MPI_THREAD_MULTIPLE only where it can
+ *                              help (below), else for the program's level; the
+ *                              program is told min(what it asked, what MPI gives),
+ *                              and so is MPI_Query_thread: its view stays truthful.
+ *                              Then one PMPI_Allreduce over MPI_COMM_WORLD agrees
+ *                              on the threshold (ranks that disagree: every call
+ *                              passes through)
+ *   MPI_Allreduce              below the threshold (or count 0): straight to
+ *                              PMPI_Allreduce (a size test and a per-thread
+ *                              counter: the pass-through cost); at or above it,
+ *                              a communicator of one rank passes too; else
+ *                              hk_allreduce (AUTO: tuning table / environment /
+ *                              model), from any thread
  *   MPI_Finalize               HK_PRELOAD_VERBOSE=1: rank 0 prints the summary
+ *   mpi_init_, mpi_allreduce_, ...  (Open MPI build) the Fortran bindings, which
+ *                              call PMPI_ directly there (end of this file)
  *
- * HK_PRELOAD_THREAD_LEVEL=program: ask MPI for the program's level only (no
- * acceleration; isolates the cost of MPI_THREAD_MULTIPLE in the MPI library).
+ * Every decision about which MPI calls run depends only on what is equal on all
+ * ranks of the communicator: count x type size, the threshold agreed at init,
+ * the per-communicator state hk_allreduce agrees on, and a per-communicator call
+ * counter (the sampling below) that every rank advances on the same calls.
+ * hybridkit's own MPI calls go to PMPI_ and never come through here.
  *
- * Time-saved estimate: per power-of-two size class, the first accelerated-size
- * call and every 32nd after it are run by PMPI_Allreduce instead ("sampled", the
- * same on every rank since the size is), giving the baseline time per call; the
- * saving is (baseline - hybrid) x accelerated calls, summed over the classes.
+ * Thread level (HK_PRELOAD_THREAD_LEVEL):
+ *   auto (default)  MPI_THREAD_MULTIPLE when the rank can use more than one core
+ *                   (its affinity mask, at most the online CPUs over the ranks the
+ *                   launcher puts on the node), more than one thread would run
+ *                   (HK_ALLREDUCE_THREADS, else OMP max threads), the job has more
+ *                   than one rank and HK_ALLREDUCE_ALGORITHM is not mpi; else the
+ *                   program's level (hierarchical still runs, one thread per rank)
+ *   program         the program's level; multiple: always MULTIPLE (tests)
+ *
+ * Errors: a failure of the hybrid path after its set-up (set-up failures are
+ * agreed fallbacks) calls the communicator's error handler with MPI_ERR_OTHER,
+ * as MPI would: fatal by default, MPI_ERR_OTHER returned under
+ * MPI_ERRORS_RETURN (the receive buffer is then undefined).
+ *
+ * Time-saved estimate: per communicator and power-of-two size class, the first
+ * call at or above the threshold and every 32nd after it are run by
+ * PMPI_Allreduce instead ("sampled"; the counter lives in an attribute of the
+ * communicator, so all its ranks sample the same calls), giving the baseline
+ * time per call of the class; the saving of an algorithm is (baseline - its
+ * time) x its calls, summed over the classes.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <mpi.h>
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "hk_preload.h"
 #include "hybridkit/coll.h"
 #include "hybridkit/env.h"
@@ -37,17 +67,64 @@
 #define HK_PUBLIC __attribute__((visibility("default")))
 #define NCLASS 48
 #define SAMPLE_EVERY 32
+#define NALG HK_ALLREDUCE_NALG
 
-enum { P_NOT_MAIN = HK_FALLBACK_NREASONS, P_SAMPLED, P_NREASONS };
+enum { P_SAMPLED = HK_FALLBACK_NREASONS, P_NREASONS };
+enum { LEVEL_AUTO, LEVEL_PROGRAM, LEVEL_MULTIPLE, LEVEL_BOGUS };
 
 static struct {
-  int active, program_level, mpi_level;
-  pthread_t main;
+  int inited, active, program_level, mpi_level, asked_level, mode, world_size;
+  char why[160];              /* why asked_level */
   long long min_bytes;
-  long long calls, accelerated, by_alg[HK_ALLREDUCE_NALG], passed[P_NREASONS];
+  int keyval;
+  pthread_mutex_t lock;       /* the rest, and the list of per-thread counters */
+  long long accelerated, by_alg[NALG], passed[P_NREASONS];
   double hybrid_time;
-  struct { long long n_hyb, n_mpi, seen; double t_hyb, t_mpi; } cls[NCLASS];
-} st;
+  struct { long long n_alg[NALG], n_mpi; double t_alg[NALG], t_mpi; } cls[NCLASS];
+} st = {.keyval = MPI_KEYVAL_INVALID, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* calls and pass-throughs below the threshold, counted per thread without
+ * atomics (the fast path stays a few instructions); blocks are never freed, so
+ * the summary adds those of threads that have ended too */
+typedef struct tcount {
+  long long calls, small, one_rank;
+  struct tcount *next;
+} tcount_t;
+static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */
+static __thread __attribute__((tls_model("initial-exec"))) tcount_t *my_counts;
+
+static __attribute__((noinline, cold)) tcount_t *new_counts(void)
+{
+  tcount_t *c = calloc(1, sizeof *c);
+  if (!c)
+    return &spare_counts;
+  pthread_mutex_lock(&st.lock);
+  c->next = thread_counts;
+  thread_counts = c;
+  pthread_mutex_unlock(&st.lock);
+  return c;
+}
+
+static inline tcount_t *counts(void)
+{
+  if (__builtin_expect(!my_counts, 0))
+    my_counts = new_counts();
+  return my_counts;
+}
+
+static void sum_counts(long long *calls, long long *small, long long *one_rank)
+{
+  pthread_mutex_lock(&st.lock);
+  *calls = spare_counts.calls;
+  *small = spare_counts.small;
+  *one_rank = spare_counts.one_rank;
+  for (tcount_t *c = thread_counts; c; c = c->next) {
+    *calls += c->calls;
+    *small += c->small;
+    *one_rank += c->one_rank;
+  }
+  pthread_mutex_unlock(&st.lock);
+}
 
 static int size_class(long long bytes)
 {
@@ -57,81 +134,228 @@ static int size_class(long long bytes)
   return c;
 }
 
+/* a positive integer from the environment, 0 when unset or not one */
+static long env_count(const char *name)
+{
+  const char *v = getenv(name);
+  char *end = NULL;
+  long n = v && *v ? strtol(v, &end, 10) : 0;
+  return v && *v && !*end && n > 0 && n < 1L << 24 ? n : 0;
+}
+
+static int mode_of_env(void)
+{
+  const char *v = getenv("HK_PRELOAD_THREAD_LEVEL");
+  if (!v || !*v || !strcmp(v, "auto"))
+    return LEVEL_AUTO;
+  if (!strcmp(v, "program"))
+    return LEVEL_PROGRAM;
+  if (!strcmp(v, "multiple"))
+    return LEVEL_MULTIPLE;
+  return LEVEL_BOGUS;
+}
+
+/* the level to ask PMPI for (before MPI_Init: only the environment and the
+ * process's own affinity are known); st.why says why */
+static int level_to_ask(int required)
+{
+  st.mode = mode_of_env();
+  if (st.mode == LEVEL_PROGRAM) {
+    snprintf(st.why, sizeof st.why, "HK_PRELOAD_THREAD_LEVEL=program");
+    return required;
+  }
+  if (st.mode == LEVEL_MULTIPLE) {
+    snprintf(st.why, sizeof st.why, "HK_PRELOAD_THREAD_LEVEL=multiple");
+    return MPI_THREAD_MULTIPLE;
+  }
+  if (required >= MPI_THREAD_MULTIPLE) {
+    snprintf(st.why, sizeof st.why, "the program's own request");
+    return required;
+  }
+  long world = env_count("OMPI_COMM_WORLD_SIZE");
+  if (!world)
+    world = env_count("PMI_SIZE");
+  long local = env_count("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!local)
+    local = env_count("MPI_LOCALNRANKS");
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  long usable = cpus;
+  if (online > 0 && usable > online / (local > 0 ? local : 1))
+    usable = online / (local > 0 ? local : 1);
+  long threads = env_count("HK_ALLREDUCE_THREADS");
+  if (!threads)
+    threads = omp_get_max_threads();
+  const char *alg = getenv("HK_ALLREDUCE_ALGORITHM");
+  if (world == 1)
+    snprintf(st.why, sizeof st.why, "one rank");
+  else if (alg && !strcmp(alg, "mpi"))
+    snprintf(st.why, sizeof st.why, "HK_ALLREDUCE_ALGORITHM=mpi");
+  else if (usable < 2)
+    snprintf(st.why, sizeof st.why, "%ld usable core(s) per rank (%ld in the affinity mask, "
+             "%ld online, %ld rank(s) on the node)", usable, cpus, online, local ? local : 1);
+  else if (threads < 2)
+    snprintf(st.why, sizeof st.why, "one thread per rank");
+  else {
+    snprintf(st.why, sizeof st.why, "%ld usable cores per rank, %ld threads", usable, threads);
+    return MPI_THREAD_MULTIPLE;
+  }
+  return required;
+}
+
+static int delete_counters(MPI_Comm comm, int kv, void *value, void *extra)
+{
+  (void)comm;
+  (void)kv;
+  (void)extra;
+  free(value);
+  return MPI_SUCCESS;
+}
+
+static const char *level_name(int l)
+{
+  static const char *const n[] = {"single", "funneled", "serialized", "multiple"};
+  int i = l == MPI_THREAD_SINGLE ? 0 : l == MPI_THREAD_FUNNELED ? 1
+          : l == MPI_THREAD_SERIALIZED ? 2 : 3;
+  return n[i];
+}
+
 static int init_common(int rc, int required, int *provided, int mpi_level)
 {
   if (rc != MPI_SUCCESS)
     return rc;
-  st.active = 1;
+  st.inited = 1;
   st.mpi_level = mpi_level;
   st.program_level = required < mpi_level ? required : mpi_level;
-  st.main = pthread_self();
-  hk_coll_config_t cfg;
-  hk_coll_config(&cfg); /* warnings about the environment appear at start-up */
-  st.min_bytes = cfg.min_bytes;
   if (provided)
     *provided = st.program_level;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &st.world_size);
+  const char *verbose = getenv("HK_PRELOAD_VERBOSE");
+  if (rank == 0 && st.mode == LEVEL_BOGUS)
+    fprintf(stderr, "hybridkit-preload: warning: HK_PRELOAD_THREAD_LEVEL=%s is not auto, program "
+            "or multiple; using auto\n", getenv("HK_PRELOAD_THREAD_LEVEL"));
+  if (rank == 0 && verbose && *verbose && strcmp(verbose, "0") && strcmp(verbose, "1"))
+    fprintf(stderr, "hybridkit-preload: warning: HK_PRELOAD_VERBOSE=%s is not 0 or 1; using 0\n",
+            verbose);
+  hk_coll_config_t cfg;
+  hk_coll_config(&cfg); /* warnings about the environment appear at start-up (rank 0) */
+  st.min_bytes = cfg.min_bytes;
+  /* the threshold decides on every rank whether hk_allreduce (and its first-use
+   * agreement) runs: ranks that disagree would mismatch collectives */
+  long long mine[2] = {st.min_bytes, -st.min_bytes}, all[2] = {0, 0};
+  int ok = PMPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS &&
+           all[0] == -all[1];
+  ok = ok && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_counters, &st.keyval, NULL) ==
+                 MPI_SUCCESS;
+  if (!ok && rank == 0)
+    fprintf(stderr, "hybridkit-preload: warning: the threshold (HK_ALLREDUCE_MIN_BYTES, "
+            "HK_COLL_TUNING) differs between ranks; every MPI_Allreduce passes through\n");
+  if (rank == 0 && ((st.mode == LEVEL_MULTIPLE || st.asked_level == MPI_THREAD_MULTIPLE) &&
+                    mpi_level < MPI_THREAD_MULTIPLE))
+    fprintf(stderr, "hybridkit-preload: warning: asked MPI for MPI_THREAD_MULTIPLE, it provides "
+            "%s: the chunked algorithms stay off\n", level_name(mpi_level));
+  st.active = ok;
   return rc;
-}
-
-/* MPI_THREAD_MULTIPLE, unless HK_PRELOAD_THREAD_LEVEL=program keeps the program's
- * request (then every call passes through: "thread-level"; for measuring what
- * MPI_THREAD_MULTIPLE itself costs an MPI library) */
-static int level_to_ask(int required)
-{
-  const char *v = getenv("HK_PRELOAD_THREAD_LEVEL");
-  return v && !strcmp(v, "program") ? required : MPI_THREAD_MULTIPLE;
 }
 
 HK_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
   int level = MPI_THREAD_SINGLE;
-  int rc = PMPI_Init_thread(argc, argv, level_to_ask(MPI_THREAD_SINGLE), &level);
+  st.asked_level = level_to_ask(MPI_THREAD_SINGLE);
+  int rc = PMPI_Init_thread(argc, argv, st.asked_level, &level);
   return init_common(rc, MPI_THREAD_SINGLE, NULL, level);
 }
 
 HK_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
   int level = MPI_THREAD_SINGLE;
-  int rc = PMPI_Init_thread(argc, argv, level_to_ask(required), &level);
+  st.asked_level = level_to_ask(required);
+  int rc = PMPI_Init_thread(argc, argv, st.asked_level, &level);
   return init_common(rc, required, provided, level);
 }
 
 HK_PUBLIC int MPI_Query_thread(int *provided)
 {
-  if (!st.active)
+  if (!st.inited)
     return PMPI_Query_thread(provided);
   *provided = st.program_level;
   return MPI_SUCCESS;
 }
 
-static int hybrid_call(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                       MPI_Comm comm, long long bytes)
+/* the sampling counters of comm (an attribute: every rank of comm advances its
+ * copy on the same calls); NULL if the attribute cannot be made */
+static long long *counters(MPI_Comm comm)
 {
-  int c = size_class(bytes);
-  int sample = st.cls[c].seen++ % SAMPLE_EVERY == 0;
+  void *v = NULL;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, st.keyval, &v, &found) == MPI_SUCCESS && found)
+    return v;
+  long long *n = calloc(NCLASS, sizeof *n);
+  if (n && PMPI_Comm_set_attr(comm, st.keyval, n) != MPI_SUCCESS) {
+    free(n);
+    n = NULL;
+  }
+  return n;
+}
+
+/* out of line: the pass-through path of MPI_Allreduce keeps no stack frame */
+static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, int count,
+                                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                                 long long bytes)
+{
+  int c = size_class(bytes), n = 0;
+  /* one rank: MPI only copies, nothing to gain (the same on that one rank);
+   * MPI_COMM_SELF and a one-rank MPI_COMM_WORLD without asking MPI */
+  if (comm == MPI_COMM_SELF || (st.world_size == 1 && comm == MPI_COMM_WORLD) ||
+      (PMPI_Comm_size(comm, &n) == MPI_SUCCESS && n == 1)) {
+    counts()->one_rank++;
+    return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+  }
+  long long *seen = counters(comm);
+  if (!seen || seen[c]++ % SAMPLE_EVERY == 0) {
+    /* no counters: every rank of comm lacks them alike only by luck, so a rank
+     * without them passes through as if sampled; allocation failure is the
+     * only cause, and then the process is in trouble anyway */
+    double t0 = PMPI_Wtime();
+    int rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    double t = PMPI_Wtime() - t0;
+    pthread_mutex_lock(&st.lock);
+    st.passed[P_SAMPLED]++;
+    st.cls[c].n_mpi++;
+    st.cls[c].t_mpi += t;
+    pthread_mutex_unlock(&st.lock);
+    return rc;
+  }
   hk_allreduce_info_t info;
-  hk_allreduce_opts_t o = {.algorithm = sample ? HK_ALLREDUCE_MPI : HK_ALLREDUCE_AUTO,
-                           .min_bytes = -1, .info = &info};
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = &info};
   double t0 = PMPI_Wtime();
   int err = hk_allreduce(sbuf, rbuf, count, type, op, comm, &o);
   double t = PMPI_Wtime() - t0;
+  if (err != HK_SUCCESS && info.mpi_error != MPI_SUCCESS)
+    return info.mpi_error; /* PMPI_Allreduce failed: MPI called the error handler already */
   if (err != HK_SUCCESS) {
-    fprintf(stderr, "hybridkit-preload: %s\n", hk_error_message());
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "hybridkit-preload: rank %d: MPI_Allreduce: %s\n", rank, hk_error_message());
+    fflush(stderr);
+    PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
     return MPI_ERR_OTHER;
   }
-  if (info.fallback == HK_FALLBACK_NONE) {
+  pthread_mutex_lock(&st.lock);
+  if (info.fallback == HK_FALLBACK_NONE && info.algorithm != HK_ALLREDUCE_MPI) {
     st.accelerated++;
     st.by_alg[info.algorithm]++;
     st.hybrid_time += t;
-    st.cls[c].n_hyb++;
-    st.cls[c].t_hyb += t;
+    st.cls[c].n_alg[info.algorithm]++;
+    st.cls[c].t_alg[info.algorithm] += t;
   } else {
-    st.passed[sample ? P_SAMPLED : info.fallback]++;
-    if (sample || info.fallback == HK_FALLBACK_CHOSEN) {
-      st.cls[c].n_mpi++;
-      st.cls[c].t_mpi += t;
-    }
+    st.passed[info.fallback]++;
   }
+  pthread_mutex_unlock(&st.lock);
   return MPI_SUCCESS;
 }
 
@@ -143,12 +367,11 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
   int size;
 } last_type;
 
-static int type_size(MPI_Datatype type)
+static __attribute__((noinline)) int type_size_slow(MPI_Datatype type)
 {
-  if (type == last_type.type && last_type.size > 0)
-    return last_type.size;
   int size = 0, ni, na, nd, combiner = -1;
-  PMPI_Type_size(type, &size);
+  if (PMPI_Type_size(type, &size) != MPI_SUCCESS)
+    return -1;
   PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
   if (combiner == MPI_COMBINER_NAMED) {
     last_type.type = type;
@@ -157,99 +380,230 @@ static int type_size(MPI_Datatype type)
   return size;
 }
 
-HK_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                            MPI_Comm comm)
+static inline int type_size(MPI_Datatype type)
 {
-  int tsize = type_size(type);
-  st.calls++;
-  long long bytes = (long long)count * tsize;
-  if (bytes < st.min_bytes || !st.active) {
-    st.passed[HK_FALLBACK_SMALL]++;
+  if (type == last_type.type && last_type.size > 0)
+    return last_type.size;
+  return type_size_slow(type);
+}
+
+/* everything but the common pass-through (out of line, see MPI_Allreduce) */
+static __attribute__((noinline)) int allreduce_rest(const void *sbuf, void *rbuf, int count,
+                                                    MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+  tcount_t *n = counts();
+  n->calls++;
+  /* not initialised through us, nothing to reduce, or arguments MPI must judge */
+  if (!st.active || count <= 0 || type == MPI_DATATYPE_NULL || comm == MPI_COMM_NULL ||
+      op == MPI_OP_NULL) {
+    n->small++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
-  if (!pthread_equal(pthread_self(), st.main)) {
-    st.passed[P_NOT_MAIN]++;
+  long long bytes = (long long)count * type_size(type);
+  if (bytes < st.min_bytes || bytes <= 0) {
+    n->small++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
   return hybrid_call(sbuf, rbuf, count, type, op, comm, bytes);
 }
 
-HK_PUBLIC int hk_preload_query(hk_preload_state_t *s)
+/* The pass-through below the threshold with this thread's last predefined type:
+ * a few loads and compares, two increments and a tail jump to PMPI_Allreduce (no
+ * stack frame: what a program pays where nothing is accelerated).  Passing
+ * through is always right, so this path needs no other check. */
+HK_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                            MPI_Comm comm)
 {
-  long long passed = 0;
-  for (int r = 0; r < P_NREASONS; r++)
-    passed += st.passed[r];
-  *s = (hk_preload_state_t){st.active, st.program_level, st.mpi_level, st.calls, st.accelerated,
-                            passed, st.hybrid_time};
-  return 0;
+  tcount_t *n = my_counts;
+  if (__builtin_expect(n != NULL, 1) && type == last_type.type && last_type.size > 0 &&
+      (long long)count * last_type.size < st.min_bytes) {
+    n->calls++;
+    n->small++;
+    return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+  }
+  return allreduce_rest(sbuf, rbuf, count, type, op, comm);
 }
 
-static const char *level_name(int l)
+HK_PUBLIC int hk_preload_query(hk_preload_state_t *s)
 {
-  static const char *const n[] = {"single", "funneled", "serialized", "multiple"};
-  int i = l == MPI_THREAD_SINGLE ? 0 : l == MPI_THREAD_FUNNELED ? 1
-          : l == MPI_THREAD_SERIALIZED ? 2 : 3;
-  return n[i];
+  long long calls = 0, passed = 0, one = 0;
+  sum_counts(&calls, &passed, &one);
+  passed += one;
+  pthread_mutex_lock(&st.lock);
+  for (int r = 0; r < P_NREASONS; r++)
+    passed += st.passed[r];
+  *s = (hk_preload_state_t){st.active, st.program_level, st.mpi_level, calls, st.accelerated,
+                            passed, st.hybrid_time};
+  pthread_mutex_unlock(&st.lock);
+  return 0;
 }
 
 static void summary(void)
 {
-  enum { NC = 3 + HK_ALLREDUCE_NALG + P_NREASONS };
+  /* calls, accelerated, small, by_alg, passed, sampled calls under each algorithm */
+  enum { NC = 3 + NALG + P_NREASONS + NALG, ND = 2 * NALG };
   long long mine[NC], all[NC];
-  double est = 0.0, tsum[2], tall[2];
-  long long sampled_n = 0;
-  for (int c = 0; c < NCLASS; c++)
-    if (st.cls[c].n_hyb && st.cls[c].n_mpi) {
-      est += (st.cls[c].t_mpi / st.cls[c].n_mpi - st.cls[c].t_hyb / st.cls[c].n_hyb) *
-             st.cls[c].n_hyb;
-      sampled_n += st.cls[c].n_mpi;
-    }
-  mine[0] = st.calls;
+  double tmine[ND], tall[ND]; /* per algorithm: time, estimated saving */
+  memset(mine, 0, sizeof mine);
+  memset(tmine, 0, sizeof tmine);
+  long long one = 0;
+  sum_counts(&mine[0], &mine[2], &one);
   mine[1] = st.accelerated;
-  mine[2] = sampled_n;
   memcpy(mine + 3, st.by_alg, sizeof st.by_alg);
-  memcpy(mine + 3 + HK_ALLREDUCE_NALG, st.passed, sizeof st.passed);
-  tsum[0] = st.hybrid_time;
-  tsum[1] = est;
+  memcpy(mine + 3 + NALG, st.passed, sizeof st.passed);
+  mine[3 + NALG + HK_FALLBACK_ONE_RANK] += one;
+  mine[3 + NALG + HK_FALLBACK_SMALL] += mine[2]; /* one "small" in the summary */
+  for (int a = 0; a < NALG; a++)
+    for (int c = 0; c < NCLASS; c++) {
+      tmine[a] += st.cls[c].t_alg[a];
+      if (st.cls[c].n_alg[a] && st.cls[c].n_mpi) {
+        tmine[NALG + a] += (st.cls[c].t_mpi / st.cls[c].n_mpi -
+                            st.cls[c].t_alg[a] / st.cls[c].n_alg[a]) * st.cls[c].n_alg[a];
+        mine[3 + NALG + P_NREASONS + a] += st.cls[c].n_mpi;
+      }
+    }
   int rank = 0, size = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   PMPI_Reduce(mine, all, NC, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(tsum, tall, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(tmine, tall, ND, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank != 0)
     return;
   char algs[256] = "", why[512] = "";
-  for (int a = 0; a < HK_ALLREDUCE_NALG; a++)
+  for (int a = 0; a < NALG; a++)
     if (all[3 + a])
       snprintf(algs + strlen(algs), sizeof algs - strlen(algs), "%s%s %lld",
                algs[0] ? ", " : "", hk_allreduce_alg_name((hk_allreduce_alg_t)a), all[3 + a]);
   for (int r = 0; r < P_NREASONS; r++) {
-    long long n = all[3 + HK_ALLREDUCE_NALG + r];
-    const char *name = r == P_NOT_MAIN ? "not-main-thread"
-                       : r == P_SAMPLED ? "sampled" : hk_allreduce_fallback_name(r);
+    long long n = all[3 + NALG + r];
+    const char *name = r == P_SAMPLED ? "sampled" : hk_allreduce_fallback_name(r);
     if (n)
       snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s %lld", why[0] ? ", " : "",
                name, n);
   }
-  long long passed = all[0] - all[1];
   fprintf(stderr,
           "hybridkit-preload: MPI_Allreduce: %lld calls intercepted on %d ranks, %lld accelerated%s%s%s, "
           "%lld passed through%s%s%s\n"
-          "hybridkit-preload: thread level: program asked %s and is told %s, MPI provides %s; "
-          "threshold %lld bytes\n"
-          "hybridkit-preload: time in accelerated calls %.6f s (sum over ranks), estimated saving "
-          "%.6f s (baseline from %lld sampled calls)\n",
-          all[0], size, all[1], algs[0] ? " (" : "", algs, algs[0] ? ")" : "", passed,
+          "hybridkit-preload: thread level: program asked %s and is told %s, MPI provides %s "
+          "(asked %s: %s); threshold %lld bytes\n",
+          all[0], size, all[1], algs[0] ? " (" : "", algs, algs[0] ? ")" : "", all[0] - all[1],
           why[0] ? " (" : "", why, why[0] ? ")" : "", level_name(st.program_level),
-          level_name(st.program_level), level_name(st.mpi_level), st.min_bytes, tall[0], tall[1],
-          all[2]);
+          level_name(st.program_level), level_name(st.mpi_level), level_name(st.asked_level),
+          st.why, st.min_bytes);
+  for (int a = 0; a < NALG; a++) {
+    if (!all[3 + a])
+      continue;
+    long long base = all[3 + NALG + P_NREASONS + a];
+    if (base)
+      fprintf(stderr, "hybridkit-preload: %s: %lld calls, %.6f s (sum over ranks), estimated "
+              "saving %.6f s against %lld sampled MPI calls of the same sizes\n",
+              hk_allreduce_alg_name((hk_allreduce_alg_t)a), all[3 + a], tall[a], tall[NALG + a],
+              base);
+    else
+      fprintf(stderr, "hybridkit-preload: %s: %lld calls, %.6f s (sum over ranks), no sampled "
+              "MPI call of the same sizes to estimate a saving\n",
+              hk_allreduce_alg_name((hk_allreduce_alg_t)a), all[3 + a], tall[a]);
+  }
   fflush(stderr);
 }
 
 HK_PUBLIC int MPI_Finalize(void)
 {
   const char *v = getenv("HK_PRELOAD_VERBOSE");
-  if (st.active && v && !strcmp(v, "1"))
+  if (st.inited && v && !strcmp(v, "1"))
     summary();
+  if (st.keyval != MPI_KEYVAL_INVALID)
+    PMPI_Comm_free_keyval(&st.keyval);
+  st.active = 0;
   return PMPI_Finalize();
 }
+
+#ifdef OPEN_MPI
+/* ---- Fortran (mpif.h and `use mpi`, gfortran's symbol names), Open MPI only ----
+ * Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers above never
+ * see a Fortran program.  These take the Fortran symbols: init and finalize run
+ * Open MPI's own Fortran binding (pmpi_*_, found at run time) around the same
+ * logic as the C wrappers; MPI_Allreduce converts the handles and Open MPI's
+ * Fortran MPI_IN_PLACE / MPI_BOTTOM (addresses of its common blocks) and calls
+ * the C wrapper.  MPICH's Fortran bindings call the C MPI_* functions, so that
+ * build needs none of this; `use mpi_f08` is not intercepted by either. */
+#include <dlfcn.h>
+
+void mpi_init_(MPI_Fint *ierr);
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
+void mpi_finalize_(MPI_Fint *ierr);
+void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                    MPI_Fint *comm, MPI_Fint *ierr);
+
+typedef void (*f_init_thread_t)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+typedef void (*f_ierr_t)(MPI_Fint *);
+
+static void *fortran_symbol(const char *name)
+{
+  void *f = dlsym(RTLD_DEFAULT, name);
+  if (!f) {
+    fprintf(stderr, "hybridkit-preload: error: %s not found (Open MPI's Fortran library)\n", name);
+    abort(); /* a Fortran program without its MPI Fortran library cannot have called us */
+  }
+  return f;
+}
+
+static void f_init(MPI_Fint required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+  f_init_thread_t init = (f_init_thread_t)(uintptr_t)fortran_symbol("pmpi_init_thread_");
+  MPI_Fint ask = level_to_ask((int)required), got = MPI_THREAD_SINGLE;
+  st.asked_level = (int)ask;
+  init(&ask, &got, ierr);
+  int told = MPI_THREAD_SINGLE;
+  init_common((int)*ierr, (int)required, &told, (int)got);
+  if (provided)
+    *provided = told;
+}
+
+HK_PUBLIC void mpi_init_(MPI_Fint *ierr) { f_init(MPI_THREAD_SINGLE, NULL, ierr); }
+
+HK_PUBLIC void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+  f_init(*required, provided, ierr);
+}
+
+HK_PUBLIC void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
+{
+  int p = MPI_THREAD_SINGLE;
+  *ierr = MPI_Query_thread(&p);
+  *provided = p;
+}
+
+HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr)
+{
+  f_ierr_t fin = (f_ierr_t)(uintptr_t)fortran_symbol("pmpi_finalize_");
+  const char *v = getenv("HK_PRELOAD_VERBOSE");
+  if (st.inited && v && !strcmp(v, "1"))
+    summary();
+  if (st.keyval != MPI_KEYVAL_INVALID)
+    PMPI_Comm_free_keyval(&st.keyval);
+  st.active = 0;
+  fin(ierr);
+}
+
+HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                              MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  static void *in_place, *bottom;
+  static int looked;
+  if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+    in_place = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
+    bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
+    __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+  }
+  const void *s = sbuf;
+  if (in_place && sbuf == in_place)
+    s = MPI_IN_PLACE;
+  else if (bottom && sbuf == bottom)
+    s = MPI_BOTTOM;
+  void *r = bottom && rbuf == bottom ? MPI_BOTTOM : rbuf;
+  *ierr = MPI_Allreduce(s, r, (int)*count, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
+                        PMPI_Comm_f2c(*comm));
+}
+#endif

@@ -27,8 +27,21 @@ hk_mpi_test(coll.table test_coll ARGS --table RANKS 2 THREADS 1 2
 set(TC $<TARGET_FILE:test_coll> --algorithms chunked)
 hk_expect_test(coll.tuning_missing 0 "^hybridkit: warning: HK_COLL_TUNING=/nonexistent/t.json: cannot open: No such file.*using the defaults"
                ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=/nonexistent/t.json COMMAND ${TC})
-hk_expect_test(coll.tuning_unreadable 0 "HK_COLL_TUNING=.*: cannot read: Is a directory.*using the defaults"
+hk_expect_test(coll.tuning_unreadable 0 "HK_COLL_TUNING=.*: not a regular file \\(a directory\\).*using the defaults"
                ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=${COLL_DIR} COMMAND ${TC})
+# a FIFO nobody writes to: refused at once (opening it for reading used to block forever)
+add_test(NAME coll.tuning_fifo COMMAND ${COLL_DIR}/with_fifo.sh ${CMAKE_CURRENT_BINARY_DIR}/coll.tuning.fifo
+         ${EXPECT} --once 0 "HK_COLL_TUNING=.*coll.tuning.fifo: not a regular file \\(a FIFO\\).*using the defaults"
+         -- ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${HK_MPIEXEC_PREFLAGS} ${TC})
+set_tests_properties(coll.tuning_fifo PROPERTIES LABELS tools TIMEOUT 30
+  ENVIRONMENT "OMP_NUM_THREADS=2;${HK_TEST_ENV};${COLL_ENV}")
+hk_expect_test(coll.tuning_device 0 "HK_COLL_TUNING=/dev/zero: not a regular file \\(a device\\).*using the defaults"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=/dev/zero COMMAND ${TC})
+# numbers with trailing junk: one line naming the variable, the default kept
+hk_expect_test(coll.env_threads_junk 0 "HK_ALLREDUCE_THREADS=2x is not a positive integer. ignored"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_ALLREDUCE_THREADS=2x COMMAND ${TC})
+hk_expect_test(coll.env_min_bytes_junk 0 "HK_ALLREDUCE_MIN_BYTES=16k is not a byte count >= 0. ignored"
+               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_ALLREDUCE_MIN_BYTES=16k COMMAND ${TC})
 hk_expect_test(coll.tuning_corrupt 0 "HK_COLL_TUNING=.*corrupt.json: expected '\\{' at byte [0-9]+.*using the defaults"
                ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_TUNING=${COLL_DIR}/corrupt.json COMMAND ${TC})
 hk_expect_test(coll.tuning_bad_algorithm 0 "bad_algorithm.json: unknown algorithm 'ring' at byte"
@@ -74,15 +87,32 @@ endif()
 function(coll_preload_test name np nt regex)
   add_test(NAME coll.preload.${name} COMMAND ${PRELOAD} ${np} ${nt} ${PRELOAD_LIB} ${regex} -- ${ARGN})
   set_tests_properties(coll.preload.${name} PROPERTIES LABELS "mpi;apps" TIMEOUT 120
-    PROCESSORS ${np} ENVIRONMENT "${HK_TEST_ENV};${COLL_ENV}")
+    PROCESSORS ${np} ENVIRONMENT "${HK_TEST_ENV};${COLL_ENV};${PRELOAD_ENV}")
 endfunction()
-# a plain MPI program (no hybridkit): its thread level stays FUNNELED, big calls accelerated
-coll_preload_test(plain.np2.t2 2 2 "[1-9][0-9]* accelerated \\(chunked" $<TARGET_FILE:coll_plain_mpi> 10)
-coll_preload_test(plain.np1.t2 1 2 "program asked funneled and is told funneled, MPI provides multiple"
-                  $<TARGET_FILE:coll_plain_mpi> 10)
-# one thread: nothing to accelerate, every call passed through and said why
-coll_preload_test(plain.np2.t1 2 1 " 0 accelerated, [0-9]+ passed through \\(small [0-9]+, one-thread"
-                  $<TARGET_FILE:coll_plain_mpi> 10)
+# a plain MPI program (no hybridkit): its thread level stays FUNNELED; 2 ranks on the 2
+# cores of the test machine have one usable core each, so the preload does not ask for
+# MULTIPLE and auto's model runs hierarchical with one thread per rank
+set(PLAIN $<TARGET_FILE:coll_plain_mpi> 10)
+coll_preload_test(plain.np2.t2 2 2 "[1-9][0-9]* accelerated \\(hierarchical [0-9]+\\)" ${PLAIN})
+coll_preload_test(plain.np2.t2.level 2 2 "MPI provides funneled \\(asked funneled: 1 usable core" ${PLAIN})
+coll_preload_test(plain.np1.t2 1 2
+                  "program asked funneled and is told funneled, MPI provides funneled \\(asked funneled: one rank\\)"
+                  ${PLAIN})
+# asked for MULTIPLE explicitly: chunked runs, the program is still told FUNNELED
+set(PRELOAD_ENV "HK_PRELOAD_THREAD_LEVEL=multiple;HK_ALLREDUCE_ALGORITHM=chunked")
+coll_preload_test(plain.np2.t2.chunked 2 2 "[1-9][0-9]* accelerated \\(chunked [0-9]+\\)" ${PLAIN})
+coll_preload_test(plain.np2.t2.multiple 2 2 "program asked funneled and is told funneled, MPI provides multiple"
+                  ${PLAIN})
+# one rank per (virtual) node and one usable core: nothing can win, nothing is counted
+# as accelerated, every call passed through and said why (auto's model)
+set(PRELOAD_ENV "HK_NODE_SIZE=1")
+coll_preload_test(plain.np2.t1 2 1 " 0 accelerated, [0-9]+ passed through \\(small [0-9]+, model [0-9]+"
+                  ${PLAIN})
+set(PRELOAD_ENV "HK_PRELOAD_THREAD_LEVEL=bogus")
+coll_preload_test(plain.bogus_level 2 1
+                  "^hybridkit-preload: warning: HK_PRELOAD_THREAD_LEVEL=bogus is not auto, program or multiple. using auto$"
+                  ${PLAIN})
+set(PRELOAD_ENV "")
 coll_preload_test(mc.np2.t2 2 2 "[1-9][0-9]* accelerated" ${MC} --particles 20000 --steps 10)
 coll_preload_test(mc.np3.t2 3 2 "preload +on" ${MC} --particles 20000 --steps 10)
 
@@ -96,3 +126,60 @@ set_tests_properties(coll.tune PROPERTIES FIXTURES_SETUP coll.tuned LABELS "mpi"
 hk_expect_test(coll.tune.use 0 "^test_coll: 2 ranks, [0-9]+ checks, 0 failed" NP 2
                ENV OMP_NUM_THREADS=2 HK_COLL_TUNING=${TUNED} ${COLL_ENV} COMMAND ${TC})
 set_tests_properties(coll.tune.use PROPERTIES FIXTURES_REQUIRED coll.tuned FAIL_REGULAR_EXPRESSION "warning")
+
+# ---- conformance under the preload (issue 15): every algorithm with the threshold at 0,
+# 1-4 ranks x (1 thread FUNNELED, 2 threads SERIALIZED, 2 threads MULTIPLE), the program
+# checking every result against its own arithmetic (tests/coll/conformance.c: sub-
+# communicators only some ranks join, uneven call counts, omp single / chosen thread /
+# pthread / concurrent callers, user ops, derived types, in place, intercommunicator,
+# MPI_COMM_SELF, MPI_ERRORS_RETURN); the same program without the preload first.
+# HK_PRELOAD_THREAD_LEVEL=multiple: the oversubscribed test machine would otherwise
+# (rightly) never ask for MULTIPLE, and the threaded paths would go untested.
+add_executable(coll_conformance coll/conformance.c)
+target_link_libraries(coll_conformance PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
+set(CONF ${COLL_DIR}/conformance.sh ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE})
+function(coll_conformance name np nt lib)
+  add_test(NAME coll.conformance.${name} COMMAND ${CONF} ${np} ${lib} -- $<TARGET_FILE:coll_conformance>
+           ${ARGN})
+  set_tests_properties(coll.conformance.${name} PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
+    PROCESSORS ${np} ENVIRONMENT "OMP_NUM_THREADS=${nt};${HK_TEST_ENV};${COLL_ENV};${CONF_ENV}")
+endfunction()
+set(CONF_LEVELS "t1.funneled\;1\;funneled" "t2.serialized\;2\;serialized" "t2.multiple\;2\;multiple")
+foreach(np 1 2 3 4)
+  set(CONF_ENV "")
+  coll_conformance(plain.np${np} ${np} 2 none --level multiple)
+  foreach(alg auto mpi chunked chunked-shifted hierarchical)
+    foreach(lv ${CONF_LEVELS})
+      list(GET lv 0 tag)
+      list(GET lv 1 nt)
+      list(GET lv 2 level)
+      set(CONF_ENV "HK_ALLREDUCE_ALGORITHM=${alg};HK_ALLREDUCE_MIN_BYTES=0;HK_PRELOAD_THREAD_LEVEL=multiple")
+      coll_conformance(${alg}.np${np}.${tag} ${np} ${nt} ${PRELOAD_LIB} --level ${level})
+    endforeach()
+  endforeach()
+  # the defaults: the preload decides the thread level itself, threshold 16 KiB
+  set(CONF_ENV "")
+  coll_conformance(defaults.np${np}.t2.serialized ${np} 2 ${PRELOAD_LIB} --level serialized)
+endforeach()
+# virtual nodes that divide some communicators and not others (3 ranks, nodes of 2)
+foreach(np 3 4)
+  set(CONF_ENV "HK_ALLREDUCE_ALGORITHM=hierarchical;HK_ALLREDUCE_MIN_BYTES=0;HK_PRELOAD_THREAD_LEVEL=multiple;HK_NODE_SIZE=2")
+  coll_conformance(vnodes2.np${np} ${np} 2 ${PRELOAD_LIB} --level multiple)
+endforeach()
+
+# Fortran (`use mpi`) under the preload: Open MPI's Fortran bindings call PMPI_ directly,
+# so the preload takes their symbols (mpi_init_, mpi_allreduce_, ...); MPICH's call the C
+# functions. Either way the calls must be intercepted and right (skipped without mpif90).
+foreach(np 1 2 3 4)
+  if(np EQUAL 1)
+    set(pat "0 accelerated, [0-9]+ passed through \\(one-rank")
+  else()
+    set(pat "[1-9][0-9]* accelerated \\(hierarchical")
+  endif()
+  add_test(NAME coll.preload.fortran.np${np} COMMAND ${COLL_DIR}/fortran.sh ${HK_MPI_IMPL}
+           ${MPIEXEC_EXECUTABLE} ${np} ${PRELOAD_LIB} ${COLL_DIR}/fortran_allreduce.f90
+           ${CMAKE_CURRENT_BINARY_DIR}/fortran.np${np} ${pat})
+  set_tests_properties(coll.preload.fortran.np${np} PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
+    PROCESSORS ${np} SKIP_RETURN_CODE 77 ENVIRONMENT
+    "OMP_NUM_THREADS=2;${HK_TEST_ENV};${COLL_ENV};HK_ALLREDUCE_MIN_BYTES=0;HK_ALLREDUCE_ALGORITHM=hierarchical")
+endforeach()

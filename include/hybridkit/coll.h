@@ -23,18 +23,24 @@
  *   mpi              PMPI_Allreduce: the baseline and the fallback.
  *
  * Falls back to `mpi` (and says why in hk_allreduce_info_t) for: count below
- * the tiny-message threshold, non-commutative ops, calls inside an active
- * parallel region, MPI thread level below MULTIPLE, one thread, and (for
- * hierarchical) non-contiguous datatypes.  The result is never different from
- * what PMPI_Allreduce computes, except for the order of floating-point
- * operations (docs/coll.md: sums of T chunks are reduced in the same order per
- * element, but hierarchical reduces node-first).
+ * the tiny-message threshold, non-commutative ops, inter-communicators, a
+ * communicator of one rank, MPI thread level below MULTIPLE (chunked families;
+ * hierarchical then runs with one thread per rank), one thread, for
+ * hierarchical non-contiguous datatypes and nodes of one rank (or virtual nodes
+ * that cannot be formed), `auto` where its model says MPI wins, and a failed
+ * set-up (agreed by all ranks).  The result is never different from what
+ * PMPI_Allreduce computes, except for the order of floating-point operations
+ * (docs/coll.md: sums of T chunks are reduced in the same order per element,
+ * but hierarchical reduces node-first).
  *
  * Every decision uses only inputs that are equal on all ranks (count, datatype,
- * op, options, the configuration agreed when comm was first used), so all ranks
- * take the same path.  Per communicator, duplicates are created at first use
+ * op, options, the configuration and machine facts agreed when comm was first
+ * used), never the calling thread or per-process history, so all ranks send
+ * the same messages.  Called inside an active parallel region, the chosen
+ * algorithm runs with the calling thread alone (the same messages, one after
+ * the other).  Per communicator, duplicates are created at first use
  * (collectively), cached with an attribute and freed with the communicator (or
- * at MPI_Finalize).
+ * at MPI_Finalize).  Every MPI call hybridkit makes here goes to PMPI_.
  *
  * Environment (read once per process):
  *   HK_COLL_TUNING=FILE        tuning table written by `hybridkit tune allreduce`
@@ -56,7 +62,7 @@ extern "C" {
 #endif
 
 typedef enum hk_allreduce_alg {
-  HK_ALLREDUCE_AUTO = 0,        /* tuning table, else HK_ALLREDUCE_ALGORITHM, else chunked */
+  HK_ALLREDUCE_AUTO = 0,        /* tuning table, else HK_ALLREDUCE_ALGORITHM, else the model */
   HK_ALLREDUCE_MPI = 1,
   HK_ALLREDUCE_CHUNKED = 2,
   HK_ALLREDUCE_CHUNKED_SHIFTED = 3,
@@ -71,19 +77,29 @@ typedef enum hk_allreduce_fallback {
   HK_FALLBACK_CHOSEN,            /* mpi was asked for (options, table, environment) */
   HK_FALLBACK_SMALL,             /* message below the tiny-message threshold */
   HK_FALLBACK_NONCOMMUTATIVE,    /* op is not commutative */
-  HK_FALLBACK_IN_PARALLEL,       /* called inside an active parallel region */
+  HK_FALLBACK_IN_PARALLEL,       /* no longer reported (kept for the numbering): inside a
+                                    parallel region the algorithm runs on the calling thread */
   HK_FALLBACK_THREAD_LEVEL,      /* MPI provides less than MPI_THREAD_MULTIPLE */
   HK_FALLBACK_ONE_THREAD,        /* only one thread (or one chunk) available */
   HK_FALLBACK_DATATYPE,          /* hierarchical needs a contiguous datatype */
-  HK_FALLBACK_INTERCOMM          /* inter-communicators are passed through */
+  HK_FALLBACK_INTERCOMM,         /* inter-communicators are passed through */
+  HK_FALLBACK_ONE_RANK,          /* a communicator of one rank (MPI only copies) */
+  HK_FALLBACK_NODES,             /* hierarchical: every node has one rank, or HK_NODE_SIZE
+                                    cannot group this communicator */
+  HK_FALLBACK_MODEL,             /* auto: the model of the node says MPI wins (one rank per
+                                    node and one usable core, oversubscribed cores) */
+  HK_FALLBACK_SETUP              /* creating duplicates / the node window failed on a rank
+                                    (agreed by all ranks; the algorithm stays off on comm) */
 } hk_allreduce_fallback_t;
 
-#define HK_FALLBACK_NREASONS 9
+#define HK_FALLBACK_NREASONS 13
 
 typedef struct hk_allreduce_info {
   hk_allreduce_alg_t algorithm;     /* what ran (never AUTO) */
   int threads;                      /* threads that took part (1 for mpi) */
   hk_allreduce_fallback_t fallback; /* HK_FALLBACK_NONE unless mpi replaced a hybrid one */
+  int mpi_error;                    /* MPI's code when the PMPI_Allreduce that ran as `mpi`
+                                       failed (its error handler was called), else 0 */
 } hk_allreduce_info_t;
 
 typedef struct hk_allreduce_opts {
@@ -101,10 +117,12 @@ typedef struct hk_allreduce_opts {
  * datatype and op MPI_Allreduce takes; see the file comment for fallbacks.
  * opts must be the same on all ranks.  Works without hk_init (only MPI needed).
  * Returns HK_SUCCESS, HK_ERR_ARG (count < 0, NULL buffers with count > 0),
- * HK_ERR_MPI (an MPI call failed), HK_ERR_NOMEM.
- * Collective: comm.  Threads: outside parallel regions (inside one it runs
- * PMPI_Allreduce); one call at a time per process; the hybrid algorithms need
- * MPI_THREAD_MULTIPLE (checked: fallback otherwise). */
+ * HK_ERR_MPI (an MPI call of the algorithm failed: recvbuf is then undefined),
+ * HK_ERR_NOMEM.  Set-up failures are agreed and become HK_FALLBACK_SETUP.
+ * Collective: comm.  Threads: any thread (inside a parallel region the
+ * algorithm runs on the calling thread alone); one call at a time per
+ * communicator; with more than one thread the algorithms need
+ * MPI_THREAD_MULTIPLE (agreed per communicator: fallback otherwise). */
 HK_EXPORT int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, const hk_allreduce_opts_t *opts);
 
@@ -114,7 +132,8 @@ HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);
  * Collective: local.  Threads: any thread. */
 HK_EXPORT int hk_allreduce_alg_parse(const char *name, hk_allreduce_alg_t *alg);
 /* Names: "none", "chosen", "small", "non-commutative", "in-parallel",
- * "thread-level", "one-thread", "datatype", "intercomm". */
+ * "thread-level", "one-thread", "datatype", "intercomm", "one-rank", "nodes",
+ * "model", "setup". */
 HK_EXPORT const char *hk_allreduce_fallback_name(hk_allreduce_fallback_t reason);
 
 /* hk_coll_config: the process-wide configuration read from the environment and

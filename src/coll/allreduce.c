@@ -2,15 +2,26 @@
  * rules, all decided from inputs equal on every rank), and the dispatch table.
  *
  *   algorithm: opts, else the tuning table's row for the size, else
- *              HK_ALLREDUCE_ALGORITHM, else chunked
+ *              HK_ALLREDUCE_ALGORITHM, else the model (below)
  *   threads:   opts, else the row (when it chose the algorithm), else
  *              HK_ALLREDUCE_THREADS (each clamped to
  *              the cores, with one warning), else the OpenMP threads agreed
  *              when comm was first used
  *   fallback to PMPI_Allreduce, in this order: mpi chosen, count 0 or below
- *   min_bytes, non-commutative op, inside a parallel region, inter-communicator,
- *   thread level below MULTIPLE, non-contiguous type (hierarchical), fewer than
- *   2 useful chunks (chunked families)
+ *   min_bytes, non-commutative op, inter-communicator, one rank, the model
+ *   (auto), thread level below MULTIPLE (chunked families), non-contiguous type
+ *   or nodes of one rank (hierarchical), fewer than 2 useful chunks (chunked
+ *   families), a set-up that failed somewhere (agreed)
+ *
+ * The model of `auto` (no table, no HK_ALLREDUCE_ALGORITHM), from facts agreed
+ * over comm: oversubscribed cores -> mpi; a contiguous type and some node with
+ * two or more ranks of comm -> hierarchical (its gain is the node-level
+ * reduction through shared memory, one thread per rank already wins); else two
+ * or more usable cores per rank, MULTIPLE and two useful chunks -> chunked;
+ * else mpi.  Threads for auto: at most the usable cores.
+ *
+ * Never a local fact: not omp_in_parallel() (inside a region the algorithm
+ * runs on the calling thread alone, the same messages), not the calling thread.
  */
 #include <omp.h>
 #include <strings.h>
@@ -48,7 +59,7 @@ static const struct algorithm {
 
 static const char *const fallback_names[HK_FALLBACK_NREASONS] = {
   "none", "chosen", "small", "non-commutative", "in-parallel", "thread-level", "one-thread",
-  "datatype", "intercomm"};
+  "datatype", "intercomm", "one-rank", "nodes", "model", "setup"};
 
 const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg)
 {
@@ -94,9 +105,8 @@ static choice_t choose(const hk_allreduce_opts_t *o, const hk__coll_config_t *cf
   /* the table's thread count goes with its algorithm: only for AUTO */
   const hk__tune_row_t *row = use_cfg && ch.alg == HK_ALLREDUCE_AUTO ? hk__coll_row(cfg, bytes)
                                                                      : NULL;
-  if (ch.alg == HK_ALLREDUCE_AUTO)
-    ch.alg = row ? row->alg
-             : use_cfg && cfg->env_alg != HK_ALLREDUCE_AUTO ? cfg->env_alg : HK_ALLREDUCE_CHUNKED;
+  if (ch.alg == HK_ALLREDUCE_AUTO) /* still AUTO: the model decides per communicator */
+    ch.alg = row ? row->alg : use_cfg ? cfg->env_alg : HK_ALLREDUCE_AUTO;
   if (!ch.threads && row) {
     ch.threads = row->threads;
     ch.threads_from = "the tuning table";
@@ -132,6 +142,31 @@ static int is_contiguous(MPI_Datatype type, int tsize, MPI_Aint extent)
   return lb == 0 && tlb == 0 && (MPI_Aint)tsize == extent && textent == extent;
 }
 
+/* auto without a table: the model in the file comment; *threads in, capped out */
+static int model(hk__coll_cache_t *c, int contiguous, int count, long long gran,
+                 hk_allreduce_alg_t *alg, int *threads)
+{
+  int err = HK_SUCCESS;
+  int t = *threads < c->usable ? *threads : c->usable;
+  *alg = HK_ALLREDUCE_MPI;
+  if (c->oversubscribed)
+    return HK_SUCCESS;
+  if (contiguous && !c->failed[HK_ALLREDUCE_HIERARCHICAL]) {
+    HK_TRY(err, hk__coll_cache_nodes(c));
+    if (c->nodes_state > 0 && c->max_local >= 2) {
+      *alg = HK_ALLREDUCE_HIERARCHICAL;
+      *threads = c->multiple ? t : 1;
+      return HK_SUCCESS;
+    }
+  }
+  if (c->multiple && hk__chunks_useful(count, gran, t) >= 2) {
+    *alg = HK_ALLREDUCE_CHUNKED;
+    *threads = t;
+  }
+cleanup:
+  return err;
+}
+
 /* the hybrid path, or the reason for the fallback */
 static int hybrid(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm, const hk_allreduce_opts_t *o, const choice_t *ch, int tsize,
@@ -142,34 +177,66 @@ static int hybrid(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MP
   PMPI_Comm_test_inter(comm, &inter);
   if (!commute)
     info->fallback = HK_FALLBACK_NONCOMMUTATIVE;
-  else if (omp_in_parallel())
-    info->fallback = HK_FALLBACK_IN_PARALLEL;
   else if (inter)
     info->fallback = HK_FALLBACK_INTERCOMM;
   if (info->fallback != HK_FALLBACK_NONE)
     return HK_SUCCESS;
   hk__coll_cache_t *c = NULL;
   HK_TRY(err, hk__coll_cache_get(comm, &c));
+  if (c->size == 1) {
+    info->fallback = HK_FALLBACK_ONE_RANK;
+    return HK_SUCCESS;
+  }
   /* the ranks' configurations disagree: what opts say, else the defaults */
   choice_t agreed = c->config_ok ? *ch : choose(o, NULL, 0, 0);
   MPI_Aint lb = 0, extent = 0;
   PMPI_Type_get_extent(type, &lb, &extent);
-  const struct algorithm *a = &algorithms[agreed.alg];
+  long long gran = hk__chunk_granularity(extent);
+  int contiguous = is_contiguous(type, tsize, extent);
+  hk_allreduce_alg_t alg = agreed.alg;
   int threads = threads_for(c, &agreed);
-  if (a->chunked)
-    threads = hk__chunks_useful(count, hk__chunk_granularity(extent), threads);
-  if (!c->multiple)
-    info->fallback = HK_FALLBACK_THREAD_LEVEL;
-  else if (a->contiguous && !is_contiguous(type, tsize, extent))
-    info->fallback = HK_FALLBACK_DATATYPE;
-  else if (a->chunked && threads < 2)
-    info->fallback = HK_FALLBACK_ONE_THREAD;
+  if (alg == HK_ALLREDUCE_AUTO)
+    HK_TRY(err, model(c, contiguous, count, gran, &alg, &threads));
+  const struct algorithm *a = &algorithms[alg];
+  if (alg == HK_ALLREDUCE_MPI) {
+    info->fallback = HK_FALLBACK_MODEL;
+  } else if (a->chunked) {
+    threads = hk__chunks_useful(count, gran, threads);
+    if (!c->multiple)
+      info->fallback = HK_FALLBACK_THREAD_LEVEL;
+    else if (threads < 2)
+      info->fallback = HK_FALLBACK_ONE_THREAD;
+    else
+      HK_TRY(err, hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED));
+  } else { /* hierarchical */
+    if (!c->multiple)
+      threads = 1; /* the node-level reduction wins with one thread per rank too */
+    if (!contiguous)
+      info->fallback = HK_FALLBACK_DATATYPE;
+    else if (!c->failed[alg])
+      HK_TRY(err, hk__coll_cache_nodes(c));
+    if (info->fallback == HK_FALLBACK_NONE && !c->failed[alg] &&
+        (c->nodes_state < 0 || c->max_local < 2))
+      info->fallback = HK_FALLBACK_NODES;
+    else if (info->fallback == HK_FALLBACK_NONE && c->nnodes > 1)
+      HK_TRY(err, hk__coll_cache_leaders(c));
+  }
+  if (info->fallback == HK_FALLBACK_NONE && c->failed[alg])
+    info->fallback = HK_FALLBACK_SETUP;
   if (info->fallback != HK_FALLBACK_NONE)
     return HK_SUCCESS;
+  if (threads < 1)
+    threads = 1;
   const char *s = sbuf == MPI_IN_PLACE ? NULL : sbuf;
-  HK_TRY(err, a->fn(s, rbuf, count, type, extent, op, c, threads < 1 ? 1 : threads));
-  info->algorithm = agreed.alg;
-  info->threads = threads < 1 ? 1 : threads;
+  HK_TRY(err, a->fn(s, rbuf, count, type, extent, op, c, threads));
+  /* hierarchical grows its window inside: a failed set-up is agreed there, and
+   * the caller runs PMPI_Allreduce (recvbuf not touched yet) */
+  if (c->failed[alg]) {
+    info->fallback = HK_FALLBACK_SETUP;
+    return HK_SUCCESS;
+  }
+  info->algorithm = alg;
+  info->threads = threads;
 cleanup:
   return err;
 }
@@ -179,7 +246,7 @@ int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
   static const hk_allreduce_opts_t defaults = HK_ALLREDUCE_OPTS_DEFAULT;
   const hk_allreduce_opts_t *o = opts ? opts : &defaults;
-  hk_allreduce_info_t local = {HK_ALLREDUCE_MPI, 1, HK_FALLBACK_CHOSEN};
+  hk_allreduce_info_t local = {HK_ALLREDUCE_MPI, 1, HK_FALLBACK_CHOSEN, MPI_SUCCESS};
   hk_allreduce_info_t *info = o->info ? o->info : &local;
   *info = local;
   if (count < 0 || (count > 0 && !recvbuf) || (int)o->algorithm < 0 ||
@@ -206,5 +273,6 @@ int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
   info->algorithm = HK_ALLREDUCE_MPI;
   info->threads = 1;
   int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  info->mpi_error = rc;
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Allreduce");
 }

@@ -1,9 +1,14 @@
 /* src/coll/cache.c: per-communicator state of the hybrid collectives.
  *
  * At the first hybrid call on a communicator (collective, like the call) the
- * ranks agree, in one PMPI_Allreduce, on: the cores and default thread count
- * (minimum over ranks), whether all have MPI_THREAD_MULTIPLE, and whether all
- * loaded the same configuration.  The state is cached with an attribute
+ * ranks agree, in one PMPI_Allreduce, on: the usable cores and default thread
+ * count (minimum over ranks), whether some node is oversubscribed, whether all
+ * have MPI_THREAD_MULTIPLE, and whether all loaded the same configuration.
+ * Usable cores of a rank: the CPUs of its affinity mask, at most the online
+ * CPUs divided by the ranks sharing its node (the launcher's count, else this
+ * communicator's, from one PMPI_Comm_split_type).  Set-up that can fail on one
+ * rank (duplicates, nodes, window) is followed by an agreement, so a failure
+ * turns the algorithm off on that communicator on every rank (a fallback).  The state is cached with an attribute
  * (copy: not inherited by MPI_Comm_dup; delete: frees the duplicates and the
  * window), so it is freed when the program frees the communicator.  Caches of
  * communicators still alive at MPI_Finalize (MPI_COMM_WORLD) are freed by an
@@ -12,8 +17,10 @@
  */
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "coll/coll_internal.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -114,6 +121,31 @@ static int thread_level(void)
   return level;
 }
 
+int hk__coll_launcher_local_ranks(void)
+{
+  /* Open MPI (mpirun / prterun), MPICH's Hydra, PMI-2 based launchers */
+  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                     "PMI_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    char *end = NULL;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (v && *v && !*end && n > 0 && n < 1 << 24)
+      return (int)n;
+  }
+  return 0;
+}
+
+/* the CPUs this process may run on */
+static int affinity_cpus(void)
+{
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  return omp_get_num_procs();
+}
+
 static int create(MPI_Comm comm, hk__coll_cache_t **out)
 {
   int err = HK_SUCCESS, rc;
@@ -125,12 +157,33 @@ static int create(MPI_Comm comm, hk__coll_cache_t **out)
   PMPI_Comm_rank(comm, &c->rank);
   PMPI_Comm_size(comm, &c->size);
   const hk__coll_config_t *cfg = hk__coll_config();
-  int procs = omp_get_num_procs(), maxt = omp_get_max_threads();
+  /* ranks sharing this node: the launcher's count (all of its ranks compete for
+   * the cores), at least those of comm */
+  int sharing = hk__coll_launcher_local_ranks(), here = 1;
+  if (c->size > 1) {
+    MPI_Comm node = MPI_COMM_NULL;
+    rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS) {
+      err = HK_COLL_MPI(rc, "PMPI_Comm_split_type (cores)");
+      goto cleanup;
+    }
+    PMPI_Comm_size(node, &here);
+    PMPI_Comm_free(&node);
+  }
+  if (sharing < here)
+    sharing = here;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online < 1)
+    online = 1;
+  int cpus = affinity_cpus(), usable = cpus;
+  if (usable > online / sharing)
+    usable = (int)(online / sharing);
+  int maxt = omp_get_max_threads();
   /* minimum over ranks of each; hash agreed when its min equals its max */
-  int mine[5] = {procs, maxt, thread_level() >= MPI_THREAD_MULTIPLE, (int)cfg->hash,
-                 -(int)cfg->hash};
-  int agreed[5];
-  rc = PMPI_Allreduce(mine, agreed, 5, MPI_INT, MPI_MIN, comm);
+  int mine[7] = {cpus, maxt, thread_level() >= MPI_THREAD_MULTIPLE, (int)cfg->hash,
+                 -(int)cfg->hash, -(sharing > online), usable < 1 ? 1 : usable};
+  int agreed[7];
+  rc = PMPI_Allreduce(mine, agreed, 7, MPI_INT, MPI_MIN, comm);
   if (rc != MPI_SUCCESS) {
     err = HK_COLL_MPI(rc, "PMPI_Allreduce (agreement)");
     goto cleanup;
@@ -139,6 +192,8 @@ static int create(MPI_Comm comm, hk__coll_cache_t **out)
   c->default_threads = agreed[1] < 1 ? 1 : agreed[1];
   c->multiple = agreed[2];
   c->config_ok = agreed[3] == -agreed[4];
+  c->oversubscribed = -agreed[5];
+  c->usable = agreed[6] < 1 ? 1 : agreed[6];
   c->ncomms = c->cores > c->default_threads ? c->cores : c->default_threads;
   if (c->ncomms > HK_COLL_MAX_THREADS)
     c->ncomms = HK_COLL_MAX_THREADS;
@@ -159,6 +214,16 @@ static int create(MPI_Comm comm, hk__coll_cache_t **out)
 cleanup:
   free(c);
   return err;
+}
+
+int hk__coll_agree_ok(hk__coll_cache_t *c, int ok, int *all_ok)
+{
+  int mine = ok != 0, all = 0;
+  int rc = PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->comm);
+  if (rc != MPI_SUCCESS)
+    return HK_COLL_MPI(rc, "PMPI_Allreduce (set-up agreement)");
+  *all_ok = all;
+  return HK_SUCCESS;
 }
 
 int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache)
@@ -184,25 +249,36 @@ int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache)
   return err;
 }
 
+/* Duplicates of one family; a rank whose creation failed says so in the
+ * agreement that follows, and every rank then marks the algorithm failed. */
 int hk__coll_cache_dups(hk__coll_cache_t *c, int shifted)
 {
   MPI_Comm **family = shifted ? &c->shifted : &c->dup;
-  if (*family)
+  int alg = shifted ? HK_ALLREDUCE_CHUNKED_SHIFTED : HK_ALLREDUCE_CHUNKED, ok = 1, all = 0, err;
+  if (*family || c->failed[alg])
     return HK_SUCCESS;
   MPI_Comm *comms = malloc((size_t)c->ncomms * sizeof *comms);
-  if (!comms)
-    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  for (int t = 0; t < c->ncomms; t++)
+  for (int t = 0; comms && t < c->ncomms; t++)
     comms[t] = MPI_COMM_NULL;
+  /* every rank makes the same collective calls whatever failed before */
   for (int t = 0; t < c->ncomms; t++) {
+    MPI_Comm made = MPI_COMM_NULL;
     /* shifted: communicator t numbers rank r as (r - t) mod P */
     int rc = shifted ? PMPI_Comm_split(c->comm, 0, (c->rank - t % c->size + c->size) % c->size,
-                                       &comms[t])
-                     : PMPI_Comm_dup(c->comm, &comms[t]);
-    if (rc != MPI_SUCCESS) {
-      free_comms(comms, c->ncomms);
-      return HK_COLL_MPI(rc, shifted ? "PMPI_Comm_split" : "PMPI_Comm_dup");
+                                       &made)
+                     : PMPI_Comm_dup(c->comm, &made);
+    if (rc != MPI_SUCCESS || !comms) {
+      ok = 0;
+      if (rc == MPI_SUCCESS)
+        PMPI_Comm_free(&made);
+    } else {
+      comms[t] = made;
     }
+  }
+  if ((err = hk__coll_agree_ok(c, ok, &all)) != HK_SUCCESS || !all) {
+    free_comms(comms, comms ? c->ncomms : 0);
+    c->failed[alg] = 1;
+    return err;
   }
   *family = comms;
   return HK_SUCCESS;
@@ -210,45 +286,71 @@ int hk__coll_cache_dups(hk__coll_cache_t *c, int shifted)
 
 int hk__coll_cache_nodes(hk__coll_cache_t *c)
 {
-  int err = HK_SUCCESS, rc;
-  if (c->nodes)
+  if (c->nodes_state)
     return HK_SUCCESS;
-  HK_TRY(err, hk_nodes_create(c->comm, &c->nodes));
+  /* hk_nodes_create agrees on its own errors (HK_NODE_SIZE not dividing comm):
+   * all ranks get the same result, a reason to fall back */
+  int err = hk_nodes_create(c->comm, &c->nodes);
+  if (err != HK_SUCCESS) {
+    hk_error_clear();
+    c->nodes = NULL;
+    c->nodes_state = -1;
+    return HK_SUCCESS;
+  }
   hk_nodes_info_t ni;
   hk_nodes_info(c->nodes, &ni);
   c->local_rank = ni.local_rank;
   c->local_size = ni.local_size;
   c->nnodes = ni.nnodes;
-  rc = PMPI_Comm_split(c->comm, ni.local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
-  if (rc != MPI_SUCCESS) {
-    err = HK_COLL_MPI(rc, "PMPI_Comm_split (node leaders)");
-    goto cleanup;
-  }
-  if (c->leaders != MPI_COMM_NULL) {
-    HK_ALLOC_TRY(err, c->leader_dup, c->ncomms);
-    for (int t = 0; t < c->ncomms; t++)
-      c->leader_dup[t] = MPI_COMM_NULL;
-    for (int t = 0; t < c->ncomms; t++)
-      if ((rc = PMPI_Comm_dup(c->leaders, &c->leader_dup[t])) != MPI_SUCCESS) {
-        err = HK_COLL_MPI(rc, "PMPI_Comm_dup (node leaders)");
-        goto cleanup;
-      }
-  }
+  c->max_local = ni.max_local_size;
+  c->nodes_state = 1;
   return HK_SUCCESS;
-cleanup:
-  return err; /* what was made is freed with the cache */
 }
 
-int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes)
+int hk__coll_cache_leaders(hk__coll_cache_t *c)
+{
+  int err = HK_SUCCESS, rc, ok = 1, all = 0;
+  if (c->leaders_made || c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS;
+  c->leaders_made = 1;
+  rc = PMPI_Comm_split(c->comm, c->local_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders);
+  if (rc != MPI_SUCCESS) {
+    c->leaders = MPI_COMM_NULL;
+    ok = 0;
+  }
+  /* the leaders' duplicates: only leaders take part (collective over leaders) */
+  if (ok && c->leaders != MPI_COMM_NULL) {
+    c->leader_dup = malloc((size_t)c->ncomms * sizeof *c->leader_dup);
+    for (int t = 0; c->leader_dup && t < c->ncomms; t++)
+      c->leader_dup[t] = MPI_COMM_NULL;
+    for (int t = 0; t < c->ncomms; t++) {
+      MPI_Comm made = MPI_COMM_NULL;
+      rc = PMPI_Comm_dup(c->leaders, &made);
+      if (rc != MPI_SUCCESS || !c->leader_dup) {
+        ok = 0;
+        if (rc == MPI_SUCCESS)
+          PMPI_Comm_free(&made);
+      } else {
+        c->leader_dup[t] = made;
+      }
+    }
+  }
+  HK_TRY(err, hk__coll_agree_ok(c, ok, &all));
+  if (!all)
+    c->failed[HK_ALLREDUCE_HIERARCHICAL] = 1; /* what was made is freed with the cache */
+cleanup:
+  return err;
+}
+
+static int window(hk__coll_cache_t *c, size_t bytes)
 {
   int rc;
-  if (c->win != MPI_WIN_NULL && bytes <= c->cap)
-    return HK_SUCCESS;
   MPI_Comm node = hk_nodes_comm(c->nodes);
   if (c->win != MPI_WIN_NULL) {
     PMPI_Win_unlock_all(c->win);
     PMPI_Win_free(&c->win);
   }
+  c->cap = 0;
   size_t cap = 4096;
   while (cap < bytes)
     cap *= 2;
@@ -270,7 +372,26 @@ int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes)
       return HK_COLL_MPI(rc, "PMPI_Win_shared_query");
   }
   c->result = c->slot[0] + cap;
-  c->cap = cap;
   rc = PMPI_Win_lock_all(MPI_MODE_NOCHECK, c->win);
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Win_lock_all");
+  if (rc != MPI_SUCCESS)
+    return HK_COLL_MPI(rc, "PMPI_Win_lock_all");
+  c->cap = cap;
+  return HK_SUCCESS;
+}
+
+/* the window grows on the same call on every rank (bytes is the same), so the
+ * agreement after it is collective over c->comm */
+int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes)
+{
+  int all = 0, err;
+  if (c->win != MPI_WIN_NULL && bytes <= c->cap)
+    return HK_SUCCESS;
+  int ok = window(c, bytes) == HK_SUCCESS;
+  if (!ok)
+    hk_error_clear();
+  if ((err = hk__coll_agree_ok(c, ok, &all)) != HK_SUCCESS)
+    return err;
+  if (!all)
+    c->failed[HK_ALLREDUCE_HIERARCHICAL] = 1; /* the window is freed with the cache */
+  return HK_SUCCESS;
 }

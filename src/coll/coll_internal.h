@@ -52,16 +52,22 @@ int hk__coll_parse_table(const char *text, hk__coll_config_t *cfg, char *why, si
 typedef struct hk__coll_cache {
   MPI_Comm comm;
   int rank, size;
-  int cores;              /* agreed: min over ranks of omp_get_num_procs() */
+  int cores;              /* agreed: min over ranks of the CPUs in the affinity mask */
+  int usable;             /* agreed: min over ranks of the usable cores (the affinity
+                             mask, at most the online CPUs / ranks sharing the node) */
+  int oversubscribed;     /* agreed: some node has more ranks than CPUs */
   int default_threads;    /* agreed: min over ranks of omp_get_max_threads() */
   int ncomms;             /* duplicates per family: max(cores, default_threads) */
   int multiple;           /* agreed: every rank has MPI_THREAD_MULTIPLE */
   int config_ok;          /* every rank has the same configuration */
   MPI_Comm *dup;          /* chunked: ncomms duplicates (created at first use) */
   MPI_Comm *shifted;      /* chunked-shifted: ranks rotated by t */
-  /* hierarchical */
+  int failed[HK_ALLREDUCE_NALG]; /* agreed: set-up of that algorithm failed somewhere */
+  /* hierarchical (and the model of auto) */
+  int nodes_state;        /* 0 not made yet, 1 made, -1 cannot be made (agreed) */
   hk_nodes_t *nodes;
-  int local_rank, local_size, nnodes;
+  int local_rank, local_size, nnodes, max_local;
+  int leaders_made;       /* leaders and leader_dup made (on every rank alike) */
   MPI_Comm leaders;       /* node leaders (MPI_COMM_NULL elsewhere) */
   MPI_Comm *leader_dup;   /* ncomms duplicates of leaders */
   MPI_Win win;
@@ -75,10 +81,18 @@ typedef struct hk__coll_cache {
 int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache);
 /* Make the duplicates of one family (collective over comm at first use). */
 int hk__coll_cache_dups(hk__coll_cache_t *c, int shifted);
-/* Nodes, leader communicator and its duplicates (collective at first use). */
+/* The nodes of comm (collective at first use); nodes_state -1 when they cannot
+ * be made (HK_NODE_SIZE does not divide comm: agreed, not an error). */
 int hk__coll_cache_nodes(hk__coll_cache_t *c);
+/* Leader communicator and its duplicates (collective at first use). */
+int hk__coll_cache_leaders(hk__coll_cache_t *c);
 /* The window holds at least `bytes` per slot (collective over the node). */
 int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes);
+/* All ranks of c->comm learn whether every one has ok != 0 (one PMPI_Allreduce):
+ * set-up failures become a fallback agreed by all, never a hang. */
+int hk__coll_agree_ok(hk__coll_cache_t *c, int ok, int *all_ok);
+/* Ranks sharing this node according to the launcher's environment, 0 unknown. */
+int hk__coll_launcher_local_ranks(void);
 
 /* chunked.c: the element range [*lo, *lo + *n) of chunk c of nchunks, chunks
  * aligned to `gran` elements; the number of chunks worth running for count. */

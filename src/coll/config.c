@@ -16,12 +16,15 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "coll/coll_internal.h"
 
 static hk__coll_config_t config;
@@ -317,11 +320,27 @@ int hk__coll_parse_table(const char *text, hk__coll_config_t *cfg, char *why, si
 }
 
 /* ---- loading ---- */
+/* a regular file only: opened without blocking (a FIFO would wait for a writer
+ * forever) and checked with fstat before anything is read */
 static char *slurp(const char *path, char *why, size_t nwhy)
 {
-  FILE *f = fopen(path, "r");
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(why, nwhy, "cannot open: %s", strerror(errno));
+    return NULL;
+  }
+  struct stat sb;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    snprintf(why, nwhy, "not a regular file (%s)",
+             S_ISDIR(sb.st_mode) ? "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO"
+             : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : "not a plain file");
+    close(fd);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, "r");
   if (!f) {
     snprintf(why, nwhy, "cannot open: %s", strerror(errno));
+    close(fd);
     return NULL;
   }
   size_t cap = 4096, n = 0;

@@ -67,8 +67,10 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
 {
   int err = HK_SUCCESS;
   size_t bytes = (size_t)count * (size_t)extent;
-  HK_TRY(err, hk__coll_cache_nodes(c));
+  /* nodes and leaders were made by the caller (hk_allreduce's decision) */
   HK_TRY(err, hk__coll_cache_window(c, bytes));
+  if (c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS; /* agreed: the caller falls back, recvbuf untouched */
   hk__parallel_copy(c->slot[c->local_rank], sbuf ? sbuf : rbuf, bytes, threads);
   HK_TRY(err, node_sync(c));
   HK_TRY(err, node_reduce(c, count, type, extent, op, threads));

@@ -239,16 +239,16 @@ int hk_agree(MPI_Comm comm, int local_status)
     int status;
     char msg[HK_ERRMSG_MAX];
   } report;
-  HK_MPI_TRY(err, MPI_Comm_rank(comm, &rank));
-  HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
+  HK_MPI_TRY(err, PMPI_Comm_rank(comm, &rank));
+  HK_MPI_TRY(err, PMPI_Comm_size(comm, &size));
   /* The lowest failing rank (size when none failed) tells everybody what went wrong. */
   int mine = local_status != HK_SUCCESS ? rank : size;
-  HK_MPI_TRY(err, MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  HK_MPI_TRY(err, PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
   if (first == size)
     return HK_SUCCESS;
   report.status = local_status;
   snprintf(report.msg, sizeof report.msg, "%s", hk_error_message());
-  HK_MPI_TRY(err, MPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm));
+  HK_MPI_TRY(err, PMPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm));
   char full[HK_ERRMSG_MAX + 32];
   int prefixed = 0, n = -1;
   /* an error agreed before already names its rank: agreeing again changes nothing */

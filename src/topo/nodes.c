@@ -1,9 +1,10 @@
 /* src/topo/nodes.c: which ranks share a node.
  *
- * Real nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).  Virtual nodes for
+ * Real nodes: PMPI_Comm_split_type(MPI_COMM_TYPE_SHARED).  Virtual nodes for
  * one-machine testing: HK_NODE_SIZE=k puts ranks [0,k) on node 0, [k,2k) on
  * node 1, ...  Nodes are numbered by their lowest rank, so node ids are the
- * same whichever way the grouping was made.
+ * same whichever way the grouping was made.  The MPI calls go to PMPI_ (the
+ * hybrid allreduce creates nodes from inside the preload's MPI_Allreduce).
  *
  *   HK_NODE_SIZE=2, 6 ranks:   node 0: ranks 0 1 | node 1: 2 3 | node 2: 4 5
  */
@@ -49,8 +50,8 @@ int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes)
   if (!nodes)
     return HK_ERROR(HK_ERR_ARG, "nodes is NULL");
   *nodes = NULL;
-  HK_MPI_TRY(err, MPI_Comm_rank(comm, &rank));
-  HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
+  HK_MPI_TRY(err, PMPI_Comm_rank(comm, &rank));
+  HK_MPI_TRY(err, PMPI_Comm_size(comm, &size));
   err = virtual_node_size(size, &k);
   HK_TRY(err, hk_agree(comm, err));
   HK_ALLOC_TRY(err, n, 1);
@@ -58,17 +59,17 @@ int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes)
   n->nranks = size;
   HK_ALLOC_TRY(err, n->node_of, size);
   if (k > 0) {
-    HK_MPI_TRY(err, MPI_Comm_split(comm, rank / k, rank, &n->comm));
+    HK_MPI_TRY(err, PMPI_Comm_split(comm, rank / k, rank, &n->comm));
     n->info.is_virtual = 1;
   } else {
-    HK_MPI_TRY(err, MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &n->comm));
+    HK_MPI_TRY(err, PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &n->comm));
   }
-  HK_MPI_TRY(err, MPI_Comm_rank(n->comm, &n->info.local_rank));
-  HK_MPI_TRY(err, MPI_Comm_size(n->comm, &n->info.local_size));
+  HK_MPI_TRY(err, PMPI_Comm_rank(n->comm, &n->info.local_rank));
+  HK_MPI_TRY(err, PMPI_Comm_size(n->comm, &n->info.local_size));
   /* The node's id: its lowest rank's position among all node leaders. */
-  HK_MPI_TRY(err, MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, n->comm));
+  HK_MPI_TRY(err, PMPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, n->comm));
   int *leaders = n->node_of; /* reuse as scratch: leader rank of every rank */
-  HK_MPI_TRY(err, MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, comm));
+  HK_MPI_TRY(err, PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, comm));
   {
     /* renumber leader ranks 0..nnodes-1 in increasing order */
     int *id = NULL;
@@ -85,14 +86,14 @@ int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes)
     n->info.nnodes = next;
   }
   n->info.node = n->node_of[rank];
-  HK_MPI_TRY(err, MPI_Allreduce(&n->info.local_size, &n->info.max_local_size, 1, MPI_INT, MPI_MAX,
+  HK_MPI_TRY(err, PMPI_Allreduce(&n->info.local_size, &n->info.max_local_size, 1, MPI_INT, MPI_MAX,
                                 comm));
   *nodes = n;
   return HK_SUCCESS;
 cleanup:
   if (n) {
     if (n->comm != MPI_COMM_NULL)
-      MPI_Comm_free(&n->comm);
+      PMPI_Comm_free(&n->comm);
     free(n->node_of);
     free(n);
   }
@@ -105,7 +106,7 @@ int hk_nodes_destroy(hk_nodes_t **nodes)
   if (!nodes || !*nodes)
     return HK_SUCCESS;
   if ((*nodes)->comm != MPI_COMM_NULL)
-    HK_MPI_TRY(err, MPI_Comm_free(&(*nodes)->comm));
+    HK_MPI_TRY(err, PMPI_Comm_free(&(*nodes)->comm));
 cleanup:
   free((*nodes)->node_of);
   free(*nodes);

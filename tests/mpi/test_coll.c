@@ -19,8 +19,10 @@
 #include <float.h>
 #include <math.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "hk_test_mpi.h"
 #include "hybridkit.h"
 
@@ -115,10 +117,17 @@ static hk_allreduce_fallback_t predict(hk_allreduce_alg_t a, const tcase_t *c, l
     return HK_FALLBACK_SMALL;
   if (!c->commutative)
     return HK_FALLBACK_NONCOMMUTATIVE;
+  if (nranks == 1)
+    return HK_FALLBACK_ONE_RANK;
+  if (a == HK_ALLREDUCE_HIERARCHICAL) { /* runs with one thread per rank below MULTIPLE */
+    if ((MPI_Aint)tsize != extent)
+      return HK_FALLBACK_DATATYPE;
+    const char *k = getenv("HK_NODE_SIZE"); /* virtual nodes, else one machine */
+    int per_node = k && *k ? atoi(k) : nranks;
+    return per_node < 2 || nranks % per_node ? HK_FALLBACK_NODES : HK_FALLBACK_NONE;
+  }
   if (!multiple)
     return HK_FALLBACK_THREAD_LEVEL;
-  if (a == HK_ALLREDUCE_HIERARCHICAL)
-    return (MPI_Aint)tsize == extent ? HK_FALLBACK_NONE : HK_FALLBACK_DATATYPE;
   long long g = 64, e = extent, x = 64;
   while (e) { long long t = x % e; x = e; e = t; }
   g = 64 / x;
@@ -195,10 +204,12 @@ static void check_table(void)
       bad += v[i] != nranks * i + nranks * (nranks - 1) / 2;
     CHECK_EQ_INT(bad, 0);
     /* the table's 2 threads are explicit: they run even when OMP_NUM_THREADS=1 */
-    int can = multiple || rows[r].want == HK_ALLREDUCE_MPI;
+    /* one rank: nothing to gain; below MULTIPLE hierarchical runs with one thread */
+    int hier = rows[r].want == HK_ALLREDUCE_HIERARCHICAL;
+    int can = rows[r].want == HK_ALLREDUCE_MPI || (nranks > 1 && (multiple || hier));
     CHECK_EQ_INT(info.algorithm, can ? rows[r].want : HK_ALLREDUCE_MPI);
     if (can && rows[r].want != HK_ALLREDUCE_MPI)
-      CHECK_EQ_INT(info.threads, 2);
+      CHECK_EQ_INT(info.threads, multiple ? 2 : 1);
     free(v);
   }
 }
@@ -231,25 +242,110 @@ static void check_comms(void)
   MPI_Comm_free(&half);
 }
 
-/* inside a parallel region: PMPI_Allreduce by the master (funneled use) */
+/* inside a parallel region (master, then single): the algorithm runs on the
+ * calling thread alone, the same messages on every rank (before issue 15 this
+ * fell back to PMPI_Allreduce from a local test, which could differ by rank) */
 static void check_in_parallel(void)
 {
-  int v = rank + 1, sum = 0, err = 0;
-  hk_allreduce_info_t info = {0};
-  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_CHUNKED, .min_bytes = 0, .info = &info};
-  int active = 0;
+  enum { N = 4096 };
+  static int v[N], sum[N];
+  for (int i = 0; i < N; i++)
+    v[i] = rank + i;
+  hk_allreduce_alg_t algs[] = {HK_ALLREDUCE_CHUNKED, HK_ALLREDUCE_HIERARCHICAL};
+  for (int k = 0; k < 2; k++) {
+    hk_allreduce_info_t info[2] = {{0}};
+    hk_allreduce_opts_t o = {.algorithm = algs[k], .min_bytes = 0, .info = &info[0]};
+    int err[2] = {0, 0};
 #pragma omp parallel
-  {
-#pragma omp master
     {
-      active = omp_in_parallel();
-      err = hk_allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o);
+#pragma omp master
+      err[0] = hk_allreduce(v, sum, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o);
+#pragma omp barrier
+#pragma omp single
+      {
+        hk_allreduce_opts_t o2 = o;
+        o2.info = &info[1];
+        err[1] = hk_allreduce(MPI_IN_PLACE, sum, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o2);
+      }
     }
+    CHECK_EQ_INT(err[0], 0);
+    CHECK_EQ_INT(err[1], 0);
+    long long bad = 0;
+    for (int i = 0; i < N; i++) /* sum over ranks, then that times nranks */
+      bad += sum[i] != nranks * (nranks * i + nranks * (nranks - 1) / 2);
+    CHECK_EQ_INT(bad, 0);
+    tcase_t c = {"int sum", MPI_INT, MPI_SUM, K_INT, 1};
+    for (int j = 0; j < 2; j++)
+      CHECK_EQ_INT(info[j].fallback, predict(algs[k], &c, N, sizeof(int), sizeof(int)));
   }
-  CHECK_EQ_INT(err, 0);
-  CHECK_EQ_INT(sum, nranks * (nranks + 1) / 2);
-  if (active)
-    CHECK_EQ_INT(info.fallback, HK_FALLBACK_IN_PARALLEL);
+}
+
+/* AUTO without a table or HK_ALLREDUCE_ALGORITHM: auto's model (docs/coll.md) written
+ * again from the machine facts this test reads itself; 128 KiB of int sums */
+static void check_auto_model(void)
+{
+  const char *env_alg = getenv("HK_ALLREDUCE_ALGORITHM");
+  hk_allreduce_alg_t ea;
+  if ((getenv("HK_COLL_TUNING") && *getenv("HK_COLL_TUNING")) ||
+      (env_alg && *env_alg && hk_allreduce_alg_parse(env_alg, &ea) == 0 && ea != HK_ALLREDUCE_AUTO)) {
+    hk_error_clear();
+    return;
+  }
+  hk_error_clear();
+  int local = 0; /* the launcher's ranks per node, else this run's (one machine) */
+  const char *l = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!l)
+    l = getenv("MPI_LOCALNRANKS");
+  local = l ? atoi(l) : 0;
+  if (local < nranks)
+    local = nranks;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  int usable = CPU_COUNT(&set) < online / local ? CPU_COUNT(&set) : (int)(online / local);
+  if (usable < 1)
+    usable = 1;
+  int mine[2] = {usable, -(local > online)}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  usable = all[0];
+  int oversub = -all[1];
+  const char *k = getenv("HK_NODE_SIZE");
+  int per_node = k && *k ? atoi(k) : nranks;
+  int nodes_ok = per_node >= 1 && nranks % per_node == 0 && per_node >= 2;
+  int t = T < usable ? T : usable;
+  hk_allreduce_alg_t want = HK_ALLREDUCE_MPI;
+  hk_allreduce_fallback_t why = HK_FALLBACK_MODEL;
+  if (nranks == 1)
+    why = HK_FALLBACK_ONE_RANK;
+  else if (oversub)
+    why = HK_FALLBACK_MODEL;
+  else if (nodes_ok)
+    want = HK_ALLREDUCE_HIERARCHICAL;
+  else if (multiple && t >= 2)
+    want = HK_ALLREDUCE_CHUNKED;
+  if (want != HK_ALLREDUCE_MPI)
+    why = HK_FALLBACK_NONE;
+  enum { N = 32768 };
+  static int v[N];
+  for (int i = 0; i < N; i++)
+    v[i] = rank + i;
+  hk_allreduce_info_t info;
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = &info};
+  CHECK_EQ_INT(hk_allreduce(MPI_IN_PLACE, v, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), 0);
+  long long bad = 0;
+  for (int i = 0; i < N; i++)
+    bad += v[i] != nranks * i + nranks * (nranks - 1) / 2;
+  CHECK_EQ_INT(bad, 0);
+  if (info.fallback != why || info.algorithm != want)
+    fprintf(stderr, "rank %d: auto ran %s (fallback %s), the model says %s (%s): usable %d, "
+            "oversubscribed %d, %d per node\n", rank, hk_allreduce_alg_name(info.algorithm),
+            hk_allreduce_fallback_name(info.fallback), hk_allreduce_alg_name(want),
+            hk_allreduce_fallback_name(why), usable, oversub, per_node);
+  CHECK_EQ_INT(info.algorithm, want);
+  CHECK_EQ_INT(info.fallback, why);
+  if (want == HK_ALLREDUCE_HIERARCHICAL)
+    CHECK_EQ_INT(info.threads, multiple ? t : 1);
 }
 
 int main(int argc, char **argv)
@@ -323,6 +419,7 @@ int main(int argc, char **argv)
     run_case(HK_ALLREDUCE_MPI, &cases[0], 32768, 0);
     check_comms();
     check_in_parallel();
+    check_auto_model();
     MPI_Op_free(&summod);
     MPI_Op_free(&leftop);
     MPI_Type_free(&int3);
