@@ -61,6 +61,16 @@ int hk_app_run(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t w
 int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
                              long long *total);
 
+/* hk_app_mem_check: before allocating `need` bytes (an estimate, in double so it cannot
+ * overflow) in this process, compare them with what it may use: the address-space and
+ * data limits (RLIMIT_AS, RLIMIT_DATA, less what the process maps already), and, summed
+ * over the ranks that share the node, the node's physical memory (or the memory limit
+ * of its cgroup when smaller).  `what` names the need ("2 fields of 64x64x64 cells").
+ * Returns the agreed status: HK_ERR_NOMEM with one line naming the need and the limit
+ * when some rank's need does not fit.  Collective: comm.  Threads: outside parallel
+ * regions. */
+int hk_app_mem_check(MPI_Comm comm, double need, const char *what);
+
 /* hk_app_finish: agree on `status` over comm (hk_agree), rank 0 prints
  * "<program>: error: <message>" once on failure, then hk_finalize().  Returns
  * the exit code for main: HK_EXIT_OK, HK_EXIT_USAGE for HK_ERR_ARG, else HK_EXIT_FAIL. */

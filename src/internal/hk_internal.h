@@ -52,12 +52,14 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
     }                                                                             \
   } while (0)
 
+/* calloc of n elements (n < 0 or a product that overflows: an error, never a short block) */
 #define HK_ALLOC_TRY(errvar, ptr, n)                                              \
   do {                                                                            \
-    (ptr) = calloc((n) > 0 ? (size_t)(n) : 1, sizeof(*(ptr)));                    \
+    long long hk__n = (long long)(n);                                             \
+    (ptr) = hk__n < 0 ? NULL : calloc(hk__n > 0 ? (size_t)hk__n : 1, sizeof(*(ptr))); \
     if (!(ptr)) {                                                                 \
-      (errvar) = HK_ERROR(HK_ERR_NOMEM, "out of memory (%zu bytes)",              \
-                          (size_t)(n) * sizeof(*(ptr)));                           \
+      (errvar) = HK_ERROR(HK_ERR_NOMEM, "out of memory (%lld elements of %zu bytes)", \
+                          hk__n, sizeof(*(ptr)));                                 \
       goto cleanup;                                                               \
     }                                                                             \
   } while (0)
