@@ -1,5 +1,6 @@
 /* apps/common/hk_app.c: option table parsing, generated help, collective finish. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -57,7 +58,7 @@ static int set_value(const hk_opt_t *o, const char *v)
   }
   case HK_OPT_DOUBLE: {
     double d = strtod(v, &end);
-    if (errno || !*v || *end)
+    if (errno || !*v || *end || !isfinite(d))
       return hk_error_set(HK_ERR_ARG, "--%s %s: not a number", o->name, v);
     *(double *)o->target = d;
     break;
@@ -66,6 +67,30 @@ static int set_value(const hk_opt_t *o, const char *v)
   case HK_OPT_FLAG: *(int *)o->target = 1; break;
   }
   return HK_SUCCESS;
+}
+
+int hk_app_parse_extents(const char *option, const char *s, int n, long long *v)
+{
+  const char *p = s;
+  for (int i = 0; i < n; i++) {
+    char *end = NULL;
+    errno = 0;
+    if (*p < '0' || *p > '9') /* no sign, no blank */
+      break;
+    long long x = strtoll(p, &end, 10);
+    if (errno || x < 1)
+      break;
+    v[i] = x;
+    p = end;
+    if (i + 1 == n && !*p)
+      return HK_SUCCESS;
+    if (*p != 'x')
+      break;
+    p++;
+  }
+  static const char *const shape[] = {"", "N", "NXxNY", "NXxNYxNZ"};
+  return hk_error_set(HK_ERR_ARG, "--%s %s: expected %s (%d positive integers joined by 'x')",
+                      option, s, n >= 1 && n <= 3 ? shape[n] : "N", n);
 }
 
 static void print_build_info(const hk_app_t *app)

@@ -37,6 +37,10 @@ enum { HK_EXIT_OK = 0, HK_EXIT_FAIL = 1, HK_EXIT_USAGE = 2 };
  * HK_ERR_ARG with hk_error_message() naming the bad option.  No MPI needed. */
 int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done);
 
+/* hk_app_parse_extents: "NXxNYxNZ" (exactly n positive integers joined by 'x', nothing
+ * else) into v[0..n-1]; HK_ERR_ARG naming `option` otherwise. */
+int hk_app_parse_extents(const char *option, const char *s, int n, long long *v);
+
 /* hk_app_help: the usage text generated from the table. */
 void hk_app_help(const hk_app_t *app, FILE *out);
 

@@ -104,14 +104,10 @@ static int parse_grid(long long G[3])
   G[0] = G[1] = opt.size;
   G[2] = opt.dims == 3 ? opt.size : 1;
   if (opt.grid) {
-    long long a = 0, b = 0, c = 1;
-    int n = sscanf(opt.grid, "%lldx%lldx%lld", &a, &b, &c);
-    if (n < 2 || (opt.dims == 3 && n != 3) || (opt.dims == 2 && n != 2))
-      return hk_error_set(HK_ERR_ARG, "--grid %s: expected %s", opt.grid,
-                          opt.dims == 3 ? "NXxNYxNZ" : "NXxNY");
-    G[0] = a;
-    G[1] = b;
-    G[2] = opt.dims == 3 ? c : 1;
+    int err = hk_app_parse_extents("grid", opt.grid, opt.dims, G);
+    if (err != HK_SUCCESS)
+      return err;
+    G[2] = opt.dims == 3 ? G[2] : 1;
   }
   for (int d = 0; d < opt.dims; d++)
     if (G[d] < 1)

@@ -24,7 +24,9 @@
  * tallies == particles), all ranks hold the same checksum, and --expect-checksum
  * compares it with a given value.  Exit code 1 when not.
  */
+#include <ctype.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <omp.h>
 #include <stdint.h>
@@ -230,8 +232,9 @@ static int check_options(hk_allreduce_alg_t *alg, int *use_hk)
                         "hierarchical", opt.allreduce);
   if (opt.expect) {
     char *end = NULL;
+    errno = 0;
     strtoull(opt.expect, &end, 16);
-    if (!*opt.expect || *end)
+    if (!isxdigit((unsigned char)*opt.expect) || *end || errno)
       return hk_error_set(HK_ERR_ARG, "--expect-checksum %s: not a hexadecimal number",
                           opt.expect);
   }
