@@ -66,6 +66,9 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
 
 /* ---- env.c ---- */
 int hk__is_initialized(void);
+/* A boolean environment variable: unset or empty 0; 1/yes/true/on or 0/no/false/off
+ * (any case); anything else HK_ERR_ARG naming the variable. */
+int hk__env_bool(const char *name, int *value);
 
 /* ---- machine.c: the real machine, loaded once and shared (freed by hk_finalize) ---- */
 struct hk_machine {
