@@ -26,7 +26,8 @@ static const hk_opt_t options[] = {
   {"policy", HK_OPT_STR, &opt.policy, "P",
    "bind threads: none|compact|scatter (default: keep the launcher's binding; dry run: compact)", 0},
   {"topology", HK_OPT_STR, &opt.topology, "DESC",
-   "machine to describe: hwloc synthetic string or XML file (default $HK_TOPOLOGY, else this machine)", 0},
+   "machine to describe: hwloc synthetic string (at most 8192 PUs) or XML file (default "
+   "$HK_TOPOLOGY, else this machine)", 0},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 0},
   {"thread-level", HK_OPT_STR, &opt.thread_level, "L",
    "MPI thread level to require: single|masteronly|funneled|serialized|multiple", 0},
