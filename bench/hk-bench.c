@@ -34,9 +34,18 @@ static void general_help(FILE *out)
 
 int main(int argc, char **argv)
 {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     general_help(stdout);
-    return argc < 2 ? HK_EXIT_USAGE : HK_EXIT_OK;
+    return HK_EXIT_OK;
+  }
+  if (argc < 2) { /* no MPI yet: under a launcher only its rank 0 complains */
+    if (hk_app_launcher_rank() == 0) {
+      fprintf(stderr, "hk-bench: error: no experiment given; one of:");
+      for (int e = 0; e < NEXP; e++)
+        fprintf(stderr, " %s", experiments[e]->name);
+      fprintf(stderr, " (see hk-bench --help)\n");
+    }
+    return HK_EXIT_USAGE;
   }
   const hk_experiment_t *exp = NULL;
   for (int e = 0; e < NEXP; e++)

@@ -144,10 +144,13 @@ int main(int argc, char **argv)
   int err = hk_app_parse(&app, argc, argv, &done);
   if (done)
     return HK_EXIT_OK;
-  if (opt.dry_run) {
+  if (opt.dry_run) { /* no MPI: under a launcher only its rank 0 prints */
+    int quiet = hk_app_launcher_rank() != 0;
+    if (quiet && !freopen("/dev/null", "w", stdout))
+      return HK_EXIT_FAIL;
     if (err == HK_SUCCESS)
       err = dry_run();
-    if (err != HK_SUCCESS)
+    if (err != HK_SUCCESS && !quiet)
       fprintf(stderr, "%s: error: %s\n", app.program, hk_error_message());
     return hk_app_exit_code(err);
   }

@@ -69,6 +69,22 @@ static int set_value(const hk_opt_t *o, const char *v)
   return HK_SUCCESS;
 }
 
+int hk_app_launcher_rank(void)
+{
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                     "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    char *end = NULL;
+    if (!v || !*v)
+      continue;
+    long r = strtol(v, &end, 10);
+    if (!*end && r >= 0 && r <= 2147483647L)
+      return (int)r;
+  }
+  return 0;
+}
+
 int hk_app_parse_extents(const char *option, const char *s, int n, long long *v)
 {
   const char *p = s;

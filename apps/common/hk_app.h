@@ -41,6 +41,12 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done);
  * else) into v[0..n-1]; HK_ERR_ARG naming `option` otherwise. */
 int hk_app_parse_extents(const char *option, const char *s, int n, long long *v);
 
+/* hk_app_launcher_rank: before (or without) MPI, this process's rank as the launcher
+ * set it (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID), 0 when none did.
+ * Paths that never start MPI (hk-topology --dry-run, usage errors of hk-bench) print
+ * only on launcher rank 0, so a message under mpirun -n N appears once. */
+int hk_app_launcher_rank(void);
+
 /* hk_app_help: the usage text generated from the table. */
 void hk_app_help(const hk_app_t *app, FILE *out);
 
