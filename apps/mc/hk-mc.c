@@ -37,6 +37,7 @@
 #include "hk_app.h"
 #include "hk_preload.h"
 #include "hybridkit.h"
+#include "internal/hk_ckd.h"
 
 static struct {
   int particles, steps, warmup, tally_bytes, seed;
@@ -202,11 +203,15 @@ static int setup(sim_t *m)
   m->first = (long long)opt.particles * m->rank / m->size;
   m->count = (long long)opt.particles * (m->rank + 1) / m->size - m->first;
   m->checksum = 0xcbf29ce484222325ULL;
-  m->x = malloc((size_t)(m->count > 0 ? m->count : 1) * sizeof *m->x);
+  size_t xbytes = 0, sbytes = 0;
+  m->stride = ((size_t)m->nbins + 7) / 8 * 8; /* a cache line apart */
+  if (!hk_ckd_mul(&xbytes, m->count > 0 ? m->count : 1, sizeof *m->x) &&
+      !hk_ckd_mul3(&sbytes, m->threads, (long long)m->stride, sizeof *m->scratch)) {
+    m->x = malloc(xbytes);
+    m->scratch = malloc(sbytes);
+  }
   m->local = calloc((size_t)m->nbins, sizeof *m->local);
   m->global = calloc((size_t)m->nbins, sizeof *m->global);
-  m->stride = ((size_t)m->nbins + 7) / 8 * 8; /* a cache line apart */
-  m->scratch = malloc((size_t)m->threads * m->stride * sizeof *m->scratch);
   int local = m->x && m->local && m->global && m->scratch
                   ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory for %lld particles",
                                               m->count);
