@@ -128,6 +128,8 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--halo-width %d must be >= 1", opt.width);
   if (opt.compare < 0)
     return hk_error_set(HK_ERR_ARG, "--compare-sendrecv %d must be >= 0", opt.compare);
+  if (opt.check_every < -1)
+    return hk_error_set(HK_ERR_ARG, "--check-every %d must be >= 0", opt.check_every);
   if (opt.wave_rows < 0)
     return hk_error_set(HK_ERR_ARG, "--wave-rows %d must be >= 0", opt.wave_rows);
   if (opt.width > HK_WAVE_MAX && !strcmp(opt.temporal, "on"))
