@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* size_t products and sums; negative long long operands count as overflow */
+/* size_t products of long long operands (negative ones count as overflow) */
 static inline int hk_ckd_mul(size_t *r, long long a, long long b)
 {
   if (a < 0 || b < 0) {
@@ -29,27 +29,15 @@ static inline int hk_ckd_mul(size_t *r, long long a, long long b)
   return __builtin_mul_overflow((unsigned long long)a, (unsigned long long)b, r);
 }
 
-static inline int hk_ckd_add(size_t *r, long long a, long long b)
-{
-  if (a < 0 || b < 0) {
-    *r = 0;
-    return 1;
-  }
-  return __builtin_add_overflow((unsigned long long)a, (unsigned long long)b, r);
-}
-
 static inline int hk_ckd_mul3(size_t *r, long long a, long long b, long long c)
 {
   size_t ab;
-  if (hk_ckd_mul(&ab, a, b)) {
+  if (a < 0 || b < 0 || c < 0 ||
+      __builtin_mul_overflow((unsigned long long)a, (unsigned long long)b, &ab)) {
     *r = 0;
     return 1;
   }
-  if (ab > (size_t)LLONG_MAX) {
-    *r = 0;
-    return 1;
-  }
-  return hk_ckd_mul(r, (long long)ab, c);
+  return __builtin_mul_overflow(ab, (unsigned long long)c, r);
 }
 
 static inline int hk_ckd_mulz(size_t *r, size_t a, size_t b)
@@ -66,11 +54,6 @@ static inline int hk_ckd_addz(size_t *r, size_t a, size_t b)
 static inline int hk_ckd_mul_ll(long long *r, long long a, long long b)
 {
   return __builtin_mul_overflow(a, b, r);
-}
-
-static inline int hk_ckd_add_ll(long long *r, long long a, long long b)
-{
-  return __builtin_add_overflow(a, b, r);
 }
 
 /* an element count that must also fit MPI's int count argument */
