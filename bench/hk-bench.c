@@ -88,6 +88,14 @@ int main(int argc, char **argv)
     err = hk_error_set(HK_ERR_ARG, "%s needs at least %d ranks, got %d", exp->name,
                        exp->min_ranks, ctx.size);
   err = hk_agree(ctx.comm, err);
+  /* every experiment with message sizes holds at least a send and a receive buffer of
+   * the largest size: refused at once when that cannot fit (not by malloc, or by the
+   * sanitizer's allocator, on some ranks) */
+  if (err == HK_SUCCESS && exp->default_sizes) {
+    char what[64];
+    snprintf(what, sizeof what, "2 buffers of %lld bytes (-m)", common.max_size);
+    err = hk_app_mem_check(ctx.comm, 2.0 * (double)common.max_size, what);
+  }
   if (err == HK_SUCCESS)
     err = hk_nodes_create(ctx.comm, &ctx.nodes);
   hk_reporter_desc_t rd = {.program = "hk-bench", .output = common.output, .nodes = ctx.nodes};
