@@ -17,6 +17,7 @@
  * Time per call (us, min/avg/max over ranks) and bandwidth count x sizeof type /
  * slowest rank's time (MB/s).
  */
+#include <errno.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,16 +73,23 @@ static int allreduce(variant_t *v, const void *sbuf, void *rbuf, int count, MPI_
 static int variants(variant_t *out, int *n)
 {
   int threads[MAXT], nt = 0;
+  unsigned seen = 0; /* algorithms named: each at most once (out has NALG x MAXT rows) */
   char buf[256];
   *n = 0;
   if (!aopt.threads) {
     threads[nt++] = omp_get_max_threads();
   } else {
-    snprintf(buf, sizeof buf, "%s", aopt.threads);
-    for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+    if (snprintf(buf, sizeof buf, "%s", aopt.threads) >= (int)sizeof buf)
+      return hk_error_set(HK_ERR_ARG, "--threads: a list of at most %d characters",
+                          (int)sizeof buf - 1);
+    for (char *s = buf, *next; s; s = next) {
       char *end = NULL;
+      next = strchr(s, ',');
+      if (next)
+        *next++ = 0;
+      errno = 0;
       long t = strtol(s, &end, 10);
-      if (*end || t < 1 || t > 1024 || nt == MAXT)
+      if (!*s || *end || errno || t < 1 || t > 1024 || nt == MAXT)
         return hk_error_set(HK_ERR_ARG, "--threads %s: up to %d positive integers", aopt.threads,
                             MAXT);
       threads[nt++] = (int)t;
@@ -96,6 +104,9 @@ static int variants(variant_t *out, int *n)
     if (!a)
       return hk_error_set(HK_ERR_ARG, "--algorithms: unknown algorithm '%s' (mpi, chunked, "
                           "chunked-shifted, hierarchical)", s);
+    if (seen & (1u << (a - algorithms)))
+      return hk_error_set(HK_ERR_ARG, "--algorithms %s: '%s' named twice", aopt.algorithms, s);
+    seen |= 1u << (a - algorithms);
     for (int t = 0; t < (a->alg == HK_ALLREDUCE_MPI ? 1 : nt); t++)
       out[(*n)++] = (variant_t){a, a->alg == HK_ALLREDUCE_MPI ? 1 : threads[t], {0}};
   }

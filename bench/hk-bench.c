@@ -34,9 +34,18 @@ static void general_help(FILE *out)
 
 int main(int argc, char **argv)
 {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     general_help(stdout);
-    return argc < 2 ? HK_EXIT_USAGE : HK_EXIT_OK;
+    return HK_EXIT_OK;
+  }
+  if (argc < 2) { /* no MPI yet: under a launcher only its rank 0 complains */
+    if (hk_app_launcher_rank() == 0) {
+      fprintf(stderr, "hk-bench: error: no experiment given; one of:");
+      for (int e = 0; e < NEXP; e++)
+        fprintf(stderr, " %s", experiments[e]->name);
+      fprintf(stderr, " (see hk-bench --help)\n");
+    }
+    return HK_EXIT_USAGE;
   }
   const hk_experiment_t *exp = NULL;
   for (int e = 0; e < NEXP; e++)
@@ -79,6 +88,14 @@ int main(int argc, char **argv)
     err = hk_error_set(HK_ERR_ARG, "%s needs at least %d ranks, got %d", exp->name,
                        exp->min_ranks, ctx.size);
   err = hk_agree(ctx.comm, err);
+  /* every experiment with message sizes holds at least a send and a receive buffer of
+   * the largest size: refused at once when that cannot fit (not by malloc, or by the
+   * sanitizer's allocator, on some ranks) */
+  if (err == HK_SUCCESS && exp->default_sizes) {
+    char what[64];
+    snprintf(what, sizeof what, "2 buffers of %lld bytes (-m)", common.max_size);
+    err = hk_app_mem_check(ctx.comm, 2.0 * (double)common.max_size, what);
+  }
   if (err == HK_SUCCESS)
     err = hk_nodes_create(ctx.comm, &ctx.nodes);
   hk_reporter_desc_t rd = {.program = "hk-bench", .output = common.output, .nodes = ctx.nodes};

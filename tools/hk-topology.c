@@ -26,7 +26,8 @@ static const hk_opt_t options[] = {
   {"policy", HK_OPT_STR, &opt.policy, "P",
    "bind threads: none|compact|scatter (default: keep the launcher's binding; dry run: compact)", 0},
   {"topology", HK_OPT_STR, &opt.topology, "DESC",
-   "machine to describe: hwloc synthetic string or XML file (default $HK_TOPOLOGY, else this machine)", 0},
+   "machine to describe: hwloc synthetic string (at most 8192 PUs) or XML file (default "
+   "$HK_TOPOLOGY, else this machine)", 0},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 0},
   {"thread-level", HK_OPT_STR, &opt.thread_level, "L",
    "MPI thread level to require: single|masteronly|funneled|serialized|multiple", 0},
@@ -143,10 +144,13 @@ int main(int argc, char **argv)
   int err = hk_app_parse(&app, argc, argv, &done);
   if (done)
     return HK_EXIT_OK;
-  if (opt.dry_run) {
+  if (opt.dry_run) { /* no MPI: under a launcher only its rank 0 prints */
+    int quiet = hk_app_launcher_rank() != 0;
+    if (quiet && !freopen("/dev/null", "w", stdout))
+      return HK_EXIT_FAIL;
     if (err == HK_SUCCESS)
       err = dry_run();
-    if (err != HK_SUCCESS)
+    if (err != HK_SUCCESS && !quiet)
       fprintf(stderr, "%s: error: %s\n", app.program, hk_error_message());
     return hk_app_exit_code(err);
   }

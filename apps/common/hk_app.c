@@ -1,9 +1,13 @@
 /* apps/common/hk_app.c: option table parsing, generated help, collective finish. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include "hk_app.h"
 #include "hybridkit.h"
+#include "internal/hk_ckd.h"
 
 static void print_default(const hk_opt_t *o, FILE *out)
 {
@@ -54,7 +58,7 @@ static int set_value(const hk_opt_t *o, const char *v)
   }
   case HK_OPT_DOUBLE: {
     double d = strtod(v, &end);
-    if (errno || !*v || *end)
+    if (errno || !*v || *end || !isfinite(d))
       return hk_error_set(HK_ERR_ARG, "--%s %s: not a number", o->name, v);
     *(double *)o->target = d;
     break;
@@ -63,6 +67,46 @@ static int set_value(const hk_opt_t *o, const char *v)
   case HK_OPT_FLAG: *(int *)o->target = 1; break;
   }
   return HK_SUCCESS;
+}
+
+int hk_app_launcher_rank(void)
+{
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                     "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    char *end = NULL;
+    if (!v || !*v)
+      continue;
+    long r = strtol(v, &end, 10);
+    if (!*end && r >= 0 && r <= 2147483647L)
+      return (int)r;
+  }
+  return 0;
+}
+
+int hk_app_parse_extents(const char *option, const char *s, int n, long long *v)
+{
+  const char *p = s;
+  for (int i = 0; i < n; i++) {
+    char *end = NULL;
+    errno = 0;
+    if (*p < '0' || *p > '9') /* no sign, no blank */
+      break;
+    long long x = strtoll(p, &end, 10);
+    if (errno || x < 1)
+      break;
+    v[i] = x;
+    p = end;
+    if (i + 1 == n && !*p)
+      return HK_SUCCESS;
+    if (*p != 'x')
+      break;
+    p++;
+  }
+  static const char *const shape[] = {"", "N", "NXxNY", "NXxNYxNZ"};
+  return hk_error_set(HK_ERR_ARG, "--%s %s: expected %s (%d positive integers joined by 'x')",
+                      option, s, n >= 1 && n <= 3 ? shape[n] : "N", n);
 }
 
 static void print_build_info(const hk_app_t *app)
@@ -195,4 +239,83 @@ int hk_app_finish(const hk_app_t *app, MPI_Comm comm, int status)
     status = fin;
   }
   return hk_app_exit_code(status);
+}
+
+/* bytes this process maps already (VmSize), 0 when unknown */
+static double mapped_bytes(void)
+{
+  unsigned long long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%llu", &pages) != 1)
+      pages = 0;
+    fclose(f);
+  }
+  return (double)pages * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* the memory limit of this process's cgroup (v2), or -1 when there is none */
+static double cgroup_limit(void)
+{
+  char path[640] = "", line[512];
+  double limit = -1;
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f)
+    return -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "0::", 3) == 0) {
+      line[strcspn(line, "\n")] = 0;
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+    }
+  fclose(f);
+  if (!*path || !(f = fopen(path, "r")))
+    return -1;
+  unsigned long long v;
+  if (fscanf(f, "%llu", &v) == 1)
+    limit = (double)v;
+  fclose(f);
+  return limit;
+}
+
+int hk_app_mem_check(MPI_Comm comm, double need, const char *what)
+{
+  char a[32], b[32], c[32];
+  int local = HK_SUCCESS, rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  /* per process: the address-space and data limits, less what is mapped already */
+  static const struct { int res; const char *name; } lim[] = {
+    {RLIMIT_AS, "RLIMIT_AS (ulimit -v)"}, {RLIMIT_DATA, "RLIMIT_DATA (ulimit -d)"}};
+  double mapped = mapped_bytes();
+  for (int i = 0; i < 2 && local == HK_SUCCESS; i++) {
+    struct rlimit rl;
+    if (getrlimit(lim[i].res, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+      continue;
+    double room = (double)rl.rlim_cur - (i == 0 ? mapped : 0.0);
+    if (need > room)
+      local = hk_error_set(HK_ERR_NOMEM, "memory for %s: %s per process, more than the %s left "
+                           "by %s of %s", what, hk_fmt_bytes(a, sizeof a, need),
+                           hk_fmt_bytes(b, sizeof b, room > 0 ? room : 0), lim[i].name,
+                           hk_fmt_bytes(c, sizeof c, (double)rl.rlim_cur));
+  }
+  /* per node: the sum over the ranks sharing it against its memory */
+  MPI_Comm node = MPI_COMM_NULL;
+  double node_need = need;
+  int nranks = 1;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, node);
+    MPI_Comm_size(node, &nranks);
+    MPI_Comm_free(&node);
+  }
+  double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  double cg = cgroup_limit();
+  const char *src = "the node's physical memory";
+  if (cg > 0 && (phys <= 0 || cg < phys)) {
+    phys = cg;
+    src = "the memory limit of the cgroup";
+  }
+  if (local == HK_SUCCESS && phys > 0 && node_need > phys)
+    local = hk_error_set(HK_ERR_NOMEM, "memory for %s: %s on this node (%d process%s), more "
+                         "than %s (%s)", what, hk_fmt_bytes(a, sizeof a, node_need), nranks,
+                         nranks == 1 ? "" : "es", src, hk_fmt_bytes(b, sizeof b, phys));
+  return hk_agree(comm, local);
 }

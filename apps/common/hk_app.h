@@ -37,6 +37,16 @@ enum { HK_EXIT_OK = 0, HK_EXIT_FAIL = 1, HK_EXIT_USAGE = 2 };
  * HK_ERR_ARG with hk_error_message() naming the bad option.  No MPI needed. */
 int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done);
 
+/* hk_app_parse_extents: "NXxNYxNZ" (exactly n positive integers joined by 'x', nothing
+ * else) into v[0..n-1]; HK_ERR_ARG naming `option` otherwise. */
+int hk_app_parse_extents(const char *option, const char *s, int n, long long *v);
+
+/* hk_app_launcher_rank: before (or without) MPI, this process's rank as the launcher
+ * set it (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID), 0 when none did.
+ * Paths that never start MPI (hk-topology --dry-run, usage errors of hk-bench) print
+ * only on launcher rank 0, so a message under mpirun -n N appears once. */
+int hk_app_launcher_rank(void);
+
 /* hk_app_help: the usage text generated from the table. */
 void hk_app_help(const hk_app_t *app, FILE *out);
 
@@ -60,6 +70,16 @@ int hk_app_run(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t w
  * (may be NULL) gets their sum.  Collective: comm.  Threads: outside parallel regions. */
 int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
                              long long *total);
+
+/* hk_app_mem_check: before allocating `need` bytes (an estimate, in double so it cannot
+ * overflow) in this process, compare them with what it may use: the address-space and
+ * data limits (RLIMIT_AS, RLIMIT_DATA, less what the process maps already), and, summed
+ * over the ranks that share the node, the node's physical memory (or the memory limit
+ * of its cgroup when smaller).  `what` names the need ("2 fields of 64x64x64 cells").
+ * Returns the agreed status: HK_ERR_NOMEM with one line naming the need and the limit
+ * when some rank's need does not fit.  Collective: comm.  Threads: outside parallel
+ * regions. */
+int hk_app_mem_check(MPI_Comm comm, double need, const char *what);
 
 /* hk_app_finish: agree on `status` over comm (hk_agree), rank 0 prints
  * "<program>: error: <message>" once on failure, then hk_finalize().  Returns

@@ -107,18 +107,17 @@ static int parse_grid(long long G[3])
   G[0] = G[1] = opt.size;
   G[2] = opt.dims == 3 ? opt.size : 1;
   if (opt.grid) {
-    long long a = 0, b = 0, c = 1;
-    int n = sscanf(opt.grid, "%lldx%lldx%lld", &a, &b, &c);
-    if (n < 2 || (opt.dims == 3 && n != 3) || (opt.dims == 2 && n != 2))
-      return hk_error_set(HK_ERR_ARG, "--grid %s: expected %s", opt.grid,
-                          opt.dims == 3 ? "NXxNYxNZ" : "NXxNY");
-    G[0] = a;
-    G[1] = b;
-    G[2] = opt.dims == 3 ? c : 1;
+    int err = hk_app_parse_extents("grid", opt.grid, opt.dims, G);
+    if (err != HK_SUCCESS)
+      return err;
+    G[2] = opt.dims == 3 ? G[2] : 1;
   }
   for (int d = 0; d < opt.dims; d++)
     if (G[d] < 1)
       return hk_error_set(HK_ERR_ARG, "grid extents must be >= 1 (got %lld in %c)", G[d], "xyz"[d]);
+  if (!strcmp(opt.verify, "on") && (double)G[0] * (double)G[1] * (double)G[2] > 2147483647.0)
+    return hk_error_set(HK_ERR_ARG, "--verify on gathers the whole grid on rank 0: at most "
+                        "2147483647 cells (got %.0f)", (double)G[0] * (double)G[1] * (double)G[2]);
   return HK_SUCCESS;
 }
 
@@ -134,6 +133,8 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--halo-width %d must be >= 1", opt.width);
   if (opt.compare < 0)
     return hk_error_set(HK_ERR_ARG, "--compare-sendrecv %d must be >= 0", opt.compare);
+  if (opt.check_every < -1)
+    return hk_error_set(HK_ERR_ARG, "--check-every %d must be >= 0", opt.check_every);
   if (opt.wave_rows < 0)
     return hk_error_set(HK_ERR_ARG, "--wave-rows %d must be >= 0", opt.wave_rows);
   if (opt.width > HK_WAVE_MAX && !strcmp(opt.temporal, "on"))
@@ -686,6 +687,35 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   return hk_agree(comm, err);
 }
 
+/* the memory of a run, estimated before allocating it (in double: no overflow): two
+ * fields of the block with ghosts and row padding, the halo buffers (a face of w layers
+ * on both sides of each decomposed or periodic dimension, sent and received), and on
+ * rank 0 the gathered field and the reference when verifying */
+static int check_memory(const run_t *r)
+{
+  const hk_cart_info_t *ci = &r->ci;
+  const double w = opt.width;
+  double ext[3], cells = 1, bufs = 0, global = 1;
+  for (int d = 0; d < 3; d++) {
+    ext[d] = d < opt.dims ? ci->n[d] + 2 * w : 1;
+    global *= (double)ci->global[d];
+  }
+  ext[0] += 2 * HK_FIELD_ALIGN; /* front pad and row rounding */
+  for (int d = 0; d < 3; d++)
+    cells *= ext[d];
+  for (int d = 0; d < opt.dims; d++)
+    if (ci->procs[d] > 1 || ci->periodic[d])
+      bufs += 2 * 2 * w * cells / ext[d];
+  double need = (2 * cells + bufs) * sizeof(double);
+  if (ci->rank == 0 && (!strcmp(opt.verify, "on") ||
+                        (!strcmp(opt.verify, "auto") && global <= (double)(1LL << 21))))
+    need += 2 * global * sizeof(double);
+  char what[160];
+  snprintf(what, sizeof what, "2 fields of %.0fx%.0fx%.0f cells", ext[0], ext[1],
+           ext[2]);
+  return hk_app_mem_check(hk_cart_comm(r->cart), need, what);
+}
+
 static int run(void *unused)
 {
   (void)unused;
@@ -714,6 +744,8 @@ static int run(void *unused)
    * update ghost columns (a whole vector on each side in x) */
   r.xwrap = opt.dims == 3 && r.periodic && r.ci.procs[0] == 1 && !strcmp(opt.xwrap, "on");
   MPI_Comm comm = hk_cart_comm(r.cart);
+  if ((err = check_memory(&r)) != HK_SUCCESS)
+    goto done;
   hk_halo_desc_t hd = {.cart = r.cart, .width = opt.width, .stencil = r.cd.stencil, .mode = mode,
                        .reserved = opt.reserved, .radius = 1, .self_wrap = {r.xwrap, 0, 0}};
   if ((err = hk_halo_create(&hd, &r.halo)) != HK_SUCCESS)
@@ -742,7 +774,7 @@ static int run(void *unused)
       goto done;
   }
 
-  long long cells = G[0] * G[1] * G[2];
+  double cells = (double)G[0] * (double)G[1] * (double)G[2];
   int verify = !strcmp(opt.verify, "on") || (!strcmp(opt.verify, "auto") && cells <= (1LL << 21));
   if (opt.check_every < 0)
     opt.check_every = verify ? 1 : 0;

@@ -13,6 +13,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "internal/hk_ckd.h"
 #include "kernel.h"
 #include "wavefront.h"
 
@@ -73,16 +74,26 @@ int jac_wave_alloc(jac_wave_t *w, const hk_field_layout_t *L, int sweeps, int ro
   w->threads = threads;
   w->nt = nt;
   w->xwrap = xwrap;
-  w->ring_rows = w->rows + 2 * sweeps + 2;
-  w->ring_size = (size_t)(sweeps - 1) * 3 * (size_t)w->ring_rows * (size_t)L->sy;
+  /* a strip taller than the block (ghost rows included) is the block: one strip */
+  long long all = L->n[1] + 2LL * L->width;
+  if (w->rows > all)
+    w->rows = (int)all;
   w->planes = L->n[2] + 2 * L->width;
   /* seams only where a thread has more than one strip */
-  long long all = L->n[1] + 2LL * L->width;
-  w->seam_size = w->rows < (all + threads - 1) / threads
-                     ? (size_t)2 * (size_t)w->planes * (size_t)L->sy : 0;
-  w->per_thread = w->ring_size + (size_t)(sweeps - 1) * 2 * w->seam_size;
-  size_t n = w->per_thread * (size_t)threads;
-  if (posix_memalign((void **)&w->mem, 64, n * sizeof(double)))
+  int seams = w->rows < (all + threads - 1) / threads;
+  long long ring_rows = (long long)w->rows + 2 * sweeps + 2;
+  size_t ring = 0, seam = 0, seams_all = 0, per = 0, n = 0, bytes = 0;
+  if (ring_rows > INT_MAX || hk_ckd_mul3(&ring, (long long)(sweeps - 1) * 3, ring_rows, L->sy) ||
+      hk_ckd_mul3(&seam, seams ? 2 : 0, w->planes, L->sy) ||
+      hk_ckd_mulz(&seams_all, seam, (size_t)(sweeps - 1) * 2) || hk_ckd_addz(&per, ring, seams_all) ||
+      hk_ckd_mulz(&n, per, (size_t)threads) || hk_ckd_mulz(&bytes, n, sizeof(double)))
+    return hk_error_set(HK_ERR_NOMEM, "the wavefront buffers of %d sweeps x %d rows x %d threads "
+                        "do not fit in the address space", sweeps, w->rows, threads);
+  w->ring_rows = (int)ring_rows;
+  w->ring_size = ring;
+  w->seam_size = seam;
+  w->per_thread = per;
+  if (posix_memalign((void **)&w->mem, 64, bytes))
     return hk_error_set(HK_ERR_NOMEM, "no memory for the wavefront buffers (%zu doubles)", n);
 #pragma omp parallel num_threads(threads)
   memset(w->mem + w->per_thread * (size_t)omp_get_thread_num(), 0, w->per_thread * sizeof(double));

@@ -24,7 +24,9 @@
  * tallies == particles), all ranks hold the same checksum, and --expect-checksum
  * compares it with a given value.  Exit code 1 when not.
  */
+#include <ctype.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <omp.h>
 #include <stdint.h>
@@ -35,6 +37,7 @@
 #include "hk_app.h"
 #include "hk_preload.h"
 #include "hybridkit.h"
+#include "internal/hk_ckd.h"
 
 static struct {
   int particles, steps, warmup, tally_bytes, seed;
@@ -78,6 +81,9 @@ typedef struct sim {
   int nbins, ncells;
   uint32_t *x;                   /* positions: fixed point, the ring is [0, 2^32) */
   int64_t *local, *global;       /* tallies: this rank's, the allreduced one */
+  int64_t *scratch;              /* the threads' private tallies, `stride` apart (heap: a
+                                    tally of megabytes overflows a thread's stack) */
+  size_t stride;
   uint64_t checksum;
   long long absorbed;             /* absorptions in the timed steps (global) */
   int use_hk;
@@ -114,18 +120,31 @@ static void move(sim_t *m, int s)
   int nb = m->nbins, nc = m->ncells;
   uint64_t mean = (uint64_t)opt.particles / (uint64_t)nc + 1;
   uint64_t reach = (4ULL << 32) / (uint64_t)nc; /* up to 4 cells per step */
-  memset(t, 0, (size_t)nb * sizeof *t);
-#pragma omp parallel for schedule(static) reduction(+ : t[:nb])
-  for (long long i = 0; i < m->count; i++) {
-    long long g = m->first + i;
-    uint32_t x = m->x[i] + (uint32_t)(draw(g, s, 0) % (2 * reach + 1) - reach);
-    uint64_t occ = (uint64_t)prev[cell_of(m, x)];
-    if ((draw(g, s, 1) >> 32) * 10 * (occ + mean) < (occ << 32)) {
-      x = 0x73333333u + (uint32_t)(draw(g, s, 2) % 0x1999999au); /* re-emitted in [0.45, 0.55) */
-      t[nb - 1]++;
+#pragma omp parallel num_threads(m->threads)
+  {
+    int nt = omp_get_num_threads();
+    int64_t *mine = m->scratch + (size_t)omp_get_thread_num() * m->stride;
+    memset(mine, 0, (size_t)nb * sizeof *mine);
+#pragma omp for schedule(static)
+    for (long long i = 0; i < m->count; i++) {
+      long long g = m->first + i;
+      uint32_t x = m->x[i] + (uint32_t)(draw(g, s, 0) % (2 * reach + 1) - reach);
+      uint64_t occ = (uint64_t)prev[cell_of(m, x)];
+      if ((draw(g, s, 1) >> 32) * 10 * (occ + mean) < (occ << 32)) {
+        x = 0x73333333u + (uint32_t)(draw(g, s, 2) % 0x1999999au); /* re-emitted in [0.45, 0.55) */
+        mine[nb - 1]++;
+      }
+      m->x[i] = x;
+      mine[cell_of(m, x)]++;
     }
-    m->x[i] = x;
-    t[cell_of(m, x)]++;
+    /* (implicit barrier) each thread sums a share of the bins over all threads */
+#pragma omp for schedule(static)
+    for (int b = 0; b < nb; b++) {
+      int64_t sum = 0;
+      for (int k = 0; k < nt; k++)
+        sum += m->scratch[(size_t)k * m->stride + (size_t)b];
+      t[b] = sum;
+    }
   }
 }
 
@@ -170,15 +189,30 @@ static int setup(sim_t *m)
   MPI_Comm_rank(m->comm, &m->rank);
   MPI_Comm_size(m->comm, &m->size);
   m->threads = omp_get_max_threads();
+  /* positions, the two tallies and one private tally per thread (doubles: no overflow) */
+  double need = (double)opt.particles / m->size * sizeof *m->x +
+                (2.0 + m->threads) * (double)opt.tally_bytes;
+  char what[96];
+  snprintf(what, sizeof what, "%d particles and %d tallies of %d bytes", opt.particles,
+           2 + m->threads, opt.tally_bytes);
+  int err = hk_app_mem_check(m->comm, need, what);
+  if (err != HK_SUCCESS)
+    return err;
   m->nbins = opt.tally_bytes / 8;
   m->ncells = m->nbins - 1;
   m->first = (long long)opt.particles * m->rank / m->size;
   m->count = (long long)opt.particles * (m->rank + 1) / m->size - m->first;
   m->checksum = 0xcbf29ce484222325ULL;
-  m->x = malloc((size_t)(m->count > 0 ? m->count : 1) * sizeof *m->x);
+  size_t xbytes = 0, sbytes = 0;
+  m->stride = ((size_t)m->nbins + 7) / 8 * 8; /* a cache line apart */
+  if (!hk_ckd_mul(&xbytes, m->count > 0 ? m->count : 1, sizeof *m->x) &&
+      !hk_ckd_mul3(&sbytes, m->threads, (long long)m->stride, sizeof *m->scratch)) {
+    m->x = malloc(xbytes);
+    m->scratch = malloc(sbytes);
+  }
   m->local = calloc((size_t)m->nbins, sizeof *m->local);
   m->global = calloc((size_t)m->nbins, sizeof *m->global);
-  int local = m->x && m->local && m->global
+  int local = m->x && m->local && m->global && m->scratch
                   ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory for %lld particles",
                                               m->count);
   if (local == HK_SUCCESS) {
@@ -203,8 +237,9 @@ static int check_options(hk_allreduce_alg_t *alg, int *use_hk)
                         "hierarchical", opt.allreduce);
   if (opt.expect) {
     char *end = NULL;
+    errno = 0;
     strtoull(opt.expect, &end, 16);
-    if (!*opt.expect || *end)
+    if (!isxdigit((unsigned char)*opt.expect) || *end || errno)
       return hk_error_set(HK_ERR_ARG, "--expect-checksum %s: not a hexadecimal number",
                           opt.expect);
   }
@@ -347,6 +382,7 @@ static int run(void *arg)
   free(m.x);
   free(m.local);
   free(m.global);
+  free(m.scratch);
   return err;
 }
 

@@ -12,6 +12,7 @@
  *    times dt, in the reference's order) instead of seven passes over rhs.
  */
 #include "adi_common.h"
+#include "internal/hk_ckd.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,10 +133,12 @@ static void zone_table(mz_adi_zone_t *z, double **tab[MZ_NARR])
 
 size_t mz_adi_zone_bytes(int nx, int ny, int nz, int with_speed)
 {
-  size_t per_point = 0;
+  size_t per_point = 0, points, bytes;
   for (int n = 0; n < (with_speed ? MZ_NARR : MZ_NARR_BT); n++)
     per_point += mz_comps[n];
-  return (size_t)nx * ny * nz * per_point * sizeof(double);
+  if (hk_ckd_mul3(&points, nx, ny, nz) || hk_ckd_mulz(&bytes, points, per_point * sizeof(double)))
+    return SIZE_MAX; /* cannot be allocated */
+  return bytes;
 }
 
 void mz_adi_zone_free(mz_adi_zone_t *z)
@@ -159,11 +162,11 @@ int mz_adi_zone_alloc(mz_adi_zone_t *z, int nx, int ny, int nz, int with_speed)
   z->nx = nx;
   z->ny = ny;
   z->nz = nz;
-  if (nx < 5 || ny < 5 || nz < 5)
+  if (nx < 5 || ny < 5 || nz < 5 || mz_adi_zone_bytes(nx, ny, nz, with_speed) == SIZE_MAX)
     return -1;
   const size_t plane = (size_t)nx * ny;
   for (int n = 0; n < narr; n++) {
-    size_t bytes = plane * nz * mz_comps[n] * sizeof(double);
+    size_t bytes = plane * nz * mz_comps[n] * sizeof(double); /* <= the checked total */
     *tab[n] = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!*tab[n]) {
       mz_adi_zone_free(z);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hybridkit.h"
+#include "internal/hk_ckd.h"
 
 typedef struct link {
   int src, side, dst;  /* src's interior plane next to `side` -> dst's opposite boundary plane */
@@ -139,13 +140,23 @@ int mz_exchange_create(const mz_zones_t *z, const mz_map_t *m, int rank, MPI_Com
       }
     pe.send_len = soff - pe.send_off;
     pe.recv_len = roff - pe.recv_off;
+    int count;
+    if (hk_ckd_mpi_count(&count, (size_t)pe.send_len) || hk_ckd_mpi_count(&count, (size_t)pe.recv_len)) {
+      mz_exchange_destroy(&ex);
+      return hk_error_set(HK_ERR_NOMEM, "the faces exchanged with rank %d (%lld and %lld doubles) "
+                          "exceed MPI's count limit", p, pe.send_len, pe.recv_len);
+    }
     if (pe.send_len || pe.recv_len)
       ex->peers[ex->npeers++] = pe;
   }
   ex->st.bytes_sent = soff * (long long)sizeof(double);
   ex->st.peers = ex->npeers;
-  ex->sbuf = malloc((size_t)(soff ? soff : 1) * sizeof(double));
-  ex->rbuf = malloc((size_t)(roff ? roff : 1) * sizeof(double));
+  size_t sbytes, rbytes;
+  if (hk_ckd_mul(&sbytes, soff ? soff : 1, sizeof(double)) ||
+      hk_ckd_mul(&rbytes, roff ? roff : 1, sizeof(double)))
+    goto nomem;
+  ex->sbuf = malloc(sbytes);
+  ex->rbuf = malloc(rbytes);
   if (!ex->sbuf || !ex->rbuf)
     goto nomem;
   *out = ex;

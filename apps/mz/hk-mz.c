@@ -162,6 +162,24 @@ static int by_size_desc(const void *a, const void *b, void *zones)
   return pa != pb ? (pa < pb ? 1 : -1) : *(const int *)a - *(const int *)b;
 }
 
+/* the memory of my zones' point arrays (the bulk of a run), checked against the limits
+ * of the process and the node before any is allocated */
+static int check_memory(const run_t *r)
+{
+  double need = 0;
+  int mine = 0;
+  for (int zone = 0; zone < r->zones.nzones; zone++)
+    if (r->map.owner[zone] == r->rank) {
+      const mz_zone_t *q = &r->zones.zone[zone];
+      need += (double)mz_adi_zone_bytes(q->nx, q->ny, q->nz, r->solver->with_speed);
+      mine++;
+    }
+  char what[96];
+  snprintf(what, sizeof what, "%s class %c (the arrays of %d zone%s)", mz_bench_name(r->bench),
+           r->cls->name, mine, mine == 1 ? "" : "s");
+  return hk_app_mem_check(MPI_COMM_WORLD, need, what);
+}
+
 /* allocate, initialise and set up the solver of my zones (local, no MPI) */
 static int setup_local(run_t *r)
 {
@@ -470,6 +488,8 @@ static int run(void *unused)
   if (err == HK_SUCCESS)
     err = setup_zones(&r);
   if ((err = hk_agree(MPI_COMM_WORLD, err)) != HK_SUCCESS)
+    goto done;
+  if ((err = check_memory(&r)) != HK_SUCCESS)
     goto done;
   if (r.rank == 0)
     print_map(&r);

@@ -51,10 +51,16 @@ typedef struct hk_machine_info {
   } cache[HK_MAX_CACHE_LEVELS];
 } hk_machine_info_t;
 
+/* The largest synthetic machine hk_machine_load builds (PUs). */
+#define HK_SYNTHETIC_MAX_PUS 8192
+
 /* hk_machine_load: desc NULL or "" -> $HK_TOPOLOGY if set, else the real
  * machine.  A desc naming an existing file (or ending in .xml) is read as hwloc
  * XML, anything else as an hwloc synthetic description.  HK_ERR_TOPOLOGY with
- * the parser's complaint for a description that does not parse.
+ * the parser's complaint for a description that does not parse, for a path that is
+ * not a regular file (a FIFO, a directory), and for a synthetic machine of more than
+ * HK_SYNTHETIC_MAX_PUS PUs (hwloc's time to build one grows faster than linearly:
+ * 8192 PUs take ~0.5 s, 32768 ~10 s).
  * Collective: local.  Threads: any thread. */
 HK_EXPORT int hk_machine_load(const char *desc, hk_machine_t **machine);
 

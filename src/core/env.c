@@ -118,10 +118,22 @@ int hk_require_thread_level(hk_thread_level_t needed, const char *what)
                   mpi_level_name(mpi_minimum_for(needed)), mpi_level_name(hk_env.mpi_provided));
 }
 
-static int env_flag(const char *name)
+int hk__env_bool(const char *name, int *value)
 {
+  static const char *const off[] = {"0", "no", "false", "off"}, *const on[] = {"1", "yes", "true", "on"};
   const char *v = getenv(name);
-  return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "no") != 0 && strcasecmp(v, "false") != 0;
+  *value = 0;
+  if (!v || !*v)
+    return HK_SUCCESS;
+  for (int i = 0; i < 4; i++) {
+    if (!strcasecmp(v, off[i]))
+      return HK_SUCCESS;
+    if (!strcasecmp(v, on[i])) {
+      *value = 1;
+      return HK_SUCCESS;
+    }
+  }
+  return HK_ERROR(HK_ERR_ARG, "%s=%s: expected 1/yes/true/on or 0/no/false/off", name, v);
 }
 
 int hk_check_masteronly(const char *where)
@@ -185,13 +197,12 @@ int hk_init_request(int *argc, char ***argv, hk_thread_level_t wanted, hk_thread
   hk_env.initialized = 1;
   hk_env.master = pthread_self();
   hk_env.requested = wanted;
-  hk_env.check_masteronly = env_flag("HK_CHECK_MASTERONLY");
+  int local = hk__env_bool("HK_CHECK_MASTERONLY", &hk_env.check_masteronly);
 
   /* HK_MPI_THREAD_LIMIT: behave as if the MPI library provided at most this. */
   const char *cap = getenv("HK_MPI_THREAD_LIMIT");
   char capnote[96] = "";
-  int local = HK_SUCCESS;
-  if (cap && *cap) {
+  if (local == HK_SUCCESS && cap && *cap) {
     hk_thread_level_t c;
     local = hk_thread_level_parse(cap, &c);
     if (local == HK_SUCCESS && c == HK_THREAD_MASTERONLY)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "halo/halo_internal.h"
+#include "internal/hk_ckd.h"
 
 #define HK_HUGE_PAGE ((size_t)2 << 20)
 
@@ -37,7 +38,10 @@ static int build_rows(hk_msg_t *msgs, int nmsg, const hk_field_layout_t *L, hk_r
   hk_row_t *t = NULL;
   for (int i = 0; i < nmsg; i++) {
     int ny = msgs[i].box.hi[1] - msgs[i].box.lo[1], nz = msgs[i].box.hi[2] - msgs[i].box.lo[2];
-    total += msgs[i].box.hi[0] - msgs[i].box.lo[0] <= HK_SHORT_RUN ? nz : ny * nz;
+    long long n = msgs[i].box.hi[0] - msgs[i].box.lo[0] <= HK_SHORT_RUN ? nz : (long long)ny * nz;
+    if (n > INT_MAX - total)
+      return HK_ERROR(HK_ERR_NOMEM, "the halo's row table needs more than %d rows", INT_MAX);
+    total += (int)n;
   }
   HK_ALLOC_TRY(err, t, total);
   for (int i = 0; i < nmsg; i++) {
@@ -147,6 +151,41 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
         local = HK_ERROR(HK_ERR_ARG,
                          "block %dx%dx%d of rank %d is thinner than halo width %d in dimension %c",
                          ci.n[0], ci.n[1], ci.n[2], ci.rank, w, "xyz"[d]);
+  /* the field's extents with ghosts and padding (see below), checked: a field whose
+   * cells or bytes overflow, or whose messages exceed MPI's int count, is refused on
+   * every rank before anything is allocated */
+  const long long front = (w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
+  long long X = 0, Y = 0, Z = 1, XY = 0;
+  size_t cells = 0, bytes = 0;
+  if (local == HK_SUCCESS) {
+    long long nx = ci.n[0], ny = dims >= 2 ? ci.n[1] : 1, nz = dims == 3 ? ci.n[2] : 1;
+    X = (front + nx + w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
+    Y = ny + 2LL * w;
+    Z = dims == 3 ? nz + 2LL * w : 1;
+    /* the largest message: a face (w layers) across a decomposed dimension */
+    size_t face = 0;
+    for (int d = 0; d < dims; d++) {
+      long long e[3] = {nx, ny, nz};
+      if (ci.procs[d] == 1) /* none, or a copy to itself (no MPI count) */
+        continue;
+      size_t f = 0;
+      e[d] = w;
+      if (hk_ckd_mul3(&f, e[0], e[1], e[2]))
+        f = SIZE_MAX;
+      face = f > face ? f : face;
+    }
+    if (hk_ckd_mul_ll(&XY, X, Y) || hk_ckd_mul3(&cells, X, Y, Z) ||
+        hk_ckd_mulz(&bytes, cells, sizeof(double)) || bytes > (size_t)PTRDIFF_MAX)
+      local = HK_ERROR(HK_ERR_NOMEM,
+                       "block %dx%dx%d with halo width %d: a field of %lldx%lldx%lld cells "
+                       "does not fit in the address space",
+                       ci.n[0], ci.n[1], ci.n[2], w, X, Y, Z);
+    else if (face > (size_t)INT_MAX)
+      local = HK_ERROR(HK_ERR_NOMEM,
+                       "block %dx%dx%d with halo width %d: a halo message of %zu doubles exceeds "
+                       "MPI's count limit (%d)",
+                       ci.n[0], ci.n[1], ci.n[2], w, face, INT_MAX);
+  }
   HK_TRY(err, hk_agree(cart_comm, local));
 
   HK_ALLOC_TRY(err, h, 1);
@@ -168,13 +207,10 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
    * 8 doubles): the sweeps then run on aligned vectors; an x-start 32 bytes off a line
    * made every 64-byte load of the 7-point stencil split across two lines and cost
    * 25-40 % of its speed on an AMD EPYC (Zen 5), in cache and from memory alike */
-  long long front = (w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
-  long long X = (front + L->n[0] + w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
-  long long Y = L->n[1] + 2 * w, Z = dims == 3 ? L->n[2] + 2 * w : 1;
   L->sy = X;
-  L->sz = X * Y;
+  L->sz = XY;
   L->offset = front + w * L->sy + (dims == 3 ? w * L->sz : 0);
-  L->count = (size_t)(X * Y * Z);
+  L->count = cells; /* checked above, as cells * sizeof(double) */
 
   /* the neighbour table: every offset the stencil needs that has a neighbour */
   HK_ALLOC_TRY(err, h->send, 26);
@@ -228,22 +264,22 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
     sendtotal += ms->count;
     if (kind != HK_PEER_SELF)
       recvtotal += mr->count;
-    long long bytes = (long long)(ms->count * sizeof(double));
-    if (kind == HK_PEER_SELF) { h->stats.msgs_self++; h->stats.bytes_self += bytes; }
-    else if (kind == HK_PEER_INTRA) { h->stats.msgs_intra++; h->stats.bytes_intra += bytes; }
-    else { h->stats.msgs_inter++; h->stats.bytes_inter += bytes; }
+    long long mbytes = (long long)(ms->count * sizeof(double)); /* checked above */
+    if (kind == HK_PEER_SELF) { h->stats.msgs_self++; h->stats.bytes_self += mbytes; }
+    else if (kind == HK_PEER_INTRA) { h->stats.msgs_intra++; h->stats.bytes_intra += mbytes; }
+    else { h->stats.msgs_inter++; h->stats.bytes_inter += mbytes; }
   }
   HK_ALLOC_TRY(err, h->sendbuf, sendtotal);
   HK_ALLOC_TRY(err, h->recvbuf, recvtotal);
   HK_ALLOC_TRY(err, h->sreq, h->nmsg);
   HK_ALLOC_TRY(err, h->rreq, h->nmsg);
-  for (int i = 0, so = 0, ro = 0; i < h->nmsg; i++) {
+  for (size_t i = 0, so = 0, ro = 0; i < (size_t)h->nmsg; i++) {
     h->send[i].buf = h->sendbuf + so;
-    so += (int)h->send[i].count;
+    so += h->send[i].count;
     h->sreq[i] = h->rreq[i] = MPI_REQUEST_NULL;
     if (h->recv[i].kind != HK_PEER_SELF) {
       h->recv[i].buf = h->recvbuf + ro;
-      ro += (int)h->recv[i].count;
+      ro += h->recv[i].count;
     }
   }
   /* a self neighbour at d delivers what I send towards -d */
@@ -262,7 +298,13 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
   HK_TRY(err, build_rows(h->send, h->nmsg, L, &h->send_rows, &h->nsend_rows));
   HK_TRY(err, build_rows(h->recv, h->nmsg, L, &h->recv_rows, &h->nrecv_rows));
   HK_TRY(err, pair_self_rows(h));
-  HK_ALLOC_TRY(err, h->tt, h->nthreads);
+  /* hk_thread_times_t is _Alignas(64): calloc only promises 16 */
+  h->tt = aligned_alloc(_Alignof(hk_thread_times_t), (size_t)h->nthreads * sizeof *h->tt);
+  if (!h->tt) {
+    err = HK_ERROR(HK_ERR_NOMEM, "no memory for the times of %d threads", h->nthreads);
+    goto cleanup;
+  }
+  memset(h->tt, 0, (size_t)h->nthreads * sizeof *h->tt);
   *halo = h;
   return HK_SUCCESS;
 cleanup:

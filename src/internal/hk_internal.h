@@ -52,18 +52,23 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
     }                                                                             \
   } while (0)
 
+/* calloc of n elements (n < 0 or a product that overflows: an error, never a short block) */
 #define HK_ALLOC_TRY(errvar, ptr, n)                                              \
   do {                                                                            \
-    (ptr) = calloc((n) > 0 ? (size_t)(n) : 1, sizeof(*(ptr)));                    \
+    long long hk__n = (long long)(n);                                             \
+    (ptr) = hk__n < 0 ? NULL : calloc(hk__n > 0 ? (size_t)hk__n : 1, sizeof(*(ptr))); \
     if (!(ptr)) {                                                                 \
-      (errvar) = HK_ERROR(HK_ERR_NOMEM, "out of memory (%zu bytes)",              \
-                          (size_t)(n) * sizeof(*(ptr)));                           \
+      (errvar) = HK_ERROR(HK_ERR_NOMEM, "out of memory (%lld elements of %zu bytes)", \
+                          hk__n, sizeof(*(ptr)));                                 \
       goto cleanup;                                                               \
     }                                                                             \
   } while (0)
 
 /* ---- env.c ---- */
 int hk__is_initialized(void);
+/* A boolean environment variable: unset or empty 0; 1/yes/true/on or 0/no/false/off
+ * (any case); anything else HK_ERR_ARG naming the variable. */
+int hk__env_bool(const char *name, int *value);
 
 /* ---- machine.c: the real machine, loaded once and shared (freed by hk_finalize) ---- */
 struct hk_machine {

@@ -16,6 +16,38 @@ static int ends_with(const char *s, const char *suffix)
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* PUs of a synthetic description: the product of the arities ("type:N" or "N" per
+ * level; attributes in parentheses skipped), saturated at LLONG_MAX; 0 when a level
+ * has no arity hwloc could accept (hwloc then gives the parse error) */
+static long long synthetic_pus(const char *desc)
+{
+  long long pus = 1;
+  const char *p = desc;
+  while (*p) {
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (!*p)
+      break;
+    const char *tok = p, *colon = NULL;
+    int depth = 0;
+    for (; *p && (depth || (*p != ' ' && *p != '\t')); p++) {
+      depth += *p == '(';
+      depth -= *p == ')' && depth > 0;
+      if (*p == ':' && !depth && !colon)
+        colon = p;
+    }
+    const char *num = colon ? colon + 1 : tok;
+    if (*num < '0' || *num > '9')
+      return 0;
+    errno = 0;
+    long long n = strtoll(num, NULL, 10);
+    if (errno || n < 1)
+      return 0;
+    pus = pus > LLONG_MAX / n ? LLONG_MAX : pus * n;
+  }
+  return pus;
+}
+
 static int load(const char *desc, hk_machine_t **machine)
 {
   int err = HK_SUCCESS;
@@ -31,6 +63,10 @@ static int load(const char *desc, hk_machine_t **machine)
     snprintf(m->source, sizeof m->source, "this machine");
     m->this_system = 1;
   } else if (stat(desc, &st) == 0 || ends_with(desc, ".xml")) {
+    if (stat(desc, &st) == 0 && !S_ISREG(st.st_mode)) {
+      err = HK_ERROR(HK_ERR_TOPOLOGY, "hwloc XML topology '%s' is not a regular file", desc);
+      goto cleanup;
+    }
     if (hwloc_topology_set_xml(m->topo, desc) != 0) {
       err = HK_ERROR(HK_ERR_TOPOLOGY, "cannot read hwloc XML topology '%s': %s", desc,
                      strerror(errno));
@@ -38,6 +74,13 @@ static int load(const char *desc, hk_machine_t **machine)
     }
     snprintf(m->source, sizeof m->source, "xml:%s", desc);
   } else {
+    long long pus = synthetic_pus(desc);
+    if (pus > HK_SYNTHETIC_MAX_PUS) {
+      err = HK_ERROR(HK_ERR_TOPOLOGY,
+                     "synthetic topology '%s' has %lld PUs, more than the %d hybridkit builds",
+                     desc, pus, HK_SYNTHETIC_MAX_PUS);
+      goto cleanup;
+    }
     if (hwloc_topology_set_synthetic(m->topo, desc) != 0) {
       err = HK_ERROR(HK_ERR_TOPOLOGY,
                      "synthetic topology '%s' does not parse (hwloc synthetic syntax: levels "

@@ -32,8 +32,9 @@ static int virtual_node_size(int nranks, int *k)
   long n = strtol(v, &end, 10);
   if (errno || *end || n < 1 || n > 1 << 24)
     return HK_ERROR(HK_ERR_NODES, "HK_NODE_SIZE=%s is not a positive integer", v);
-  const char *uneven = getenv("HK_NODE_UNEVEN");
-  int allow_uneven = uneven && strcmp(uneven, "1") == 0;
+  int allow_uneven = 0, err = hk__env_bool("HK_NODE_UNEVEN", &allow_uneven);
+  if (err != HK_SUCCESS)
+    return err;
   if (nranks % n != 0 && !allow_uneven)
     return HK_ERROR(HK_ERR_NODES,
                     "HK_NODE_SIZE=%ld does not divide the %d ranks (set HK_NODE_UNEVEN=1 to "

@@ -285,6 +285,36 @@ static void test_surface(ctx_t *c, const hk_cart_desc_t *cd)
   hk_halo_destroy(&h);
 }
 
+/* grids whose fields overflow the address space at any rank count (blocks of ~2^60
+ * cells or more: 2^63 bytes and up): the plan refuses them on every rank before it
+ * allocates anything (the byte count once wrapped to 0 and the packing wrote past a
+ * 0-byte buffer) */
+static void test_huge(int dims)
+{
+  const long long G[2][3] = {{2147483647LL, 2147483647LL, 1}, /* 2D: 2^62 cells */
+                             {2147483647LL, 2147483647LL, 2147483647LL}};
+  for (int periodic = 0; periodic <= 1; periodic++) {
+    hk_cart_desc_t cd = {.dims = dims, .halo_width = 1, .stencil = HK_STENCIL_FACES};
+    for (int d = 0; d < 3; d++) {
+      cd.global[d] = G[dims - 2][d];
+      cd.periodic[d] = d < dims ? periodic : 0;
+    }
+    hk_cart_t *cart = NULL;
+    if (hk_cart_create(MPI_COMM_WORLD, NULL, &cd, &cart) != HK_SUCCESS) {
+      CHECK(0);
+      continue;
+    }
+    hk_halo_t *h = NULL;
+    hk_halo_desc_t hd = {.cart = cart, .width = 1, .stencil = HK_STENCIL_FACES,
+                         .mode = HK_MODE_PURE};
+    CHECK_EQ_INT(hk_halo_create(&hd, &h), HK_ERR_NOMEM);
+    CHECK(h == NULL);
+    CHECK_CONTAINS(hk_error_message(), "does not fit in the address space");
+    hk_halo_destroy(&h);
+    hk_cart_destroy(&cart);
+  }
+}
+
 int main(int argc, char **argv)
 {
   int dims = 3;
@@ -327,6 +357,7 @@ int main(int argc, char **argv)
         test_self_wrap(&c, width);
         hk_cart_destroy(&cart);
       }
+  test_huge(dims);
   int rc = hk_test_mpi_report("test_halo");
   hk_finalize();
   return rc;

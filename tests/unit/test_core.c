@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "hk_test.h"
 #include "hybridkit.h"
+#include "internal/hk_ckd.h"
 #include "internal/json.h"
 
 static void test_errors(void)
@@ -114,8 +115,47 @@ static void test_version(void)
         strcmp(bi.mpi_impl, "other") == 0);
 }
 
+/* the checked size helpers against products computed in 128 bits */
+static void test_ckd(void)
+{
+  const long long v[] = {0, 1, 2, 8, 2147483647LL, 2147483648LL, 4294967296LL, 3037000499LL,
+                         (1LL << 62), 9223372036854775807LL, -1, -2147483648LL};
+  const int nv = (int)(sizeof v / sizeof v[0]);
+  for (int i = 0; i < nv; i++)
+    for (int j = 0; j < nv; j++) {
+      size_t r = 1;
+      int over = hk_ckd_mul(&r, v[i], v[j]);
+      __int128 exact = (__int128)v[i] * v[j];
+      int expect = v[i] < 0 || v[j] < 0 || exact > (__int128)SIZE_MAX;
+      CHECK_EQ_INT(over, expect);
+      if (!expect)
+        CHECK((__int128)r == exact);
+      for (int k = 0; k < nv; k += 3) {
+        over = hk_ckd_mul3(&r, v[i], v[j], v[k]);
+        int neg = v[i] < 0 || v[j] < 0 || v[k] < 0;
+        unsigned __int128 ab = neg ? 0 : (unsigned __int128)v[i] * (unsigned __int128)v[j];
+        int big = !neg && (ab > SIZE_MAX || (v[k] && ab > SIZE_MAX / (unsigned long long)v[k]));
+        CHECK_EQ_INT(over, neg || big);
+        if (!neg && !big)
+          CHECK((unsigned __int128)r == ab * (unsigned long long)v[k]);
+      }
+    }
+  size_t z;
+  CHECK_EQ_INT(hk_ckd_mulz(&z, SIZE_MAX / 8 + 1, 8), 1);
+  CHECK_EQ_INT(hk_ckd_mulz(&z, SIZE_MAX / 8, 8), 0);
+  CHECK_EQ_INT(hk_ckd_addz(&z, SIZE_MAX, 1), 1);
+  int n;
+  CHECK_EQ_INT(hk_ckd_mpi_count(&n, 2147483647u), 0);
+  CHECK_EQ_INT(n, 2147483647);
+  CHECK_EQ_INT(hk_ckd_mpi_count(&n, 2147483648u), 1);
+  char buf[32];
+  CHECK_STR(hk_fmt_bytes(buf, sizeof buf, 17.2e9), "17.2 GB");
+  CHECK_STR(hk_fmt_bytes(buf, sizeof buf, 512), "512 B");
+}
+
 int main(void)
 {
+  test_ckd();
   test_errors();
   test_levels();
   test_policies();

@@ -169,5 +169,28 @@ if [ -n "$BENCH" ]; then
   "$VC" up 2 --slots 2 > /dev/null || fail "vcluster up 2 (removing the delay) failed"
 fi
 
+# ---- 7. down --kill ends a running job and removes only its own session files: decoys
+# named like another cluster's (same host names node0/node1, pids not in our namespaces)
+# survive
+decoy_dir=/tmp/ompi.node0.$(id -u)/pid.hkvct-decoy decoy_shm=/dev/shm/vader_segment.node1.hkvct-decoy
+mkdir -p "$decoy_dir" && touch "$decoy_dir/keep" "$decoy_shm"
+timeout -k 5 "$RUN_TIMEOUT" "$VC" "${LAUNCH[@]}" "$HB" --grid 16x16x16 --exchanges 100000000 \
+  > "$WORK/long.out" 2>&1 &
+longpid=$!
+for ((i = 0; i < 100; i++)); do  # until the job's ranks run (they map their segments)
+  [ -n "$(ip netns pids hkvct0 2>/dev/null)" ] && [ -n "$(ip netns pids hkvct1 2>/dev/null)" ] && break
+  sleep 0.1
+done
+sleep 1
+"$VC" down --kill > /dev/null 2>&1 || fail "vcluster down --kill failed"
+wait "$longpid" 2>/dev/null
+if [ -f "$decoy_dir/keep" ] && [ -f "$decoy_shm" ]; then
+  echo "ok: down --kill left another cluster's session files alone"
+else
+  fail "down --kill removed session files it did not create ($decoy_dir, $decoy_shm)"
+fi
+rm -rf "$decoy_dir" "$decoy_shm"
+rmdir "${decoy_dir%/pid.*}" 2>/dev/null
+
 [ $FAILED -eq 0 ] && echo "vcluster.nodes2: all checks passed" || echo "vcluster.nodes2: $FAILED check(s) failed"
 [ $FAILED -eq 0 ]

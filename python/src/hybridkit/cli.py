@@ -158,3 +158,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except OSError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
+    except RecursionError:  # a last guard: input is depth-checked where it is read
+        print(f"{PROG}: error: input nested too deeply", file=sys.stderr)
+        return 1

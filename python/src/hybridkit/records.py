@@ -20,6 +20,54 @@ Record = Dict[str, Any]
 PathLike = Union[str, Path]
 
 
+# JSON that hybridkit reads (records, run.json, study.json) is shallow: records nest 4
+# levels.  Deeper input is refused before it reaches the parser's or the validator's
+# recursion (a line nested 100000 deep raised RecursionError).
+MAX_DEPTH = 64
+
+
+class JSONInvalid(ValueError):
+    """Text that is not strict JSON (NaN, Infinity) or nests deeper than MAX_DEPTH."""
+
+    def __init__(self, msg: str) -> None:
+        super().__init__(msg)
+        self.msg = msg
+
+
+def _reject_constant(name: str) -> Any:
+    raise JSONInvalid(f"{name} is not JSON (non-finite numbers are written as null)")
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of brackets outside strings (no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def loads(text: str) -> Any:
+    """json.loads for input hybridkit did not write itself: strict (no NaN/Infinity) and
+    at most MAX_DEPTH levels deep; raises ValueError (json.JSONDecodeError or JSONInvalid)."""
+    if text.count("[") + text.count("{") > MAX_DEPTH and _nesting(text) > MAX_DEPTH:
+        raise JSONInvalid(f"nested more than {MAX_DEPTH} levels deep")
+    return json.loads(text, parse_constant=_reject_constant)
+
+
 class RecordsInvalid(HKError):
     """A record file is missing, empty, not JSONL or not valid against the schema."""
 
@@ -58,14 +106,23 @@ def record_error(record: Any, schema: Optional[PathLike] = None) -> Optional[str
     return f"{where}: {error.message}" if where else error.message
 
 
+def read_text(path: Path) -> str:
+    """The text of a regular file (a FIFO or a device would block or never end)."""
+    if path.exists() and not path.is_file():
+        raise IsADirectoryError(f"{path} is not a regular file")
+    return path.read_text(encoding="utf-8")
+
+
 def load_records(path: PathLike, validate: bool = True,
                  schema: Optional[PathLike] = None) -> List[Record]:
     """All records of a JSONL file; raise RecordsInvalid at the first bad line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise RecordsInvalid(path, None, "no such file") from None
+    except IsADirectoryError:
+        raise RecordsInvalid(path, None, "not a regular file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordsInvalid(path, None, f"cannot read: {exc}") from None
     records = []
@@ -73,9 +130,11 @@ def load_records(path: PathLike, validate: bool = True,
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except json.JSONDecodeError as exc:
             raise RecordsInvalid(path, number, f"not JSON: {exc.msg} (column {exc.colno})") from None
+        except JSONInvalid as exc:
+            raise RecordsInvalid(path, number, f"not JSON: {exc.msg}") from None
         if validate:
             problem = record_error(record, schema)
             if problem:

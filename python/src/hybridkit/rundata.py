@@ -21,6 +21,57 @@ from hybridkit.errors import HKError, UsageError
 
 Record = Dict[str, Any]
 
+_COUNT = {"type": ["integer", "null"], "minimum": 1}
+_TEXT = {"type": ["string", "null"]}
+# run.json as `hybridkit run`, `sweep` and `study` write it: the fields read here, typed
+# (more may be present); a run.json that breaks it marks the run corrupt, naming the field
+RUN_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "np": _COUNT, "threads": _COUNT, "nodes": _COUNT, "repeat": {"type": ["integer", "null"]},
+        "exit_code": {"type": ["integer", "null"]}, "status": _TEXT, "message": _TEXT,
+        "app": _TEXT, "id": _TEXT, "bind": _TEXT, "mode": _TEXT, "binary": _TEXT,
+        "params": {"type": ["object", "null"]}, "argv": {"type": ["array", "null"]},
+    },
+}
+# study.json (`hybridkit study`): an object; its plan a list of runs
+STUDY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "plan": {"type": "array", "items": {"type": "object"}},
+        "argv": {"type": "array", "items": {"type": "string"}},
+        "quick": {"type": "boolean"}, "host": _TEXT, "start": _TEXT,
+    },
+}
+
+
+def schema_problem(data: Any, schema: Dict[str, Any]) -> Optional[str]:
+    """'field: message' of the most relevant violation of `schema`, or None."""
+    import jsonschema
+    from jsonschema.exceptions import best_match
+
+    error = best_match(jsonschema.Draft7Validator(schema).iter_errors(data))
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path)
+    return f"field {where}: {error.message}" if where else error.message
+
+
+def read_json(path: Path, schema: Dict[str, Any]) -> Any:
+    """A JSON file hybridkit wrote, checked: HKError naming the file (and the field)."""
+    from hybridkit.records import loads, read_text
+
+    try:
+        data = loads(read_text(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HKError(f"{path}: cannot read: {exc}") from None
+    except ValueError as exc:
+        raise HKError(f"{path}: not JSON: {getattr(exc, 'msg', exc)}") from None
+    problem = schema_problem(data, schema)
+    if problem:
+        raise HKError(f"{path}: {problem}")
+    return data
+
 
 @dataclass
 class Run:
@@ -61,10 +112,10 @@ class Run:
 
 def read_records(path: Path) -> tuple:
     """(valid records, problem text or '') of one JSONL file; each line validated alone."""
-    from hybridkit.records import record_error
+    from hybridkit.records import JSONInvalid, loads, read_text, record_error
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         return [], "no records.jsonl"
     except (OSError, UnicodeDecodeError) as exc:
@@ -74,8 +125,8 @@ def read_records(path: Path) -> tuple:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
+            record = loads(line)
+        except (json.JSONDecodeError, JSONInvalid) as exc:
             problems.append(f"line {number}: not JSON ({exc.msg})")
             continue
         error = record_error(record)
@@ -91,11 +142,15 @@ def read_records(path: Path) -> tuple:
 def load_run(path: Path) -> Run:
     run = Run(path)
     info_text = None
+    from hybridkit.records import loads, read_text
+
     try:
-        info_text = (path / "run.json").read_text()
-        run.info = json.loads(info_text)
-        if not isinstance(run.info, dict):
-            raise ValueError("not an object")
+        info_text = read_text(path / "run.json")
+        run.info = loads(info_text)
+        problem = schema_problem(run.info, RUN_SCHEMA)
+        if problem:
+            run.info = {}
+            run.status, run.problem = "corrupt", f"run.json invalid: {path / 'run.json'}: {problem}"
     except FileNotFoundError:
         run.info = {}
     except (OSError, ValueError) as exc:
@@ -191,11 +246,8 @@ def study_meta(paths: Sequence[Path]) -> Dict[str, Any]:
     """study.json and machine.txt of the first study directory among `paths`, if any."""
     for root in paths:
         meta = Path(root) / "study.json"
-        if meta.is_file():
-            try:
-                data = json.loads(meta.read_text())
-            except ValueError:
-                data = {}
+        if meta.exists():
+            data = read_json(meta, STUDY_SCHEMA)
             machine = Path(root) / "machine.txt"
             if machine.is_file():
                 data["machine_text"] = machine.read_text(errors="replace")

@@ -13,7 +13,9 @@ DESCRIPTION = """\
 Match the configurations (app, ranks x threads, parameters) of run set A (the baseline) and
 B, average repeats, and compare each app's metric (its description's value, higher or lower
 is better). A change worse than --tolerance (relative, default 0.10 = 10%) is a
-regression: exit 1 (CI-friendly); configurations in one set only are listed."""
+regression: exit 1 (CI-friendly); configurations in one set only are listed. A run that
+did not complete or a metric that is null or not finite in either set is an
+error too (exit 1): no measurement is no evidence of "no regression"."""
 
 
 def fraction(text: str) -> float:
@@ -36,8 +38,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(ns: argparse.Namespace) -> int:
     from hybridkit.compare import compare
 
+    from hybridkit.compare import lacking, missing
+
     runs_a, apps = load([ns.a])
     runs_b, _ = load([ns.b])
+    for name, path, runs in (("A", ns.a, runs_a), ("B", ns.b, runs_b)):
+        gaps = missing(runs, apps)
+        if gaps:
+            more = f" (and {len(gaps) - 1} more)" if len(gaps) > 1 else ""
+            raise HKError(f"run set {name} ({path}) has {len(gaps)} run(s) without a "
+                          f"usable metric: {gaps[0]}{more}")
+    gaps = lacking(runs_a, runs_b, apps)
+    if gaps:
+        more = f" (and {len(gaps) - 1} more)" if len(gaps) > 1 else ""
+        raise HKError(f"{gaps[0]}{more}: a missing metric is no measurement")
     changes, only = compare(runs_a, runs_b, apps, ns.tolerance)
     if not changes:
         raise HKError(f"no common configuration between {ns.a} and {ns.b}")
