@@ -169,3 +169,50 @@ def test_records_of_another_rank_count_are_refused(replay):
     assert result.code == 1
     assert "written by a job of 2 rank(s), 4 were launched" in result.err
     assert json.loads((run_dir / "run.json").read_text())["records_valid"] is False
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs the test mounts and removes; skipped (visibly) where mounting is not
+    allowed (not root, or a container without CAP_SYS_ADMIN)."""
+    import subprocess
+
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {proc.stderr.strip() or 'not root'}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_full_disk_never_blocks_and_run_json_ends(small_disk, bin_dir, fixtures, tmp_path):
+    """Output that does not fit the disk: the program is not blocked on its pipe, what was
+    lost is said, and run.json still ends with the exit code, a status and the reason."""
+    import shutil
+    import subprocess
+
+    from conftest import python_env
+
+    src = tmp_path / "big"
+    src.mkdir()
+    shutil.copy(fixtures / "replay" / "own-cores" / "records.jsonl", src / "records.jsonl")
+    (src / "stdout.txt").write_bytes((b"y" * 1023 + b"\n") * 1024)  # 1 MiB > pipe and disk
+    results = small_disk / "results"
+    proc = subprocess.run(
+        [sys.executable, "-m", "hybridkit", "run", "hk-fake", "--np", "2", "--threads", "1",
+         "--launcher", "replay", "--results", str(results)],
+        env=python_env(HK_BIN_DIR=str(bin_dir), HK_REPLAY_DIR=str(src)),
+        capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in proc.stderr
+    run_dir = next((results / "runs").iterdir())
+    assert not (run_dir / "run.json.tmp").exists()
+    info = json.loads((run_dir / "run.json").read_text())
+    assert info["exit_code"] == 0 and info["status"] == "ok"
+    assert "No space left on device" in info["message"]
+    assert info["output_lost"] and info["output_lost"][0].startswith("stdout.txt")
+    assert "No space left on device" in proc.stderr
+    assert proc.stdout.count("y" * 1023) == 1024  # the terminal got everything

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import codecs
+import errno
 import json
 import os
 import signal
@@ -21,6 +22,8 @@ import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, List, Optional, TextIO
+
+from hybridkit.errors import HKError
 
 STAMP_FORMAT = "%Y%m%d-%H%M%S"
 
@@ -55,10 +58,37 @@ def create_run_dir(results: Path, name: str) -> Path:
     raise FileExistsError(f"too many run directories named {runs / name}*")
 
 
-def write_json(path: Path, data: Dict[str, Any]) -> None:
+# bytes the first write of a run.json keeps (trailing blanks, still valid JSON) so that its
+# final status can be written in place when the disk has filled up meanwhile
+RESERVE = 8192
+FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def write_json(path: Path, data: Dict[str, Any], reserve: int = 0) -> None:
+    """Write JSON atomically (a temporary file renamed over the old one), padded with blanks
+    to `reserve` bytes. On a full disk the temporary file cannot be written: the old file is
+    then overwritten in place, within the blocks it already holds, if the new text fits."""
+    text = (json.dumps(data, indent=2, sort_keys=False) + "\n").encode()
+    text += b" " * (reserve - len(text)) if reserve > len(text) else b""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(text)
+        os.replace(tmp, path)
+        return
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.errno not in FULL:
+            raise
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        body = text.rstrip() + b"\n"
+        if len(body) > size:
+            raise HKError(f"{path}: {os.strerror(exc.errno)}: cannot record "
+                          f"{len(body)} bytes") from None
+        with open(path, "r+b") as f:
+            f.write(body + b" " * (size - len(body)))
 
 
 def write_launch(run_dir: Path, launch: Any) -> None:
@@ -67,22 +97,48 @@ def write_launch(run_dir: Path, launch: Any) -> None:
     write_json(run_dir / "env.json", {"launcher": launch.env, "ranks": launch.rank_env})
 
 
-def _pump(fd: int, log_path: Path, echo: TextIO) -> None:
-    """Copy a pipe to a file and to the terminal, chunk by chunk, as it arrives."""
+def _pump(fd: int, log_path: Path, echo: TextIO, lost: List[str]) -> None:
+    """Copy a pipe to a file and to the terminal, chunk by chunk, as it arrives. The pipe is
+    drained to its end whatever happens to the file or the terminal (a full disk, a closed
+    terminal), so the program is never blocked on it; what could not be kept is said in
+    `lost`."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    with open(log_path, "wb") as log:
-        while True:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            log.write(chunk)
-            log.flush()
+    kept = 0
+    log: Optional[Any] = None
+    try:
+        log = open(log_path, "wb", buffering=0)
+    except OSError as exc:
+        lost.append(f"{log_path.name}: {exc.strerror}: output not kept")
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        if log is not None:
+            try:
+                rest = chunk
+                while rest:
+                    n = log.write(rest)
+                    kept += n
+                    rest = rest[n:]
+            except OSError as exc:
+                lost.append(f"{log_path.name}: {exc.strerror}: output after {kept} bytes "
+                            f"not kept")
+                log.close()
+                log = None
+        try:
             echo.write(decoder.decode(chunk))
             echo.flush()
+        except (OSError, ValueError):
+            pass
+    try:
         tail = decoder.decode(b"", final=True)
         if tail:
             echo.write(tail)
             echo.flush()
+    except (OSError, ValueError):
+        pass
+    if log is not None:
+        log.close()
     os.close(fd)
 
 
@@ -92,13 +148,16 @@ def exit_status(returncode: int) -> int:
 
 
 def run_streaming(argv: List[str], env: Dict[str, str], stdout_path: Path, stderr_path: Path,
-                  out: Optional[TextIO] = None, err: Optional[TextIO] = None) -> int:
-    """Run argv with env added to ours; tee stdout/stderr to files and the terminal."""
+                  out: Optional[TextIO] = None, err: Optional[TextIO] = None,
+                  lost: Optional[List[str]] = None) -> int:
+    """Run argv with env added to ours; tee stdout/stderr to files and the terminal. Output
+    the files could not keep (full disk) is said in `lost`; the program is never blocked."""
     out = out or sys.stdout
     err = err or sys.stderr
+    lost = [] if lost is None else lost
     proc = subprocess.Popen(argv, env={**os.environ, **env}, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    pumps = [threading.Thread(target=_pump, args=(os.dup(stream.fileno()), path, echo),
+    pumps = [threading.Thread(target=_pump, args=(os.dup(stream.fileno()), path, echo, lost),
                               daemon=True)
              for stream, path, echo in ((proc.stdout, stdout_path, out),
                                         (proc.stderr, stderr_path, err))]

@@ -34,7 +34,7 @@ from hybridkit.appdesc import AppDesc, ParamSet
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch import Launcher, LaunchSpec
 from hybridkit.quality import load_text
-from hybridkit.rundir import iso, utc_now, write_json, write_launch
+from hybridkit.rundir import RESERVE, iso, utc_now, write_json, write_launch
 
 STATUS_OK = "ok"
 SIGINT_STATUS = 130  # exit status of a run stopped with Ctrl-C (128 + SIGINT)
@@ -397,7 +397,7 @@ class Executor:
             "start": iso(utc_now()), "end": None, "duration_s": None, "records": None,
             "records_valid": None, "message": None, "load": None,
         }
-        write_json(run_dir / "run.json", info)
+        write_json(run_dir / "run.json", info, reserve=RESERVE)
         probe = LoadProbe.start()
         t0 = time.monotonic()
         stopped: Optional[str] = None

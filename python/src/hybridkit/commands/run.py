@@ -22,8 +22,8 @@ from hybridkit.errors import HKError, UsageError
 from hybridkit.launch import (BINDS, LAUNCHER_HELP, MPIS, Launch, LaunchSpec, default_mpi,
                               launcher_for, launcher_names)
 from hybridkit.paths import find_binary
-from hybridkit.rundir import (create_run_dir, iso, run_dir_name, run_streaming, utc_now,
-                              write_json, write_launch)
+from hybridkit.rundir import (RESERVE, create_run_dir, iso, run_dir_name, run_streaming,
+                              utc_now, write_json, write_launch)
 
 HELP = "launch a hybridkit binary with MPI ranks x OpenMP threads and check its records"
 DESCRIPTION = """\
@@ -216,14 +216,16 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
         "hosts": ns.hosts, "hostfile": ns.hostfile,
         "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),
         "end": None, "duration_s": None, "records": None, "records_valid": None,
+        "status": "running", "message": None,
     }
-    write_json(run_dir / "run.json", info)
+    write_json(run_dir / "run.json", info, reserve=RESERVE)
     print(f"# run directory: {run_dir}", flush=True)
     print(f"# command: {launch.shell_line()}", flush=True)
 
     t0 = time.monotonic()
+    lost: List[str] = []
     binary_code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
-                                run_dir / "stderr.txt")
+                                run_dir / "stderr.txt", lost=lost)
     info.update(exit_code=binary_code, end=iso(utc_now()),
                 duration_s=round(time.monotonic() - t0, 3))
 
@@ -234,8 +236,13 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
         check_layout(records, ns.np, mpi)
     except HKError as exc:
         problem = exc
-    info.update(records=len(records), records_valid=problem is None)
+    failed = ([f"{Path(ns.binary).name} exit code {binary_code}"] if binary_code else []) \
+        + ([f"no valid records: {problem}"] if problem else [])
+    info.update(records=len(records), records_valid=problem is None, output_lost=lost or None,
+                status="failed" if failed else "ok", message="; ".join(failed + lost) or None)
     write_json(run_dir / "run.json", info)
+    for message in lost:
+        warn(message)
 
     name = Path(ns.binary).name
     if problem is None:
