@@ -137,3 +137,46 @@ def test_misuse(inputs, fixtures, args, code, text):
     errors = [line for line in proc.stderr.splitlines() if line.startswith("hybridkit: error:")]
     assert len(errors) == 1, proc.stderr
     assert text.format(**subst) in errors[0], proc.stderr
+
+
+# broken app descriptions in HK_APPS_PATH: only that app is left out, with one warning naming
+# the file and the field; the other apps still sweep
+APP_TOP = 'name = "broken"\nbinary = "hk-jacobi"\nkind = "jacobi"\n'
+APP_ARGS = 'args = ["--size", "{size}"]\n'
+APP_METRIC = '[metric]\nvalue = "mlups"\nunit = "MLUP/s"\n'
+APP_SETS = '[quick]\ncores = ["max"]\nsize = [8]\n[full]\ncores = ["max"]\nsize = [8]\n'
+APP_CASES = {
+    "metric5": (APP_TOP + APP_ARGS + "metric = 5\n" + APP_SETS,
+                "field metric: 5 is not of type 'object'"),
+    "quick3": (APP_TOP + APP_ARGS + "quick = 3\n" + APP_METRIC
+               + '[full]\ncores = ["max"]\nsize = [8]\n', "field quick: 3 is not of type 'object'"),
+    "constraints5": (APP_TOP + APP_ARGS + "constraints = 5\n" + APP_METRIC + APP_SETS,
+                     "field constraints: 5 is not of type 'object'"),
+    "args5": (APP_TOP + "args = 5\n" + APP_METRIC + APP_SETS,
+              "field args: 5 is not of type 'array'"),
+    "brace": (APP_TOP + 'args = ["--size", "{size"]\n' + APP_METRIC + APP_SETS,
+              "field args.1: '{size': expected '}'"),
+    "better": (APP_TOP + APP_ARGS + APP_METRIC + 'better = "faster"\n' + APP_SETS,
+               "field metric.better: 'faster' is not one of"),
+    "timeout": (APP_TOP + APP_ARGS + "timeout = -1\n" + APP_METRIC + APP_SETS,
+                "field timeout: -1 is less than or equal to the minimum of 0"),
+    "toml": (APP_TOP + "args = [\n", "cannot read app description"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(APP_CASES))
+@pytest.mark.parametrize("app,code", [("broken", 2), ("jacobi", 0)])
+def test_broken_app_description(tmp_path, case, app, code):
+    text, why = APP_CASES[case]
+    (tmp_path / "broken.toml").write_text(text)
+    proc = subprocess.run([PYTHON, "-m", "hybridkit", "sweep", app, "--cores", "2", "--dry-run",
+                           "-o", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=10, env=python_env(HK_APPS_PATH=str(tmp_path)),
+                          stdin=subprocess.DEVNULL)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    warnings = [line for line in proc.stderr.splitlines() if "left out" in line]
+    assert len(warnings) == 1 and str(tmp_path / "broken.toml") in warnings[0], proc.stderr
+    assert why in warnings[0], proc.stderr
+    if code:
+        assert "unknown app 'broken'" in proc.stderr

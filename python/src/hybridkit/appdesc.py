@@ -1,7 +1,8 @@
 """App descriptions: how a binary plugs into sweeps, studies, reports and the advisor.
 
 One TOML file per app in hybridkit/apps/ (more directories: $HK_APPS_PATH, ':'-separated),
-read with tomllib; a new app needs a file, not code:
+read with tomllib and checked against APP_SCHEMA (a broken one is left out with one warning
+naming the file and the field; the other apps work on); a new app needs a file, not code:
 
     name = "jacobi"                     # what `hybridkit sweep NAME` calls it
     binary = "hk-jacobi"                # looked up like `hybridkit run BINARY`
@@ -275,11 +276,65 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    problem=problem, timeout=float(timeout), source=source)
 
 
+_STR = {"type": "string"}
+_STRS = {"type": "array", "items": _STR}
+_STR_MAP = {"type": "object", "additionalProperties": _STR}
+_SET = {"type": "object", "additionalProperties": {
+    "anyOf": [{"type": ["string", "number", "boolean"]},
+              {"type": "array", "items": {"type": ["string", "number", "boolean"]}}]}}
+# the shape of an app description (types and names; parse() checks what follows from them)
+APP_SCHEMA = {
+    "type": "object",
+    "required": ["name", "binary", "kind", "args", "metric", *SETS],
+    "properties": {
+        "name": {"type": "string", "minLength": 1}, "binary": {"type": "string", "minLength": 1},
+        "description": _STR, "kind": {"type": "string", "minLength": 1}, "args": _STRS,
+        "env": _STR_MAP, "single_node_env": _STR_MAP, "oversubscribe": {"type": "boolean"},
+        "report": {"type": "array", "items": {"enum": list(SECTIONS)}},
+        "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "problem": {"type": "object", "additionalProperties": False, "properties": {
+            "params": _STRS, "size": _STR, "order": {"type": "array"}}},
+        "metric": {"type": "object", "required": ["value", "unit"], "properties": {
+            "value": _STR, "unit": _STR, "better": {"enum": ["higher", "lower"]},
+            "time": _STR, "memory": _STR, "breakdown": _STRS, "series": _STR,
+            "verified": _STR}},
+        **{name: _SET for name in SETS},
+        "constraints": {"type": "object", "additionalProperties": {
+            "type": "object", "additionalProperties": {
+                "type": "object", "additionalProperties": False,
+                "properties": {k: {"type": "integer", "minimum": 0} for k in CONSTRAINT_KEYS}}}},
+        "choices": {"type": "object", "additionalProperties": {"type": "array"}},
+    },
+}
+
+
+def _check_templates(desc: Mapping[str, Any], source: str) -> None:
+    """Every {placeholder} of args and env is well formed ('{size' is not)."""
+    import string
+
+    for key in ("args", "env", "single_node_env"):
+        values = desc.get(key) or ()
+        for i, text in enumerate(values.values() if isinstance(values, dict) else values):
+            try:
+                list(string.Formatter().parse(text))
+            except ValueError as exc:
+                raise HKError(f"{source}: field {key}.{i}: {text!r}: {exc}") from None
+
+
 def load_file(path: Path) -> AppDesc:
+    """One description, checked against APP_SCHEMA: HKError names the file and the field."""
+    from hybridkit.rundata import schema_problem
+
     try:
+        if not path.is_file():
+            raise HKError(f"app description {path}: not a regular file")
         data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise HKError(f"cannot read app description {path}: {exc}") from None
+    problem = schema_problem(data, APP_SCHEMA)
+    if problem:
+        raise HKError(f"app description {path}: {problem}")
+    _check_templates(data, f"app description {path}")
     return parse(data, str(path))
 
 
@@ -288,12 +343,22 @@ def search_dirs() -> List[Path]:
     return extra + [APPS_DIR]
 
 
+_warned: set = set()
+
+
 def load_all() -> Dict[str, AppDesc]:
-    """Every description, by name (the first directory of the search path wins)."""
+    """Every description, by name (the first directory of the search path wins). A broken
+    description disables only its app, with one warning line naming the file and field."""
     apps: Dict[str, AppDesc] = {}
     for d in search_dirs():
         for path in sorted(d.glob("*.toml")):
-            desc = load_file(path)
+            try:
+                desc = load_file(path)
+            except HKError as exc:
+                if str(exc) not in _warned:
+                    _warned.add(str(exc))
+                    print(f"hybridkit: warning: {exc}; that app is left out", file=sys.stderr)
+                continue
             apps.setdefault(desc.name, desc)
     return apps
 
