@@ -754,16 +754,11 @@ static int run(hk_bench_ctx_t *c)
     }
     lmax = beff_lmax_of_memory(memory);
   }
-  /* every rank must use the same sizes */
-  long long lo_hi[2] = {lmax, -lmax};
-  MPI_Allreduce(MPI_IN_PLACE, lo_hi, 2, MPI_LONG_LONG, MPI_MIN, c->comm);
-  lmax = lo_hi[0];
+  /* every rank uses the same sizes: the smallest Lmax (nodes may differ in memory or ranks) */
+  MPI_Allreduce(MPI_IN_PLACE, &lmax, 1, MPI_LONG_LONG, MPI_MIN, c->comm);
   if (local == HK_SUCCESS && lmax < 4096)
     local = hk_error_set(HK_ERR_ARG, "Lmax %lld (from %s) is below 4K: the original's sizes "
                                      "double from 1 B to 4 KiB before Lmax", lmax, from);
-  if (local == HK_SUCCESS && lo_hi[0] != -lo_hi[1])
-    local = hk_error_set(HK_ERR_ARG, "ranks disagree on Lmax (%lld to %lld bytes): give --lmax "
-                                     "or --memory", lo_hi[0], -lo_hi[1]);
   if (local == HK_SUCCESS && !(opt_time_per_loop > 0.0))
     local = hk_error_set(HK_ERR_ARG, "--time-per-loop %g: must be positive", opt_time_per_loop);
   long long maxmsg = lmax * (opt_compare_hybrid ? ni.max_local_size : 1);
