@@ -841,7 +841,8 @@ const hk_experiment_t hk_exp_beff = {
       "at Lmax; 3D-cyclic = its mean over L and its value at Lmax; all in MB/s = 1e6 B/s, in\n"
       "total, per process and per node.  --compare-hybrid repeats it masteronly on the node\n"
       "leaders with L x ranks-per-node messages: T_hybrid/T_MPP = b_MPP/b_hybrid per node\n"
-      "(EuroPVM/MPI 2002).  Every message is checked.  A default run takes ~100 s.",
+      "(EuroPVM/MPI 2002).  Every message is checked.  A default run takes ~100 s; -i and\n"
+      "-x do not apply (the original's loop lengths), -m gives Lmax by its maximum.",
   .default_sizes = NULL,
   .level = HK_THREAD_SINGLE,
   .min_level = HK_THREAD_SINGLE,
