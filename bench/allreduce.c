@@ -14,6 +14,10 @@
  * one element skipped), after a barrier, time `iters` allreduces (after a warm-up).
  * Rank r contributes (r + 1) x (1 + i mod 13) to element i, so element i of the
  * sum is exactly (1 + i mod 13) x P(P+1)/2 (small integers: exact in double too).
+ * --timing back-to-back (default): one timer around `iters` calls in a row;
+ * --timing osu: each call timed alone and a barrier after it, as osu_allreduce
+ * (the barrier keeps a fast rank from running ahead into the next call); the
+ * record's "timing" says which.
  * Time per call (us, min/avg/max over ranks) and bandwidth count x sizeof type /
  * slowest rank's time (MB/s).
  */
@@ -24,9 +28,10 @@
 #include "bench.h"
 
 static struct {
-  const char *algorithms, *threads;
+  const char *algorithms, *threads, *timing;
   int min_bytes;
-} aopt = {.algorithms = "mpi,chunked,chunked-shifted,hierarchical", .min_bytes = -1};
+} aopt = {.algorithms = "mpi,chunked,chunked-shifted,hierarchical", .timing = "back-to-back",
+          .min_bytes = -1};
 
 static const hk_opt_t allreduce_opts[] = {
   {"algorithms", HK_OPT_STR, &aopt.algorithms, "LIST",
@@ -35,6 +40,8 @@ static const hk_opt_t allreduce_opts[] = {
    "thread counts of the hybrid algorithms, e.g. 1,2,4 (default: OMP_NUM_THREADS)", 0},
   {"min-bytes", HK_OPT_INT, &aopt.min_bytes, "B",
    "tiny-message threshold of the hybrid rows (-1: the library's, 16 KiB; 0: none)", 0},
+  {"timing", HK_OPT_STR, &aopt.timing, "MODE",
+   "back-to-back (one timer around all calls) or osu (each call timed, barrier between)", 0},
 };
 
 /* one row: MPI_Allreduce itself, or hk_allreduce with a fixed algorithm */
@@ -113,6 +120,8 @@ static int variants(variant_t *out, int *n)
   return *n ? HK_SUCCESS : hk_error_set(HK_ERR_ARG, "--algorithms selects nothing");
 }
 
+static int osu_timing; /* --timing osu */
+
 typedef enum { T_DOUBLE, T_INT, T_COUNT } type_t;
 static const char *const type_names[T_COUNT] = {"double", "int"};
 
@@ -158,10 +167,23 @@ static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, vo
     return err;
   memset(rbuf, 0, (size_t)count * type_size(t));
   MPI_Barrier(c->comm);
-  double t0 = MPI_Wtime();
-  for (int i = 0; i < iters && local == HK_SUCCESS; i++)
-    local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
-  double per = (MPI_Wtime() - t0) / iters, slowest = 0.0;
+  double per = 0.0, slowest = 0.0;
+  if (osu_timing) {
+    /* osu_allreduce: each call timed alone, a barrier after it (not timed) */
+    for (int i = 0; i < iters && local == HK_SUCCESS; i++) {
+      double t0 = MPI_Wtime();
+      local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
+      per += MPI_Wtime() - t0;
+      if (local == HK_SUCCESS && MPI_Barrier(c->comm) != MPI_SUCCESS)
+        local = hk_error_set(HK_ERR_MPI, "barrier between allreduces failed");
+    }
+    per /= iters;
+  } else {
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters && local == HK_SUCCESS; i++)
+      local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
+    per = (MPI_Wtime() - t0) / iters;
+  }
   if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
     return err;
   long long bad = check(rbuf, t, count, c->size), allbad = 0;
@@ -193,6 +215,8 @@ static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, vo
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "iters", iters);
   if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "timing", osu_timing ? "osu" : "back-to-back");
+  if (err == HK_SUCCESS)
     err = hk_record_stats(rec, "time", per * 1e6, "us");
   if (err == HK_SUCCESS)
     err = hk_record_value(rec, "bandwidth", (double)bytes / slowest / 1e6, "MB/s");
@@ -223,10 +247,15 @@ static int run(hk_bench_ctx_t *c)
   int nv = 0;
   if (local == HK_SUCCESS)
     local = variants(vs, &nv);
+  osu_timing = aopt.timing && !strcmp(aopt.timing, "osu");
+  if (local == HK_SUCCESS && !osu_timing && (!aopt.timing || strcmp(aopt.timing, "back-to-back")))
+    local = hk_error_set(HK_ERR_ARG, "--timing %s: back-to-back or osu", aopt.timing);
   int err = hk_agree(c->comm, local);
   hk_reporter_config(c->rep, "algorithms", "%s (mpi: MPI_Allreduce, others: hk_allreduce, "
                      "threads %s); types double, int (sum)", aopt.algorithms,
                      aopt.threads ? aopt.threads : "OMP_NUM_THREADS");
+  hk_reporter_config(c->rep, "timing", "%s", osu_timing ? "osu: each call timed, a barrier "
+                     "after each (osu_allreduce)" : "back-to-back: one timer around all calls");
   /* below the tiny-message threshold a hybrid row is MPI_Allreduce again: not measured */
   hk_coll_config_t cfg;
   hk_coll_config(&cfg);
@@ -253,7 +282,8 @@ const hk_experiment_t hk_exp_allreduce = {
       "thread counts) and size in bytes (count = size / sizeof type; sizes below one element\n"
       "skipped), times the allreduce after a barrier and a warm-up: time per call (us,\n"
       "min/avg/max over ranks) and bandwidth size / slowest rank's time (MB/s), as OSU\n"
-      "osu_allreduce / IMB Allreduce.  Records say what ran (a hybrid row falls back to\n"
+      "osu_allreduce / IMB Allreduce.  --timing back-to-back: calls in a row, one timer;\n"
+      "--timing osu: each call timed alone with a barrier after it (osu_allreduce).  Records say what ran (a hybrid row falls back to\n"
       "MPI_Allreduce with one thread or without MPI_THREAD_MULTIPLE).  Rank r contributes\n"
       "(r+1)(1 + i mod 13) to element i: every element of the result is checked.",
   .default_sizes = "8:16M",

@@ -141,7 +141,7 @@ for line in open(path):
 sys.exit(1)' "$@"
 }
 if [ -n "$BENCH" ]; then
-  if vmpirun pp "$BENCH" pingpong -m 8:8 -i 500 -x 50 --output "$WORK/pp.jsonl"; then
+  if vmpirun pp "$BENCH" pingpong -m 8:8 -i 500 -x 50 --window 0 --output "$WORK/pp.jsonl"; then
     intra=$(bench_field "$WORK/pp.jsonl" 8 intra_latency) inter=$(bench_field "$WORK/pp.jsonl" 8 inter_latency)
     echo "pingpong 8 B: intra-node ${intra} us, inter-node ${inter} us"
     py 'sys.exit(0 if a < b else 1)' "$intra" "$inter" || fail "intra-node latency $intra us is not below inter-node $inter us"
@@ -149,8 +149,8 @@ if [ -n "$BENCH" ]; then
     fail "hk-bench pingpong under vcluster"; show_err pp.err
   fi
   # ---- 5. shaped links: 100 Mbit/s = 12.5 MB/s for large messages
-  if "$VC" shape 100mbit --burst 64kb > /dev/null && vmpirun rate "$BENCH" pingpong -m 4M:4M -i 3 -x 1 --output "$WORK/rate.jsonl"; then
-    bw=$(bench_field "$WORK/rate.jsonl" 4194304 inter_bandwidth)
+  if "$VC" shape 100mbit --burst 64kb > /dev/null && vmpirun rate "$BENCH" pingpong -m 4M:4M -i 3 -x 1 --window 0 --output "$WORK/rate.jsonl"; then
+    bw=$(bench_field "$WORK/rate.jsonl" 4194304 inter_pingpong_bandwidth)
     echo "pingpong 4 MiB over 100mbit links: ${bw} MB/s (12.5 expected)"
     py 'sys.exit(0 if abs(a - 12.5) <= 0.2 * 12.5 else 1)' "$bw" 0 || fail "shaped bandwidth $bw MB/s is not within 20 % of 12.5 MB/s"
   else
@@ -159,7 +159,7 @@ if [ -n "$BENCH" ]; then
   "$VC" shape off > /dev/null || true
   # ---- 6. delayed links (vcswitch, eth1): 100 us one way => 8 B half round trip >= 100 us
   # (a lower bound only: robust on a loaded machine)
-  if out=$("$VC" up 2 --slots 2 --delay-us 100 2>&1) && vmpirun delay "$BENCH" pingpong -m 8:8 -i 200 -x 20 --output "$WORK/delay.jsonl"; then
+  if out=$("$VC" up 2 --slots 2 --delay-us 100 2>&1) && vmpirun delay "$BENCH" pingpong -m 8:8 -i 200 -x 20 --window 0 --output "$WORK/delay.jsonl"; then
     dl=$(bench_field "$WORK/delay.jsonl" 8 inter_latency)
     echo "pingpong 8 B over 100 us delayed links: inter-node ${dl} us (>= 100 expected)"
     py 'sys.exit(0 if a >= 100 else 1)' "$dl" 0 || fail "delayed inter-node latency $dl us is below the 100 us delay"

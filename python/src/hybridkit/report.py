@@ -385,7 +385,7 @@ def pingpong_section(runs: Sequence[Run]) -> Optional[Section]:
     bw: Dict[str, List[Tuple[float, float]]] = {}
     for e in es:
         for where in ("intra", "inter"):
-            l, b = e.result(f"{where}_latency"), e.result(f"{where}_bandwidth")
+            l, b = e.result(f"{where}_latency"), e.result(f"{where}_pingpong_bandwidth")
             if l is not None:
                 lat.setdefault(f"{where}-node", []).append((e.params["size"], l))
             if b is not None:
@@ -424,8 +424,9 @@ def beff_section(runs: Sequence[Run]) -> Optional[Section]:
                                 [[e.params.get("pattern"), e.result("b_mpp_per_node"),
                                   e.result("b_hybrid_per_node"), e.result("t_hybrid_over_t_mpp"),
                                   e.result("t_hybrid_over_t_mpp_lmax")] for e in hyb]))
-    sec.text.append("b_eff = log-average over message sizes of the ring and random patterns "
-                    "(Rabenseifner & Koniges); the second table compares pure MPI (MPP) with "
+    sec.text.append("b_eff = arithmetic mean over message sizes, logarithmic mean over the "
+                    "ring and the random patterns and of the two (Rabenseifner & Koniges, as "
+                    "b_eff 3.6 computes it); the second table compares pure MPI (MPP) with "
                     "masteronly node leaders sending the node's data.")
     return sec
 
