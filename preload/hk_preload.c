@@ -507,7 +507,8 @@ static void summary(void)
   fflush(stderr);
 }
 
-HK_PUBLIC int MPI_Finalize(void)
+/* what the C and Fortran MPI_Finalize do before MPI's own: the summary, the keyval */
+static void preload_finalize(void)
 {
   const char *v = getenv("HK_PRELOAD_VERBOSE");
   if (st.inited && v && !strcmp(v, "1"))
@@ -515,6 +516,11 @@ HK_PUBLIC int MPI_Finalize(void)
   if (st.keyval != MPI_KEYVAL_INVALID)
     PMPI_Comm_free_keyval(&st.keyval);
   st.active = 0;
+}
+
+HK_PUBLIC int MPI_Finalize(void)
+{
+  preload_finalize();
   return PMPI_Finalize();
 }
 
@@ -578,12 +584,7 @@ HK_PUBLIC void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
 HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr)
 {
   f_ierr_t fin = (f_ierr_t)(uintptr_t)fortran_symbol("pmpi_finalize_");
-  const char *v = getenv("HK_PRELOAD_VERBOSE");
-  if (st.inited && v && !strcmp(v, "1"))
-    summary();
-  if (st.keyval != MPI_KEYVAL_INVALID)
-    PMPI_Comm_free_keyval(&st.keyval);
-  st.active = 0;
+  preload_finalize();
   fin(ierr);
 }
 

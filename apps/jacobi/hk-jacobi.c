@@ -598,20 +598,12 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     err = hk_record_stats(rec, "compute", (hs.update + hs.interior + hs.boundary + r->t_sweeps) * per,
                           "s");
   jac_phases_t ph = phases(r, &hs, t_iter);
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "phase_pack", ph.pack, "s");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "phase_post", ph.post, "s");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "phase_wait", ph.wait, "s");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "phase_unpack", ph.unpack, "s");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "phase_compute", ph.compute, "s");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "phase_other", ph.other, "s");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "hidden_comm", ph.hidden, "s");
+  const struct { const char *name; double value; } phase_fields[] = {
+    {"phase_pack", ph.pack},       {"phase_post", ph.post},   {"phase_wait", ph.wait},
+    {"phase_unpack", ph.unpack},   {"phase_compute", ph.compute},
+    {"phase_other", ph.other},     {"hidden_comm", ph.hidden}};
+  for (size_t i = 0; i < sizeof phase_fields / sizeof *phase_fields && err == HK_SUCCESS; i++)
+    err = hk_record_stats(rec, phase_fields[i].name, phase_fields[i].value, "s");
   if (hk_mode_overlaps(hk_halo_mode(r->halo))) {
     double hidden = hs.comm > 0 ? fmin(hs.comm, hs.interior) / hs.comm : 1.0;
     if (err == HK_SUCCESS)

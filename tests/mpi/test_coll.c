@@ -183,6 +183,20 @@ static void run_case(hk_allreduce_alg_t a, const tcase_t *c, long long count, in
 
 /* AUTO follows tests/coll/tuning.json: up to 1 KiB mpi, up to 64 KiB chunked-shifted
  * (2 threads), then hierarchical (2 threads) */
+/* v[i] = rank + i summed in place by hk_allreduce's auto choice (default threshold), checked
+ * against the sum the test computes itself; info says what ran */
+static void auto_sum(int *v, int n, hk_allreduce_info_t *info)
+{
+  for (int i = 0; i < n; i++)
+    v[i] = rank + i;
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = info};
+  CHECK_EQ_INT(hk_allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), 0);
+  long long bad = 0;
+  for (int i = 0; i < n; i++)
+    bad += v[i] != nranks * i + nranks * (nranks - 1) / 2;
+  CHECK_EQ_INT(bad, 0);
+}
+
 static void check_table(void)
 {
   hk_coll_config_t cfg;
@@ -194,15 +208,8 @@ static void check_table(void)
   for (int r = 0; r < 3; r++) {
     int n = rows[r].count;
     int *v = malloc((size_t)n * sizeof *v);
-    for (int i = 0; i < n; i++)
-      v[i] = rank + i;
     hk_allreduce_info_t info;
-    hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = &info};
-    CHECK_EQ_INT(hk_allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), 0);
-    long long bad = 0;
-    for (int i = 0; i < n; i++)
-      bad += v[i] != nranks * i + nranks * (nranks - 1) / 2;
-    CHECK_EQ_INT(bad, 0);
+    auto_sum(v, n, &info);
     /* the table's 2 threads are explicit: they run even when OMP_NUM_THREADS=1 */
     /* one rank: nothing to gain; below MULTIPLE hierarchical runs with one thread */
     int hier = rows[r].want == HK_ALLREDUCE_HIERARCHICAL;
@@ -328,15 +335,8 @@ static void check_auto_model(void)
     why = HK_FALLBACK_NONE;
   enum { N = 32768 };
   static int v[N];
-  for (int i = 0; i < N; i++)
-    v[i] = rank + i;
   hk_allreduce_info_t info;
-  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = &info};
-  CHECK_EQ_INT(hk_allreduce(MPI_IN_PLACE, v, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), 0);
-  long long bad = 0;
-  for (int i = 0; i < N; i++)
-    bad += v[i] != nranks * i + nranks * (nranks - 1) / 2;
-  CHECK_EQ_INT(bad, 0);
+  auto_sum(v, N, &info);
   if (info.fallback != why || info.algorithm != want)
     fprintf(stderr, "rank %d: auto ran %s (fallback %s), the model says %s (%s): usable %d, "
             "oversubscribed %d, %d per node\n", rank, hk_allreduce_alg_name(info.algorithm),
