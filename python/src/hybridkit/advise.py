@@ -299,7 +299,13 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
         if single:
             reason += "; single runs, the spread is unknown (repeat with --repeat 3)"
         elif significant:
-            reason += ", outside the spread of both"
+            ws, rs = winner.spread, runner.spread
+            if not (ws.lo <= rs.median <= ws.hi or rs.lo <= ws.median <= rs.hi):
+                reason += ", each median outside the other's min-max"
+            elif ws.lo <= rs.median <= ws.hi:
+                reason += ", the winner's median outside the runner-up's min-max"
+            else:
+                reason += ", the runner-up's median outside the winner's min-max"
         else:
             chosen = min(close, key=lambda c: c.simplicity())
             reason += (f": no significant difference (each median lies inside the other's "
