@@ -63,6 +63,7 @@
 #include "hybridkit/coll.h"
 #include "hybridkit/env.h"
 #include "hybridkit/error.h"
+#include "internal/hk_launcher.h"
 
 #define HK_PUBLIC __attribute__((visibility("default")))
 #define NCLASS 48
@@ -175,16 +176,8 @@ static int level_to_ask(int required)
   long world = env_count("OMPI_COMM_WORLD_SIZE");
   if (!world)
     world = env_count("PMI_SIZE");
-  long local = env_count("OMPI_COMM_WORLD_LOCAL_SIZE");
-  if (!local)
-    local = env_count("MPI_LOCALNRANKS");
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  long usable = cpus;
-  if (online > 0 && usable > online / (local > 0 ? local : 1))
-    usable = online / (local > 0 ? local : 1);
+  long local = hk__launcher_local_ranks(), cpus, online;
+  long usable = hk__usable_cores(local, &cpus, &online);
   long threads = env_count("HK_ALLREDUCE_THREADS");
   if (!threads)
     threads = omp_get_max_threads();

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "coll/coll_internal.h"
+#include "internal/hk_launcher.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int keyval = MPI_KEYVAL_INVALID;
@@ -121,31 +122,6 @@ static int thread_level(void)
   return level;
 }
 
-int hk__coll_launcher_local_ranks(void)
-{
-  /* Open MPI (mpirun / prterun), MPICH's Hydra, PMI-2 based launchers */
-  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
-                                     "PMI_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *v = getenv(vars[i]);
-    char *end = NULL;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (v && *v && !*end && n > 0 && n < 1 << 24)
-      return (int)n;
-  }
-  return 0;
-}
-
-/* the CPUs this process may run on */
-static int affinity_cpus(void)
-{
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return CPU_COUNT(&set);
-  return omp_get_num_procs();
-}
-
 static int create(MPI_Comm comm, hk__coll_cache_t **out)
 {
   int err = HK_SUCCESS, rc;
@@ -159,7 +135,7 @@ static int create(MPI_Comm comm, hk__coll_cache_t **out)
   const hk__coll_config_t *cfg = hk__coll_config();
   /* ranks sharing this node: the launcher's count (all of its ranks compete for
    * the cores), at least those of comm */
-  int sharing = hk__coll_launcher_local_ranks(), here = 1;
+  int sharing = hk__launcher_local_ranks(), here = 1;
   if (c->size > 1) {
     MPI_Comm node = MPI_COMM_NULL;
     rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -172,12 +148,8 @@ static int create(MPI_Comm comm, hk__coll_cache_t **out)
   }
   if (sharing < here)
     sharing = here;
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  if (online < 1)
-    online = 1;
-  int cpus = affinity_cpus(), usable = cpus;
-  if (usable > online / sharing)
-    usable = (int)(online / sharing);
+  long cpus_l, online;
+  int usable = (int)hk__usable_cores(sharing, &cpus_l, &online), cpus = (int)cpus_l;
   int maxt = omp_get_max_threads();
   /* minimum over ranks of each; hash agreed when its min equals its max */
   int mine[7] = {cpus, maxt, thread_level() >= MPI_THREAD_MULTIPLE, (int)cfg->hash,

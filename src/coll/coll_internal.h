@@ -91,8 +91,6 @@ int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes);
 /* All ranks of c->comm learn whether every one has ok != 0 (one PMPI_Allreduce):
  * set-up failures become a fallback agreed by all, never a hang. */
 int hk__coll_agree_ok(hk__coll_cache_t *c, int ok, int *all_ok);
-/* Ranks sharing this node according to the launcher's environment, 0 unknown. */
-int hk__coll_launcher_local_ranks(void);
 
 /* chunked.c: the element range [*lo, *lo + *n) of chunk c of nchunks, chunks
  * aligned to `gran` elements; the number of chunks worth running for count. */
