@@ -154,7 +154,10 @@ def render(html_path: Path, screenshot: Path, width: int = 1200) -> Rendered:
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--disable-dev-shm-usage", "--remote-debugging-port=0",
              f"--user-data-dir={profile}", f"--window-size={width},900", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            # chromium puts its singleton socket directory (org.chromium.Chromium.*) under
+            # TMPDIR and leaves it there when killed: keep it inside the profile we remove
+            env={**os.environ, "TMPDIR": str(profile)})
         try:
             port = _devtools_port(profile, proc)
             targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
