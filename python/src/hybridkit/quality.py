@@ -4,7 +4,8 @@ repeats.
     run.json (written by hybridkit.sweep)
         load: {"others_cpu_s", "share", "busy", "cpus", "own_cpu_s", "busy_cpu_s"}
               CPU time the rest of the machine used during the run: busy time of every CPU
-              from /proc/stat minus the run's own CPU time (rusage of its children)
+              from /proc/stat minus the run's own CPU time (rusage of its children and of
+              the front end itself)
         busy: true when others used more than BUSY_SHARE of the machine during the run
         oversubscribe: more ranks x threads than cores -> a functional run, never a
               performance result
@@ -51,10 +52,15 @@ def _proc_stat() -> Optional[Dict[str, float]]:
 
 
 def _children_cpu() -> float:
+    """CPU time of our finished children and of this process itself (the front end pumps the
+    run's output while it runs: that time is ours, not the machine's other users')."""
     import resource
 
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
+    own = 0.0
+    for who in (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF):
+        ru = resource.getrusage(who)
+        own += ru.ru_utime + ru.ru_stime
+    return own
 
 
 def cpu_count() -> int:
