@@ -70,9 +70,8 @@ static const hk_app_t app = {
   .program = "hk-jacobi",
   .summary = "3D 7- or 27-point Jacobi / 2D 5-point heat equation in every hybrid MPI+OpenMP mode",
   .usage = "[--mode M] [--size N | --grid NXxNYxNZ] [--iters K] [--dims 2|3] [--stencil 7|27]\n"
-           "       [--map P]"
-           "       [--halo-width w] [--reserved m] [--boundary periodic|dirichlet] [--roofline]\n"
-           "       [--output FILE.jsonl]",
+           "       [--map P] [--halo-width w] [--reserved m] [--boundary periodic|dirichlet]\n"
+           "       [--roofline] [--output FILE.jsonl]",
   .description =
       "Verifies itself (invariant every --check-every sweeps; bit-identical to the serial\n"
       "reference for small grids) and exits 1 when wrong.  MLUP/s = cells x sweeps / time\n"
