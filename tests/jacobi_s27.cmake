@@ -53,3 +53,6 @@ hk_expect_test(jacobi.s27.not_2d 2 "--stencil 27 is 3D only" ONCE NP 2 COMMAND $
                --dims 2)
 hk_expect_test(jacobi.s27.not_nt 2 "--stores nt: the 27-point sweep writes with cached stores only"
                ONCE NP 2 COMMAND ${JAC} --stencil 27 --stores nt)
+# rows longer than the sweep's chunk of 512 columns (chunk seams; x wrapped at 1 rank)
+hk_mpi_test(jacobi.s27.chunks hk-jacobi ARGS --stencil 27 --grid 1100x3x4 --iters 3 --verify on
+            RANKS 1 2 THREADS 1 LABELS apps)
