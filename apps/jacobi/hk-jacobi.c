@@ -684,8 +684,8 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     if (err == HK_SUCCESS)
       err = hk_record_value(rec, "engine_over_sendrecv", e.max / b.max, "ratio of max");
     if (err == HK_SUCCESS && r->cd.stencil != HK_STENCIL_FACES)
-      err = hk_record_warning(rec, "the engine exchanges edges and corners too (halo width > 1); "
-                                   "the loop only faces");
+      err = hk_record_warning(rec, "the engine exchanges edges and corners too (halo width > 1 "
+                                   "or 27 points); the loop only faces");
     if (err == HK_SUCCESS)
       err = hk_record_emit(&rec);
   }
