@@ -2,11 +2,11 @@
  * bytes per exchange swept (the cost of a halo exchange, mode by mode).
  *
  *   -m sets the face message size in bytes; the block per rank is n^3 cells with
- *   n = sqrt(size / 8) (at least 4): faces of n x n doubles, 7-point stencil halo
- *   (faces only, width 1), periodic process grid of all ranks.
+ *   n = sqrt(size / 8) (at least 4): faces of n x n doubles, halo of width 1, faces
+ *   only (--stencil faces) or with edges and corners (full), periodic process grid.
  *   for each size, for each mode: N exchanges (after warm-up), time per exchange
  *   (min/avg/max over ranks), bytes per exchange (all ranks) inside/across nodes.
- * After the timed exchanges every face ghost is checked against the neighbour's
+ * After the timed exchanges every exchanged ghost is checked against the neighbour's
  * values (each owned cell holds an encoding of its global index).
  */
 #include <math.h>
@@ -14,10 +14,13 @@
 #include <string.h>
 #include "bench.h"
 
-static const char *opt_modes;
+static const char *opt_modes, *opt_stencil = "faces";
 
 static const hk_opt_t halo_opts[] = {
   {"modes", HK_OPT_STR, &opt_modes, "LIST", "comma-separated modes (default: all)", 0},
+  {"stencil", HK_OPT_STR, &opt_stencil, "faces|full",
+   "exchange faces only (7-point stencil, 6 neighbours) or faces, edges and corners "
+   "(27-point, 26)", 0},
 };
 
 static double enc(const long long G[3], long long x, long long y, long long z)
@@ -28,23 +31,21 @@ static double enc(const long long G[3], long long x, long long y, long long z)
   return 1.0 + (double)(x + G[0] * (y + G[1] * z));
 }
 
-/* wrong face ghosts of the field: the ghost plane on each side of each dimension */
-static long long check_faces(const hk_cart_info_t *ci, const hk_field_layout_t *L, const double *f)
+/* wrong ghosts of the field: those outside the block in at most `outside` dimensions
+ * (1: faces; 3: faces, edges and corners) */
+static long long check_ghosts(const hk_cart_info_t *ci, const hk_field_layout_t *L, const double *f,
+                              int outside)
 {
   long long bad = 0;
-  for (int d = 0; d < 3; d++) {
-    int e1 = (d + 1) % 3, e2 = (d + 2) % 3;
-    for (int side = -1; side <= 1; side += 2)
-      for (int b = 0; b < L->n[e2]; b++)
-        for (int a = 0; a < L->n[e1]; a++) {
-          int l[3];
-          l[d] = side < 0 ? -1 : L->n[d];
-          l[e1] = a;
-          l[e2] = b;
-          long long at = L->offset + l[0] + l[1] * L->sy + l[2] * L->sz;
-          bad += f[at] != enc(ci->global, ci->lo[0] + l[0], ci->lo[1] + l[1], ci->lo[2] + l[2]);
-        }
-  }
+  for (int k = -1; k <= L->n[2]; k++)
+    for (int j = -1; j <= L->n[1]; j++)
+      for (int i = -1; i <= L->n[0]; i++) {
+        int out = (i < 0 || i >= L->n[0]) + (j < 0 || j >= L->n[1]) + (k < 0 || k >= L->n[2]);
+        if (out == 0 || out > outside)
+          continue;
+        long long at = L->offset + i + j * L->sy + k * L->sz;
+        bad += f[at] != enc(ci->global, ci->lo[0] + i, ci->lo[1] + j, ci->lo[2] + k);
+      }
   return bad;
 }
 
@@ -84,9 +85,10 @@ static int check_modes(void)
 static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
 {
   int err = HK_SUCCESS, dims[3] = {0, 0, 0};
+  const int full = !strcmp(opt_stencil, "full");
+  const hk_stencil_t stencil = full ? HK_STENCIL_FULL : HK_STENCIL_FACES;
   MPI_Dims_create(c->size, 3, dims);
-  hk_cart_desc_t cd = {.dims = 3, .map = HK_MAP_SEQUENTIAL, .halo_width = 1,
-                       .stencil = HK_STENCIL_FACES};
+  hk_cart_desc_t cd = {.dims = 3, .map = HK_MAP_SEQUENTIAL, .halo_width = 1, .stencil = stencil};
   for (int d = 0; d < 3; d++) {
     cd.global[d] = (long long)n * dims[d];
     cd.periodic[d] = 1;
@@ -97,7 +99,7 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
   double *f = NULL;
   if ((err = hk_cart_create(c->comm, c->nodes, &cd, &cart)) != HK_SUCCESS)
     return err;
-  hk_halo_desc_t hd = {.cart = cart, .width = 1, .stencil = HK_STENCIL_FACES, .mode = mode};
+  hk_halo_desc_t hd = {.cart = cart, .width = 1, .stencil = stencil, .mode = mode};
   if ((err = hk_halo_create(&hd, &h)) != HK_SUCCESS)
     goto done;
   hk_cart_info_t ci;
@@ -121,8 +123,9 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
   for (int i = 0; i < iters && local == HK_SUCCESS; i++)
     local = hk_halo_exchange(h, f);
   double t = (MPI_Wtime() - t0) / iters;
-  if (local == HK_SUCCESS && check_faces(&ci, &L, f))
-    local = hk_error_set(HK_ERR_STATE, "%s: wrong face ghosts after the exchanges", hk_mode_name(mode));
+  if (local == HK_SUCCESS && check_ghosts(&ci, &L, f, full ? 3 : 1))
+    local = hk_error_set(HK_ERR_STATE, "%s: wrong %s ghosts after the exchanges", hk_mode_name(mode),
+                         full ? "face, edge or corner" : "face");
   if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
     goto done;
   hk_halo_stats_t st;
@@ -138,6 +141,8 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
     err = hk_record_param_str(rec, "mode", hk_mode_name(mode));
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "block", block);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "stencil", full ? "full" : "faces");
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "face_bytes", (long long)n * n * 8);
   if (err == HK_SUCCESS)
@@ -162,6 +167,8 @@ done:
 static int run(hk_bench_ctx_t *c)
 {
   int err = hk_agree(c->comm, opt_modes ? check_modes() : HK_SUCCESS);
+  if (err == HK_SUCCESS && strcmp(opt_stencil, "faces") && strcmp(opt_stencil, "full"))
+    err = hk_agree(c->comm, hk_error_set(HK_ERR_ARG, "--stencil %s: faces or full", opt_stencil));
   for (long long size = c->common->min_size; size <= c->common->max_size && err == HK_SUCCESS;
        size *= 2) {
     int n = (int)sqrt((double)size / 8.0);
@@ -179,10 +186,12 @@ const hk_experiment_t hk_exp_halo = {
   .summary = "the halo engine in every hybrid mode on a 3D block, bytes per exchange swept",
   .description =
       "Each rank owns an n^3 block (n = sqrt(size/8): -m sets the face message size), periodic\n"
-      "process grid of all ranks, 7-point halo of width 1; for each size and mode (--modes, all\n"
-      "by default) the time per hk_halo_exchange (us, min/avg/max over ranks) after warm-up, and\n"
-      "the bytes per exchange inside and across nodes.  Face ghosts are checked after the timed\n"
-      "exchanges.  The multiple modes need MPI_THREAD_MULTIPLE (a clear error without it).",
+      "process grid of all ranks, halo of width 1: faces only (--stencil faces, 7-point stencil)\n"
+      "or faces, edges and corners (--stencil full, 27-point); for each size and mode (--modes,\n"
+      "all by default) the time per hk_halo_exchange (us, min/avg/max over ranks) after warm-up,\n"
+      "and the messages and bytes per exchange inside and across nodes.  The exchanged ghosts\n"
+      "are checked after the timed exchanges.  The multiple modes need MPI_THREAD_MULTIPLE (a\n"
+      "clear error without it).",
   .default_sizes = "2K:128K",
   .level = HK_THREAD_MULTIPLE,
   .min_level = HK_THREAD_SINGLE,

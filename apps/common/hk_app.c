@@ -181,13 +181,15 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done)
 int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
                              long long *total)
 {
-  long long mine[3] = {st->bytes_intra, st->bytes_inter, st->bytes_self}, sum[3];
-  static const char *const names[3] = {"bytes_intra", "bytes_inter", "bytes_self"};
-  if (MPI_Allreduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+  long long mine[6] = {st->bytes_intra, st->bytes_inter, st->bytes_self,
+                       st->msgs_intra,  st->msgs_inter,  st->msgs_self}, sum[6];
+  static const char *const names[6] = {"bytes_intra", "bytes_inter", "bytes_self",
+                                       "msgs_intra",  "msgs_inter",  "msgs_self"};
+  if (MPI_Allreduce(mine, sum, 6, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of the halo bytes failed");
   int err = HK_SUCCESS;
-  for (int i = 0; i < 3 && err == HK_SUCCESS; i++)
-    err = hk_record_value_int(rec, names[i], sum[i], "B/exchange");
+  for (int i = 0; i < 6 && err == HK_SUCCESS; i++)
+    err = hk_record_value_int(rec, names[i], sum[i], i < 3 ? "B/exchange" : "msgs/exchange");
   if (total)
     *total = sum[0] + sum[1] + sum[2];
   return err;

@@ -66,7 +66,8 @@ int hk_app_run(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t w
                hk_thread_level_t required, int status, int (*run)(void *arg), void *arg);
 
 /* hk_app_record_halo_bytes: the halo bytes of one exchange summed over the ranks of
- * comm, as fields bytes_intra, bytes_inter, bytes_self (B/exchange) of rec; *total
+ * comm, as fields bytes_intra, bytes_inter, bytes_self (B/exchange) of rec, and the
+ * messages alike (msgs_intra, msgs_inter, msgs_self, msgs/exchange); *total
  * (may be NULL) gets their sum.  Collective: comm.  Threads: outside parallel regions. */
 int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
                              long long *total);

@@ -1,4 +1,4 @@
-/* apps/jacobi/hk-jacobi.c: 3D 7-point Jacobi (and the 2D 5-point heat equation
+/* apps/jacobi/hk-jacobi.c: 3D 7- or 27-point Jacobi (and the 2D 5-point heat equation
  * of the hybrid tutorial) on the halo engine, in every hybrid mode.
  *
  *   cart (decomposition, mapping) -> halo plan (mode) -> per batch of w sweeps:
@@ -27,11 +27,11 @@
 
 static struct {
   const char *mode, *grid, *map, *boundary, *output, *verify, *temporal, *stores, *xwrap;
-  int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
+  int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows, stencil;
   double min_time;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = "periodic", .verify = "auto", .temporal = "on",
          .stores = "auto", .xwrap = "on",
-         .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1};
+         .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1, .stencil = 7};
 
 static const hk_opt_t options[] = {
   {"mode", HK_OPT_STR, &opt.mode, "M",
@@ -43,6 +43,8 @@ static const hk_opt_t options[] = {
   {"min-time", HK_OPT_DOUBLE, &opt.min_time, "S",
    "time at least S seconds: more timed sweeps after --iters until then (0: just --iters)", 0},
   {"dims", HK_OPT_INT, &opt.dims, "2|3", "2: 5-point heat equation, 3: 7-point Jacobi", 0},
+  {"stencil", HK_OPT_INT, &opt.stencil, "7|27",
+   "3D: 7 points (faces-only halo) or 27 (weights 8/4/2/1 over 64; faces+edges+corners halo)", 0},
   {"reserved", HK_OPT_INT, &opt.reserved, "m", "communicating threads (multiple-reserved; 0: one)", 0},
   {"map", HK_OPT_STR, &opt.map, "P", "rank mapping: sequential|round-robin|node-aware", 0},
   {"halo-width", HK_OPT_INT, &opt.width, "w", "ghost layers; w sweeps per exchange", 0},
@@ -66,10 +68,10 @@ static const hk_opt_t options[] = {
 
 static const hk_app_t app = {
   .program = "hk-jacobi",
-  .summary = "3D 7-point Jacobi / 2D 5-point heat equation in every hybrid MPI+OpenMP mode",
-  .usage = "[--mode M] [--size N | --grid NXxNYxNZ] [--iters K] [--dims 2|3] [--map P]\n"
-           "       [--halo-width w] [--reserved m] [--boundary periodic|dirichlet] [--roofline]\n"
-           "       [--output FILE.jsonl]",
+  .summary = "3D 7- or 27-point Jacobi / 2D 5-point heat equation in every hybrid MPI+OpenMP mode",
+  .usage = "[--mode M] [--size N | --grid NXxNYxNZ] [--iters K] [--dims 2|3] [--stencil 7|27]\n"
+           "       [--map P] [--halo-width w] [--reserved m] [--boundary periodic|dirichlet]\n"
+           "       [--roofline] [--output FILE.jsonl]",
   .description =
       "Verifies itself (invariant every --check-every sweeps; bit-identical to the serial\n"
       "reference for small grids) and exits 1 when wrong.  MLUP/s = cells x sweeps / time\n"
@@ -80,7 +82,9 @@ static const hk_app_t app = {
       "other; MLUP/s can then exceed the roofline of a single sweep); --reserved m applies to\n"
       "multiple-reserved.  --roofline measures a STREAM-style scale bandwidth (one load and\n"
       "one store stream per element, as one lattice update) with the kind of stores the sweeps\n"
-      "use (--stores: cached, 24 B with write-allocate; nt, non-temporal, 16 B).",
+      "use (--stores: cached, 24 B with write-allocate; nt, non-temporal, 16 B).  --stencil 27:\n"
+      "the 27-point stencil (tensor product of [1 2 1]/4 in x, y, z), whose halo exchanges\n"
+      "edges and corners too (26 neighbours instead of 6); cached stores only.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
 };
@@ -152,6 +156,12 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--stores %s: auto, nt or cached", opt.stores);
   if (strcmp(opt.verify, "auto") && strcmp(opt.verify, "on") && strcmp(opt.verify, "off"))
     return hk_error_set(HK_ERR_ARG, "--verify %s: auto, on or off", opt.verify);
+  if (opt.stencil != 7 && opt.stencil != 27)
+    return hk_error_set(HK_ERR_ARG, "--stencil %d: 7 or 27", opt.stencil);
+  if (opt.stencil == 27 && opt.dims != 3)
+    return hk_error_set(HK_ERR_ARG, "--stencil 27 is 3D only (--dims 2 runs the 5-point stencil)");
+  if (opt.stencil == 27 && !strcmp(opt.stores, "nt"))
+    return hk_error_set(HK_ERR_ARG, "--stores nt: the 27-point sweep writes with cached stores only");
   return HK_SUCCESS;
 }
 
@@ -368,7 +378,7 @@ static int verify_reference(run_t *r, int sweeps, long long *ndiff, double *maxd
     if (r->ci.rank == 0) {
       *ndiff = 0;
       *maxdiff = 0.0;
-      if (jacobi_ref(L->dims, r->cd.global, r->periodic, sweeps, ref) != 0)
+      if (jacobi_ref_stencil(L->dims, r->cd.global, r->periodic, sweeps, opt.stencil, ref) != 0)
         local = hk_error_set(HK_ERR_NOMEM, "no memory for the reference");
       for (int p = 0; p < r->ci.size && local == HK_SUCCESS; p++) {
         long long lo[3];
@@ -550,7 +560,8 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   snprintf(grid, sizeof grid, "%lldx%lldx%lld", r->cd.global[0], r->cd.global[1], r->cd.global[2]);
   double mlups = (double)cells / tt.max / 1e6;
   hk_reporter_config(rep, "problem", "%dD %s, grid %s, %s boundaries, halo width %d, %s stencil",
-                     r->L.dims, r->L.dims == 3 ? "7-point Jacobi" : "5-point heat", grid,
+                     r->L.dims, r->L.dims == 2 ? "5-point heat" : opt.stencil == 27 ? "27-point Jacobi"
+                                                                   : "7-point Jacobi", grid,
                      opt.boundary, r->L.width,
                      r->cd.stencil == HK_STENCIL_FULL ? "full" : "faces");
   hk_reporter_config(rep, "decomposition", "%s processes, %s mapping%s%s", procs,
@@ -560,6 +571,10 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     err = hk_record_param_str(rec, "mode", hk_mode_name(hk_halo_mode(r->halo)));
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "dims", r->L.dims);
+  if (err == HK_SUCCESS) /* points of the stencil, and which ghosts its halo exchanges */
+    err = hk_record_param_int(rec, "stencil", r->L.dims == 2 ? 5 : opt.stencil);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_str(rec, "halo_stencil", r->cd.stencil == HK_STENCIL_FULL ? "full" : "faces");
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "grid", grid);
   if (err == HK_SUCCESS)
@@ -669,8 +684,8 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     if (err == HK_SUCCESS)
       err = hk_record_value(rec, "engine_over_sendrecv", e.max / b.max, "ratio of max");
     if (err == HK_SUCCESS && r->cd.stencil != HK_STENCIL_FACES)
-      err = hk_record_warning(rec, "the engine exchanges edges and corners too (halo width > 1); "
-                                   "the loop only faces");
+      err = hk_record_warning(rec, "the engine exchanges edges and corners too (halo width > 1 "
+                                   "or 27 points); the loop only faces");
     if (err == HK_SUCCESS)
       err = hk_record_emit(&rec);
   }
@@ -720,9 +735,11 @@ static int run(void *unused)
       (err = hk_map_policy_parse(opt.map, &map)))
     return hk_agree(MPI_COMM_WORLD, err);
   r.periodic = !strcmp(opt.boundary, "periodic");
-  r.update = opt.dims == 3 ? jac_update3d : jac_update2d;
+  r.update = opt.dims == 2 ? jac_update2d : opt.stencil == 27 ? jac_update27 : jac_update3d;
+  /* edges and corners: read by the 27-point stencil, and by w > 1 sweeps per exchange */
   r.cd = (hk_cart_desc_t){.dims = opt.dims, .map = map, .halo_width = opt.width,
-                          .stencil = opt.width > 1 ? HK_STENCIL_FULL : HK_STENCIL_FACES};
+                          .stencil = opt.width > 1 || opt.stencil == 27 ? HK_STENCIL_FULL
+                                                                        : HK_STENCIL_FACES};
   for (int d = 0; d < 3; d++) {
     r.cd.global[d] = G[d];
     r.cd.periodic[d] = d < opt.dims ? r.periodic : 0;
@@ -753,13 +770,14 @@ static int run(void *unused)
   cache_shares(hk_halo_threads(r.halo), &l2, &l3);
   /* non-temporal stores pay where the field leaves the caches before it is read again
    * anyway (a choice of each rank's own; the roofline follows it) */
-  r.nt = opt.dims == 3 && jac_nt_available() &&
+  r.nt = opt.dims == 3 && opt.stencil == 7 && jac_nt_available() &&
          (!strcmp(opt.stores, "nt") ||
           (!strcmp(opt.stores, "auto") &&
            (double)r.L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
   if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !hk_mode_overlaps(mode)) {
     local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo), l2, l3,
                            r.nt, r.xwrap);
+    r.wave.stencil27 = opt.stencil == 27;
     if (local == HK_SUCCESS && !(r.regions = calloc((size_t)opt.width, sizeof *r.regions)))
       local = hk_error_set(HK_ERR_NOMEM, "no memory");
     if ((err = hk_agree(comm, local)) != HK_SUCCESS)

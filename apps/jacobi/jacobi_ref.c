@@ -9,6 +9,12 @@
 
 int jacobi_ref(int dims, const long long G[3], int periodic, int sweeps, double *out)
 {
+  return jacobi_ref_stencil(dims, G, periodic, sweeps, 7, out);
+}
+
+int jacobi_ref_stencil(int dims, const long long G[3], int periodic, int sweeps, int stencil,
+                       double *out)
+{
   const long long X = G[0] + 2, Y = G[1] + 2, Z = dims == 3 ? G[2] + 2 : 1;
   const long long zlo = dims == 3 ? 1 : 0, zhi = dims == 3 ? G[2] + 1 : 1;
   double *u = calloc((size_t)(X * Y * Z), sizeof *u), *v = calloc((size_t)(X * Y * Z), sizeof *v);
@@ -49,7 +55,18 @@ int jacobi_ref(int dims, const long long G[3], int periodic, int sweeps, double 
     for (long long z = zlo; z < zhi; z++)
       for (long long y = 1; y <= G[1]; y++)
         for (long long x = 1; x <= G[0]; x++) {
-          if (dims == 3)
+          if (dims == 3 && stencil == 27) {
+            /* kernel.h: [1 2 1] in y, then z, then x; weights 8/4/2/1 over 64 */
+            double C[3];
+            for (long long c = 0; c < 3; c++) {
+              long long xc = x - 1 + c;
+              double pm = (AT(u, xc, y - 1, z - 1) + 2.0 * AT(u, xc, y, z - 1)) + AT(u, xc, y + 1, z - 1);
+              double p0 = (AT(u, xc, y - 1, z) + 2.0 * AT(u, xc, y, z)) + AT(u, xc, y + 1, z);
+              double pp = (AT(u, xc, y - 1, z + 1) + 2.0 * AT(u, xc, y, z + 1)) + AT(u, xc, y + 1, z + 1);
+              C[c] = (pm + 2.0 * p0) + pp;
+            }
+            AT(v, x, y, z) = ((C[0] + 2.0 * C[1]) + C[2]) * (1.0 / 64.0);
+          } else if (dims == 3)
             AT(v, x, y, z) = (AT(u, x, y, z) + AT(u, x - 1, y, z) + AT(u, x + 1, y, z) +
                               AT(u, x, y - 1, z) + AT(u, x, y + 1, z) + AT(u, x, y, z - 1) +
                               AT(u, x, y, z + 1)) * (1.0 / 7.0);

@@ -5,6 +5,12 @@
  *
  *   3D, 7 points:  v = (c + xm + xp + ym + yp + zm + zp) * (1/7)
  *   2D, 5 points:  v = (c + xm + xp + ym + yp) * (1/5)
+ *   3D, 27 points (--stencil 27): the tensor product of [1 2 1]/4 in x, y and z
+ *   (weights 8 centre, 4 faces, 2 edges, 1 corners, over 64), summed y, then z, then x:
+ *     P(x, z') = (u(x, y-1, z') + 2 u(x, y, z')) + u(x, y+1, z')
+ *     C(x)     = (P(x, z-1) + 2 P(x, z)) + P(x, z+1)
+ *     v        = ((C(x-1) + 2 C(x)) + C(x+1)) * (1/64)
+ *   (every weight a power of two: a fused multiply-add gives the same bits)
  * (the sum is taken in exactly this order everywhere).  With periodic
  * boundaries the update conserves the global sum; with Dirichlet boundaries
  * values stay between the smallest and largest initial/boundary value.
@@ -72,8 +78,14 @@ typedef struct jac_pf {
 void jac_rows3d(const double *zm, const double *c, const double *zp, double *out, long long sy,
                 int rows, int ilo, int ihi, long long ahead, jac_pf_t *pf, int flags);
 
+/* the 27-point update of `rows` rows, as jac_rows3d (cached stores; no prefetching);
+ * flags: JAC_XWRAP only */
+void jac_rows27(const double *zm, const double *c, const double *zp, double *out, long long sy,
+                int rows, int ilo, int ihi, int flags);
+
 /* hk_update_fn: v = stencil(u) on the cells of box */
 void jac_update3d(const hk_box_t *box, void *arg);
+void jac_update27(const hk_box_t *box, void *arg);
 void jac_update2d(const hk_box_t *box, void *arg);
 
 #endif

@@ -142,8 +142,13 @@ static plane_ref_t field_plane(const double *f0, const wave_ctx_t *c, int z)
 /* rows [jlo, jhi) x columns [ilo, ihi) of one plane */
 static void plane_update(plane_ref_t zm, plane_ref_t c, plane_ref_t zp, plane_ref_t out,
                          long long sy, int jlo, int jhi, int ilo, int ihi, long long ahead,
-                         jac_pf_t *pf, int flags)
+                         jac_pf_t *pf, int flags, int stencil27)
 {
+  if (stencil27) {
+    jac_rows27(zm.p + (jlo - zm.row0) * sy, c.p + (jlo - c.row0) * sy, zp.p + (jlo - zp.row0) * sy,
+               out.p + (jlo - out.row0) * sy, sy, jhi - jlo, ilo, ihi, flags & JAC_XWRAP);
+    return;
+  }
   jac_rows3d(zm.p + (jlo - zm.row0) * sy, c.p + (jlo - c.row0) * sy, zp.p + (jlo - zp.row0) * sy,
              out.p + (jlo - out.row0) * sy, sy, jhi - jlo, ilo, ihi, ahead, pf, flags);
 }
@@ -223,7 +228,7 @@ static void strip(wave_ctx_t *c, int jb, int je, int ja, int jz)
        * non-temporal when the sweeps do */
       plane_update(in[0], in[1], in[2], out, sy, lo[s], hi[s], R[s].lo[0], R[s].hi[0],
                    s == 0 ? JAC_PREFETCH : 0, s > 0 && pf_at ? &pf : NULL,
-                   (s == b - 1 && c->w->nt ? JAC_NT : 0) | wrap);
+                   (s == b - 1 && c->w->nt ? JAC_NT : 0) | wrap, c->w->stencil27);
       if (s < b - 1) {
         frame(c, &R[s], out, z, lo[s], hi[s]);
         if (!last) /* the two top rows, for the strip after */

@@ -1,4 +1,4 @@
-/* apps/jacobi/wavefront.h: temporal blocking of the 3D 7-point sweep.
+/* apps/jacobi/wavefront.h: temporal blocking of the 3D 7-point (or 27-point) sweep.
  *
  * After an exchange of a w-layer halo, b <= w sweeps need no communication.
  * Done one after another, each sweep streams the whole field through memory
@@ -9,7 +9,8 @@
  * three planes that stay in the L2 cache, sweep b writes the field v.  The fields
  * stream through memory once per b sweeps, and every cell is computed with the
  * reference's formula and sum order, so the result is bit-identical to b separate
- * sweeps.
+ * sweeps.  The 27-point stencil reads the same planes and rows (radius 1), only
+ * their x neighbours too: the same rings, seams and frames serve it.
  */
 #ifndef HK_JACOBI_WAVEFRONT_H
 #define HK_JACOBI_WAVEFRONT_H
@@ -29,6 +30,7 @@ typedef struct jac_wave {
   int threads;        /* the passes run with this many threads */
   int nt;             /* the last sweep writes v with non-temporal stores */
   int xwrap;          /* x is periodic within the rank: the sweeps wrap it (JAC_XWRAP) */
+  int stencil27;      /* the 27-point stencil (set after jac_wave_alloc; 0: 7 points) */
 } jac_wave_t;
 
 /* buffers for passes of up to `sweeps` (2 .. HK_WAVE_MAX) sweeps over fields of

@@ -161,3 +161,44 @@ def test_repeats_are_plotted_as_medians_and_single_rank_halo_is_marked(quick):
     halo = next(s for s in sections if s.title == "Halo exchange per mode")
     svg = halo.figures[0].svg
     assert "1x2 (no messages)" in svg and "2x1 (no messages)" not in svg
+
+
+def test_halo_faces_vs_full_table(tmp_path):
+    """The report tables what a face-only halo saves against faces+edges+corners, from the
+    records' messages and bytes (2 ranks, periodic 2x1x1: 2 x-faces vs the 18 offsets with
+    dx != 0 per rank, counted by hand) and median times."""
+    import json
+    import shutil
+
+    from conftest import FIXTURES
+    from hybridkit.report import halo_section
+
+    src = next((FIXTURES / "study" / "quick" / "runs" / "halo").glob("2x1-*"))
+    for stencil, msgs, scale in (("faces", 4, 1.0), ("full", 36, 1.5)):
+        dst = tmp_path / "runs" / "halo" / f"2x1-{stencil}"
+        shutil.copytree(src, dst)
+        meta = json.loads((dst / "run.json").read_text())
+        meta["id"] = dst.name
+        (dst / "run.json").write_text(json.dumps(meta))
+        recs = [json.loads(line) for line in (dst / "records.jsonl").read_text().splitlines()]
+        for r in recs:
+            if r["kind"] == "bench.halo":
+                r["params"]["stencil"] = stencil
+                r["results"]["msgs_intra"] = {"value": msgs, "unit": "msgs/exchange"}
+                r["results"]["bytes_intra"]["value"] *= 2 if stencil == "full" else 1
+                for k in ("min", "avg", "max"):
+                    r["results"]["time"][k] *= scale
+        (dst / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    runs = find_runs([tmp_path])
+    sec = halo_section(runs)
+    assert sec and sec.tables, "no faces vs full table"
+    t = sec.tables[0]
+    assert t.headers[3:6] == ["msgs faces", "msgs full", "msgs saved"]
+    rows = {r[1]: r for r in t.rows}
+    assert set(rows) == {"pure", "masteronly", "funneled", "task-balanced"}
+    pure = rows["pure"]
+    assert pure[0] == "2x1" and pure[2] == 32768           # the largest size with both
+    assert pure[3:6] == [4, 36, 32]
+    assert pure[6] * 2 == pure[7] and pure[8] == pure[6]     # bytes doubled in the full copy
+    assert pure[11].endswith("(33%)")                        # full took 1.5x: 1/3 of it saved
+    assert "pure (full)" in sec.figures[0].svg

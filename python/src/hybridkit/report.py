@@ -494,15 +494,26 @@ def barrier_section(runs: Sequence[Run]) -> Optional[Section]:
     return sec
 
 
+def _sent(e: Entry, what: str) -> float:
+    """Messages or bytes (what: "msgs" or "bytes") one exchange sends to other ranks, all ranks."""
+    return (e.result(f"{what}_intra") or 0) + (e.result(f"{what}_inter") or 0)
+
+
 def halo_section(runs: Sequence[Run]) -> Optional[Section]:
     panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
+    # (panel, mode, face bytes) -> stencil -> (messages, bytes, times)
+    pairs: Dict[Tuple[str, str, int], Dict[str, Tuple[float, float, List[float]]]] = {}
     for e in entries(runs, kind="bench.halo"):
         v = e.result("time", "max")
         if v is not None:
-            sent = (e.result("bytes_intra") or 0) + (e.result("bytes_inter") or 0)
+            sent = _sent(e, "bytes")
             title = f"{e.run.ranks}x{e.run.threads}" + ("" if sent else " (no messages)")
-            panels.setdefault(title, {}).setdefault(
-                str(e.params["mode"]), []).append((e.params["face_bytes"], v))
+            stencil = str(e.params.get("stencil", "faces"))
+            name = str(e.params["mode"]) + (" (full)" if stencil == "full" else "")
+            panels.setdefault(title, {}).setdefault(name, []).append((e.params["face_bytes"], v))
+            key = (title, str(e.params["mode"]), int(e.params["face_bytes"]))
+            got = pairs.setdefault(key, {}).setdefault(stencil, (_sent(e, "msgs"), sent, []))
+            got[2].append(v)
     if not panels:
         return None
     panels = {title: _medians(series) for title, series in panels.items()}
@@ -513,8 +524,36 @@ def halo_section(runs: Sequence[Run]) -> Optional[Section]:
         "Time of one halo exchange in each hybrid mode vs face size (median of the repeats), "
         "one panel per ranks x threads: the communication cost each mode adds to a step. A "
         "panel marked 'no messages' has one rank exchanging with itself (copies only): not "
-        "comparable with the others."))
+        "comparable with the others. '(full)': faces, edges and corners (27-point stencil)."))
+    table = stencil_table(pairs)
+    if table:
+        sec.text.append("What a face-only halo (7-point stencil: 6 neighbours) saves against "
+                        "faces, edges and corners (27-point: 26 neighbours), per exchange and all "
+                        "ranks, at the largest face size measured with both (median time over "
+                        "the repeats; messages to the rank itself are copies, not counted).")
+        sec.tables.append(table)
     return sec
+
+
+def stencil_table(pairs: Dict[Tuple[str, str, int],
+                              Dict[str, Tuple[float, float, List[float]]]]) -> Optional[Table]:
+    """Faces vs full per panel and mode, at the largest face size that has both."""
+    best: Dict[Tuple[str, str], int] = {}
+    for (title, mode, size), by in pairs.items():
+        if "faces" in by and "full" in by and size > best.get((title, mode), -1):
+            best[(title, mode)] = size
+    rows = []
+    for (title, mode), size in sorted(best.items()):
+        fa, fu = pairs[(title, mode, size)]["faces"], pairs[(title, mode, size)]["full"]
+        tf, tu = statistics.median(fa[2]), statistics.median(fu[2])
+        rows.append([title, mode, size, int(fa[0]), int(fu[0]), int(fu[0] - fa[0]), int(fa[1]),
+                     int(fu[1]), int(fu[1] - fa[1]), f"{tf:.3g}", f"{tu:.3g}",
+                     f"{tu - tf:.3g} ({(tu - tf) / tu:.0%})" if tu > 0 else "-"])
+    if not rows:
+        return None
+    return Table(["ranks x threads", "mode", "face [B]", "msgs faces", "msgs full", "msgs saved",
+                  "bytes faces", "bytes full", "bytes saved", "time faces [us]",
+                  "time full [us]", "time saved [us]"], rows)
 
 
 def conditions_section(runs: Sequence[Run]) -> Optional[Section]:
