@@ -52,7 +52,7 @@ static int parse_spec(const char *spec, gen_t *g)
   if (!spec)
     return HK_ERROR(HK_ERR_ARG, "no matrix given");
   if (!strncmp(spec, "laplace3d:", 10) || !strncmp(spec, "laplace27:", 10)) {
-    g->kind = spec[8] == '3' ? GEN_LAP7 : GEN_LAP27;
+    g->kind = !strncmp(spec, "laplace3d:", 10) ? GEN_LAP7 : GEN_LAP27;
     arg = spec + 10;
     if (parse_ll(arg, &end, &g->n) || *end || g->n < 1 || g->n > 1290000)
       return HK_ERROR(HK_ERR_ARG, "'%s': expected %.10sN with a grid edge N >= 1", spec, spec);
@@ -163,10 +163,9 @@ int hk_spmv_generate(const char *spec, long long row_begin, int nrows, hk_spmv_c
       }
     } else {
       const long long n = g.n, x = i % n, y = (i / n) % n, z = i / (n * n);
-      const int reach = g.kind == GEN_LAP7 ? 1 : 1;
-      for (int dz = -reach; dz <= reach; dz++)   /* z slowest: ascending columns */
-        for (int dy = -reach; dy <= reach; dy++)
-          for (int dx = -reach; dx <= reach; dx++) {
+      for (int dz = -1; dz <= 1; dz++)   /* z slowest: ascending columns */
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++) {
             int dist = abs(dx) + abs(dy) + abs(dz);
             if (g.kind == GEN_LAP7 && dist > 1)
               continue;
