@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "hk_app.h"
 #include "hybridkit.h"
 #include "../jacobi/stream.h"
@@ -77,9 +78,12 @@ static double xval(long long j, void *unused)
   return 1.0 + 1.0 / (double)(j + 2);
 }
 
+/* a Matrix Market file: a path (has a '/'), a name ending in .mtx, or a file that
+ * exists; anything else is a generator spec (and its errors name the known ones) */
 static int is_file(const char *m)
 {
-  return strncmp(m, "laplace3d:", 10) && strncmp(m, "laplace27:", 10) && strncmp(m, "random:", 7);
+  size_t n = strlen(m);
+  return strchr(m, '/') || (n > 4 && !strcmp(m + n - 4, ".mtx")) || access(m, F_OK) == 0;
 }
 
 static int load(hk_spmv_crs_t *crs)
