@@ -38,22 +38,19 @@ void hk__spmv_part_free(hk_spmv_part_t *p)
   memset(p, 0, sizeof *p);
 }
 
-/* rows [lo, hi) sorted by length, longest first, stable (ties keep row order) */
-static const int *sort_len;
-static int cmp_len(const void *a, const void *b)
+/* rows [lo, hi) sorted by length, longest first, stable (ties keep row order);
+ * qsort_r (GNU): no shared state, so creates in different threads do not interfere */
+static int cmp_len(const void *a, const void *b, void *arg)
 {
+  const int *len = arg;
   int ra = *(const int *)a, rb = *(const int *)b;
-  int la = sort_len[ra], lb = sort_len[rb];
+  int la = len[ra], lb = len[rb];
   return la != lb ? (lb > la ? 1 : -1) : (ra > rb) - (ra < rb);
 }
 
 static void sort_rows(int *perm, const int *len, int lo, int hi)
 {
-  /* qsort is not reentrant through the static; create is called outside parallel
-   * regions and by one thread of the process at a time (Threads: of hk_spmv_create) */
-  sort_len = len;
-  qsort(perm + lo, (size_t)(hi - lo), sizeof *perm, cmp_len);
-  sort_len = NULL;
+  qsort_r(perm + lo, (size_t)(hi - lo), sizeof *perm, cmp_len, (void *)len);
 }
 
 int hk__spmv_part_build(hk_spmv_part_t *p, hk_spmv_format_t format, int nrows, const int *rowptr,
@@ -172,9 +169,39 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
   const double *restrict val = p->val;
   if (p->format == HK_SPMV_CRS) {
     split(p->nrows, pieces, k, &lo, &hi);
-    for (long long i = lo; i < hi; i++) {
+    const int *restrict rp = p->rowptr;
+    long long i = lo;
+    /* four rows at a time: four independent chains of additions (each row still adds its
+     * entries in order), as a row's own chain would bound a core at one add per latency */
+    for (; i + 4 <= hi; i += 4) {
+      const int e0 = rp[i], e1 = rp[i + 1], e2 = rp[i + 2], e3 = rp[i + 3], e4 = rp[i + 4];
+      int m = e1 - e0;
+      m = e2 - e1 < m ? e2 - e1 : m;
+      m = e3 - e2 < m ? e3 - e2 : m;
+      m = e4 - e3 < m ? e4 - e3 : m;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (int q = 0; q < m; q++) {
+        s0 += val[e0 + q] * x[col[e0 + q]];
+        s1 += val[e1 + q] * x[col[e1 + q]];
+        s2 += val[e2 + q] * x[col[e2 + q]];
+        s3 += val[e3 + q] * x[col[e3 + q]];
+      }
+      for (int e = e0 + m; e < e1; e++)
+        s0 += val[e] * x[col[e]];
+      for (int e = e1 + m; e < e2; e++)
+        s1 += val[e] * x[col[e]];
+      for (int e = e2 + m; e < e3; e++)
+        s2 += val[e] * x[col[e]];
+      for (int e = e3 + m; e < e4; e++)
+        s3 += val[e] * x[col[e]];
+      y[i] = add ? y[i] + s0 : s0;
+      y[i + 1] = add ? y[i + 1] + s1 : s1;
+      y[i + 2] = add ? y[i + 2] + s2 : s2;
+      y[i + 3] = add ? y[i + 3] + s3 : s3;
+    }
+    for (; i < hi; i++) {
       double s = 0.0;
-      for (int e = p->rowptr[i]; e < p->rowptr[i + 1]; e++)
+      for (int e = rp[i]; e < rp[i + 1]; e++)
         s += val[e] * x[col[e]];
       y[i] = add ? y[i] + s : s;
     }
