@@ -10,6 +10,7 @@
  *      time split local / halo / communication / exposed wait, f_comm
  * Exit code 1 when the product is wrong or CG does not converge.
  */
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -97,7 +98,21 @@ static int load(hk_spmv_crs_t *crs)
   int c;
   if ((err = hk_spmv_generate_size(opt.matrix, &n)) != HK_SUCCESS)
     return err;
+  /* the library indexes a rank's rows and the whole matrix's with int */
+  if (n >= INT_MAX / 2)
+    return hk_error_set(HK_ERR_ARG, "%s has %lld rows: at most %d", opt.matrix, n, INT_MAX / 2 - 1);
   hk_spmv_block(n, size, rank, &b, &c);
+  /* the memory, estimated before generating (in double: no overflow): the CRS input (16 B
+   * per entry), both parts in the format (12 B per entry, SELL padding up to half again),
+   * the index lists of the plan, and five vectors of the rows */
+  const char *colon = strchr(opt.matrix, ':');
+  double per = !strncmp(opt.matrix, "laplace3d:", 10) ? 7 : !strncmp(opt.matrix, "laplace27:", 10) ? 27
+               : strtod(strrchr(colon, ',') ? strchr(colon + 1, ',') + 1 : "1", NULL);
+  double need = (double)c * (per * (16.0 + 18.0) + 5 * 8.0 + 16.0);
+  char what[160];
+  snprintf(what, sizeof what, "%d rows of %s", c, opt.matrix);
+  if ((err = hk_app_mem_check(MPI_COMM_WORLD, need, what)) != HK_SUCCESS)
+    return err;
   return hk_spmv_generate(opt.matrix, b, c, crs);
 }
 
