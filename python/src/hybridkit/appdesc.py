@@ -54,7 +54,7 @@ SETS = ("quick", "full")
 LAYOUT_KEYS = ("cores", "ranks", "threads")
 CONSTRAINT_KEYS = ("min_threads", "max_threads", "min_ranks", "max_ranks")
 SECTIONS = ("scaling", "breakdown", "memory", "pingpong", "beff", "ratio", "overlap",
-            "barrier", "halo")
+            "barrier", "halo", "epsilon")
 
 
 @dataclass(frozen=True)

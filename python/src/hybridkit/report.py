@@ -556,6 +556,60 @@ def stencil_table(pairs: Dict[Tuple[str, str, int],
                   "time full [us]", "time saved [us]"], rows)
 
 
+def epsilon_section(runs: Sequence[Run]) -> Optional[Section]:
+    """Rabenseifner's epsilon experiment (hk-spmv): eps = T_masteronly / T_task for the same
+    matrix, format and layout, against f_comm of the masteronly run, with the model's bounds
+    (hybridkit.model; n threads per process, m = 1 communicating thread)."""
+    from hybridkit import model
+
+    times: Dict[Tuple[Any, ...], Dict[str, List[float]]] = {}
+    fcomm: Dict[Tuple[Any, ...], List[float]] = {}
+    for e in entries(runs, kind="spmv"):
+        mode, t = e.params.get("mode"), e.result("time_per_mult", "max")
+        if mode not in ("masteronly", "task") or t is None:
+            continue
+        key = (e.params.get("matrix"), e.params.get("format"), e.run.ranks, e.run.threads)
+        times.setdefault(key, {}).setdefault(mode, []).append(t)
+        f = e.result("f_comm")
+        if mode == "masteronly" and f is not None:
+            fcomm.setdefault(key, []).append(f)
+    panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
+    rows = []
+    for key, by_mode in sorted(times.items(), key=lambda kv: _natural(str(kv[0]))):
+        n = key[3]
+        if "masteronly" not in by_mode or "task" not in by_mode or key not in fcomm or n < 2:
+            continue
+        f = min(max(statistics.median(fcomm[key]), 0.0), 1.0)
+        eps = statistics.median(by_mode["masteronly"]) / statistics.median(by_mode["task"])
+        lo, hi, hi_f = model.eps_min(n, 1), model.eps_max(n, 1), model.eps_max_f(f, n)
+        title = f"{key[2]}x{n} ({key[1]})"
+        series = panels.setdefault(title, {})
+        series.setdefault("measured eps", []).append((100 * f, eps))
+        series.setdefault("1 - m/n", []).append((100 * f, lo))
+        series.setdefault("1 + m(1 - 1/n)", []).append((100 * f, hi))
+        series.setdefault("1 + f n (1 - 1/n)", []).append((100 * f, hi_f))
+        series.setdefault("model", []).append((100 * f, model.predicted_speedup(f, n).predicted))
+        inside = lo <= eps <= min(hi, hi_f)
+        rows.append([key[0], key[1], f"{key[2]}x{n}", f"{f:.3f}", f"{eps:.3f}",
+                     f"{lo:.3f} .. {min(hi, hi_f):.3f}", "yes" if inside else "NO"])
+    if not rows:
+        return None
+    sec = Section("SpMV: epsilon = T_masteronly / T_task vs f_comm")
+    sec.text.append("Rabenseifner's experiment (EWOMP 2002): the local size of the SpMV varies, "
+                    "so does the communication fraction f_comm of the masteronly run; eps > 1: "
+                    "task (funneled & reserved, 1 communicating thread) is faster. The bounds "
+                    "1 - m/n <= eps <= 1 + m(1 - 1/n) and eps <= 1 + f n (1 - 1/n) are the "
+                    "tutorial's, m = 1.")
+    sec.tables.append(Table(["matrix", "format", "layout", "f_comm", "eps", "bounds", "inside"],
+                            rows))
+    sec.figures.append(Figure(
+        lines(panels, "f_comm of masteronly [%]", "eps = T_masteronly / T_task"),
+        "Measured eps (median of the repeats) against f_comm, one panel per layout, with the "
+        "model's bounds and its prediction; on an oversubscribed or busy machine the measured "
+        "points mean little (see the conditions section)."))
+    return sec
+
+
 def conditions_section(runs: Sequence[Run]) -> Optional[Section]:
     """The banner: runs made while others used the machine, oversubscribed runs."""
     done = [r for r in runs if r.complete]
@@ -617,7 +671,8 @@ def incomplete_section(runs: Sequence[Run]) -> Optional[Section]:
 
 BENCH_KINDS = {"pingpong_section": "bench.pingpong", "beff_section": "bench.beff",
                "ratio_section": "bench.beff", "overlap_section": "bench.overlap",
-               "barrier_section": "bench.barrier", "halo_section": "bench.halo"}
+               "barrier_section": "bench.barrier", "halo_section": "bench.halo",
+               "epsilon_section": "spmv"}
 
 
 def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -> List[Section]:
@@ -627,7 +682,7 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
         sections.insert(0, banner)
     sections += app_sections(runs, apps)
     for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
-               barrier_section, halo_section, incomplete_section):
+               barrier_section, halo_section, epsilon_section, incomplete_section):
         sec = fn(runs)
         if sec:
             kind = BENCH_KINDS.get(fn.__name__)

@@ -1,0 +1,257 @@
+/* src/spmv/formats.c: the storage formats of one part (CRS, JDS, SELL-C-sigma)
+ * and their kernels.  Every kernel adds a row's entries one after the other in
+ * the CRS order (ascending columns), from 0.0, so all formats give the same bits;
+ * SELL's padding adds exact zeros (value 0.0) after a row's last entry. */
+#include <stdlib.h>
+#include <string.h>
+#include "spmv/spmv_internal.h"
+
+#define HK_SELL_MAX_CHUNK 256
+
+static const char *const format_names[HK_SPMV_FORMAT_COUNT] = {"crs", "jds", "sell"};
+
+const char *hk_spmv_format_name(hk_spmv_format_t f)
+{
+  return (int)f >= 0 && f < HK_SPMV_FORMAT_COUNT ? format_names[f] : "invalid";
+}
+
+int hk_spmv_format_parse(const char *name, hk_spmv_format_t *f)
+{
+  for (int i = 0; name && i < HK_SPMV_FORMAT_COUNT; i++)
+    if (!strcmp(name, format_names[i])) {
+      *f = (hk_spmv_format_t)i;
+      return HK_SUCCESS;
+    }
+  return HK_ERROR(HK_ERR_ARG, "unknown format '%s' (crs, jds, sell)", name ? name : "(null)");
+}
+
+void hk__spmv_part_free(hk_spmv_part_t *p)
+{
+  free(p->rowptr);
+  free(p->dptr);
+  free(p->tmp);
+  free(p->clen);
+  free(p->cptr);
+  free(p->perm);
+  free(p->col);
+  free(p->val);
+  memset(p, 0, sizeof *p);
+}
+
+/* rows [lo, hi) sorted by length, longest first, stable (ties keep row order);
+ * qsort_r (GNU): no shared state, so creates in different threads do not interfere */
+static int cmp_len(const void *a, const void *b, void *arg)
+{
+  const int *len = arg;
+  int ra = *(const int *)a, rb = *(const int *)b;
+  int la = len[ra], lb = len[rb];
+  return la != lb ? (lb > la ? 1 : -1) : (ra > rb) - (ra < rb);
+}
+
+static void sort_rows(int *perm, const int *len, int lo, int hi)
+{
+  qsort_r(perm + lo, (size_t)(hi - lo), sizeof *perm, cmp_len, (void *)len);
+}
+
+int hk__spmv_part_build(hk_spmv_part_t *p, hk_spmv_format_t format, int nrows, const int *rowptr,
+                        const int *col, const double *val, int chunk, int sigma)
+{
+  int err = HK_SUCCESS;
+  int *len = NULL;
+  memset(p, 0, sizeof *p);
+  p->format = format;
+  p->nrows = nrows;
+  p->nnz = rowptr[nrows];
+  HK_ALLOC_TRY(err, len, nrows);
+  for (int i = 0; i < nrows; i++)
+    len[i] = rowptr[i + 1] - rowptr[i];
+  if (format == HK_SPMV_CRS) {
+    HK_ALLOC_TRY(err, p->rowptr, nrows + 1);
+    HK_ALLOC_TRY(err, p->col, p->nnz);
+    HK_ALLOC_TRY(err, p->val, p->nnz);
+    memcpy(p->rowptr, rowptr, (size_t)(nrows + 1) * sizeof *rowptr);
+    memcpy(p->col, col, (size_t)p->nnz * sizeof *col);
+    memcpy(p->val, val, (size_t)p->nnz * sizeof *val);
+    p->stored = p->nnz;
+  } else if (format == HK_SPMV_JDS) {
+    HK_ALLOC_TRY(err, p->perm, nrows);
+    HK_ALLOC_TRY(err, p->tmp, nrows);
+    for (int i = 0; i < nrows; i++)
+      p->perm[i] = i;
+    sort_rows(p->perm, len, 0, nrows);
+    p->ndiag = nrows > 0 ? len[p->perm[0]] : 0;
+    HK_ALLOC_TRY(err, p->dptr, p->ndiag + 1);
+    HK_ALLOC_TRY(err, p->col, p->nnz);
+    HK_ALLOC_TRY(err, p->val, p->nnz);
+    int rows_in = nrows; /* rows longer than d, shrinking */
+    for (int d = 0; d < p->ndiag; d++) {
+      while (rows_in > 0 && len[p->perm[rows_in - 1]] <= d)
+        rows_in--;
+      p->dptr[d + 1] = p->dptr[d] + rows_in;
+      for (int r = 0; r < rows_in; r++) {
+        int i = p->perm[r];
+        p->col[p->dptr[d] + r] = col[rowptr[i] + d];
+        p->val[p->dptr[d] + r] = val[rowptr[i] + d];
+      }
+    }
+    p->stored = p->nnz;
+  } else {
+    const int C = chunk > 0 ? chunk : 8;
+    if (C > HK_SELL_MAX_CHUNK) {
+      err = HK_ERROR(HK_ERR_ARG, "SELL chunk %d is larger than %d", C, HK_SELL_MAX_CHUNK);
+      goto cleanup;
+    }
+    int S = sigma > 0 ? sigma : 1;
+    if (S > C)
+      S = (S + C - 1) / C * C;
+    p->C = C;
+    p->nchunks = (nrows + C - 1) / C;
+    long long slots = (long long)p->nchunks * C;
+    HK_ALLOC_TRY(err, p->perm, slots);
+    for (long long s = 0; s < slots; s++)
+      p->perm[s] = s < nrows ? (int)s : -1;
+    if (S > 1)
+      for (int lo = 0; lo < nrows; lo += S)
+        sort_rows(p->perm, len, lo, lo + S < nrows ? lo + S : nrows);
+    HK_ALLOC_TRY(err, p->clen, p->nchunks);
+    HK_ALLOC_TRY(err, p->cptr, p->nchunks + 1);
+    for (int c = 0; c < p->nchunks; c++) {
+      int m = 0;
+      for (int r = 0; r < C; r++) {
+        int i = p->perm[c * C + r];
+        if (i >= 0 && len[i] > m)
+          m = len[i];
+      }
+      p->clen[c] = m;
+      p->cptr[c + 1] = p->cptr[c] + (long long)m * C;
+    }
+    p->stored = p->cptr[p->nchunks];
+    HK_ALLOC_TRY(err, p->col, p->stored);
+    HK_ALLOC_TRY(err, p->val, p->stored);
+    for (int c = 0; c < p->nchunks; c++) {
+      /* padding reads a column of the chunk (valid, likely cached) times 0.0 */
+      int pad = 0;
+      for (int r = 0; r < C; r++) {
+        int i = p->perm[c * C + r];
+        if (i >= 0 && len[i] > 0) {
+          pad = col[rowptr[i]];
+          break;
+        }
+      }
+      for (int j = 0; j < p->clen[c]; j++)
+        for (int r = 0; r < C; r++) {
+          int i = p->perm[c * C + r];
+          long long at = p->cptr[c] + (long long)j * C + r;
+          int real = i >= 0 && j < len[i];
+          p->col[at] = real ? col[rowptr[i] + j] : pad;
+          p->val[at] = real ? val[rowptr[i] + j] : 0.0;
+        }
+    }
+  }
+cleanup:
+  free(len);
+  if (err != HK_SUCCESS)
+    hk__spmv_part_free(p);
+  return err;
+}
+
+static inline void split(long long n, int pieces, int k, long long *lo, long long *hi)
+{
+  *lo = n * k / pieces;
+  *hi = n * (k + 1) / pieces;
+}
+
+void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, double *restrict y,
+                         int add, int pieces, int k)
+{
+  long long lo, hi;
+  const int *restrict col = p->col;
+  const double *restrict val = p->val;
+  if (p->format == HK_SPMV_CRS) {
+    split(p->nrows, pieces, k, &lo, &hi);
+    const int *restrict rp = p->rowptr;
+    long long i = lo;
+    /* four rows at a time: four independent chains of additions (each row still adds its
+     * entries in order), as a row's own chain would bound a core at one add per latency */
+    for (; i + 4 <= hi; i += 4) {
+      const int e0 = rp[i], e1 = rp[i + 1], e2 = rp[i + 2], e3 = rp[i + 3], e4 = rp[i + 4];
+      int m = e1 - e0;
+      m = e2 - e1 < m ? e2 - e1 : m;
+      m = e3 - e2 < m ? e3 - e2 : m;
+      m = e4 - e3 < m ? e4 - e3 : m;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (int q = 0; q < m; q++) {
+        s0 += val[e0 + q] * x[col[e0 + q]];
+        s1 += val[e1 + q] * x[col[e1 + q]];
+        s2 += val[e2 + q] * x[col[e2 + q]];
+        s3 += val[e3 + q] * x[col[e3 + q]];
+      }
+      for (int e = e0 + m; e < e1; e++)
+        s0 += val[e] * x[col[e]];
+      for (int e = e1 + m; e < e2; e++)
+        s1 += val[e] * x[col[e]];
+      for (int e = e2 + m; e < e3; e++)
+        s2 += val[e] * x[col[e]];
+      for (int e = e3 + m; e < e4; e++)
+        s3 += val[e] * x[col[e]];
+      y[i] = add ? y[i] + s0 : s0;
+      y[i + 1] = add ? y[i + 1] + s1 : s1;
+      y[i + 2] = add ? y[i + 2] + s2 : s2;
+      y[i + 3] = add ? y[i + 3] + s3 : s3;
+    }
+    for (; i < hi; i++) {
+      double s = 0.0;
+      for (int e = rp[i]; e < rp[i + 1]; e++)
+        s += val[e] * x[col[e]];
+      y[i] = add ? y[i] + s : s;
+    }
+  } else if (p->format == HK_SPMV_JDS) {
+    split(p->nrows, pieces, k, &lo, &hi);
+    double *restrict tmp = p->tmp;
+    for (long long r = lo; r < hi; r++)
+      tmp[r] = 0.0;
+    for (int d = 0; d < p->ndiag; d++) {
+      const long long base = p->dptr[d], rows = p->dptr[d + 1] - base;
+      if (rows <= lo)
+        break;
+      const long long end = rows < hi ? rows : hi;
+      for (long long r = lo; r < end; r++)
+        tmp[r] += val[base + r] * x[col[base + r]];
+    }
+    for (long long r = lo; r < hi; r++)
+      y[p->perm[r]] = add ? y[p->perm[r]] + tmp[r] : tmp[r];
+  } else {
+    split(p->nchunks, pieces, k, &lo, &hi);
+    const int C = p->C;
+    for (long long c = lo; c < hi; c++) {
+      double acc[HK_SELL_MAX_CHUNK];
+      for (int r = 0; r < C; r++)
+        acc[r] = 0.0;
+      const long long base = p->cptr[c];
+      for (int j = 0; j < p->clen[c]; j++) {
+        const long long at = base + (long long)j * C;
+#pragma omp simd
+        for (int r = 0; r < C; r++)
+          acc[r] += val[at + r] * x[col[at + r]];
+      }
+      for (int r = 0; r < C; r++) {
+        int i = p->perm[c * C + r];
+        if (i >= 0)
+          y[i] = add ? y[i] + acc[r] : acc[r];
+      }
+    }
+  }
+}
+
+double hk__spmv_part_bytes(const hk_spmv_part_t *p)
+{
+  double b = (double)p->stored * (sizeof(double) + sizeof(int));
+  if (p->format == HK_SPMV_CRS)
+    b += (double)(p->nrows + 1) * sizeof(int);
+  else if (p->format == HK_SPMV_JDS)
+    b += (double)p->nrows * (sizeof(int) + 2 * sizeof(double)) + (double)(p->ndiag + 1) * sizeof(int);
+  else
+    b += (double)p->nchunks * (sizeof(int) + sizeof(long long)) +
+         (double)p->nchunks * p->C * sizeof(int);
+  return b;
+}

@@ -1,0 +1,395 @@
+/* src/spmv/matrix.c: where matrices come from: the generators (3D 7- and 27-point
+ * Laplacians, a seeded random band matrix), the Matrix Market reader, and the
+ * serial reference product in the summation order of hybridkit/spmv.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "spmv/spmv_internal.h"
+
+void hk_spmv_crs_free(hk_spmv_crs_t *crs)
+{
+  if (!crs)
+    return;
+  free(crs->rowptr);
+  free(crs->col);
+  free(crs->val);
+  memset(crs, 0, sizeof *crs);
+}
+
+void hk_spmv_block(long long n, int nprocs, int rank, long long *begin, int *count)
+{
+  long long q = n / nprocs, r = n % nprocs;
+  *begin = rank * q + (rank < r ? rank : r);
+  *count = (int)(q + (rank < r ? 1 : 0));
+}
+
+/* ---- generators ---- */
+typedef enum { GEN_LAP7, GEN_LAP27, GEN_RANDOM } gen_kind_t;
+typedef struct gen {
+  gen_kind_t kind;
+  long long n;           /* grid edge (Laplacians) or rows (random) */
+  long long nnz, band;   /* random */
+} gen_t;
+
+static int parse_ll(const char *s, char **end, long long *v)
+{
+  errno = 0;
+  if (!isdigit((unsigned char)*s))
+    return -1;
+  *v = strtoll(s, end, 10);
+  return errno ? -1 : 0;
+}
+
+static int parse_spec(const char *spec, gen_t *g)
+{
+  char *end = NULL;
+  const char *arg;
+  memset(g, 0, sizeof *g);
+  if (!spec)
+    return HK_ERROR(HK_ERR_ARG, "no matrix given");
+  if (!strncmp(spec, "laplace3d:", 10) || !strncmp(spec, "laplace27:", 10)) {
+    g->kind = !strncmp(spec, "laplace3d:", 10) ? GEN_LAP7 : GEN_LAP27;
+    arg = spec + 10;
+    if (parse_ll(arg, &end, &g->n) || *end || g->n < 1 || g->n > 1290000)
+      return HK_ERROR(HK_ERR_ARG, "'%s': expected %.10sN with a grid edge N >= 1", spec, spec);
+    if (g->n * g->n * g->n > (1LL << 40))
+      return HK_ERROR(HK_ERR_ARG, "'%s': N^3 rows is too many", spec);
+    return HK_SUCCESS;
+  }
+  if (!strncmp(spec, "random:", 7)) {
+    g->kind = GEN_RANDOM;
+    arg = spec + 7;
+    if (parse_ll(arg, &end, &g->n) || *end != ',' || parse_ll(end + 1, &end, &g->nnz) ||
+        *end != ',' || parse_ll(end + 1, &end, &g->band) || *end)
+      return HK_ERROR(HK_ERR_ARG, "'%s': expected random:ROWS,NNZ,BW (three integers)", spec);
+    if (g->n < 1 || g->nnz < 1 || g->nnz > 100000 || g->band < 0)
+      return HK_ERROR(HK_ERR_ARG,
+                      "'%s': ROWS >= 1, 1 <= NNZ <= 100000 non-zeros per row, bandwidth BW >= 0",
+                      spec);
+    return HK_SUCCESS;
+  }
+  return HK_ERROR(HK_ERR_ARG,
+                  "unknown matrix '%s' (laplace3d:N, laplace27:N, random:ROWS,NNZ,BW or FILE.mtx)",
+                  spec);
+}
+
+int hk_spmv_generate_size(const char *spec, long long *nglobal)
+{
+  gen_t g;
+  int err = parse_spec(spec, &g);
+  if (err == HK_SUCCESS)
+    *nglobal = g.kind == GEN_RANDOM ? g.n : g.n * g.n * g.n;
+  return err;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a counter-based hash, so entry (i, j) has
+ * the same value whatever rank generates it */
+static uint64_t mix(uint64_t z)
+{
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+#define HK_SPMV_SEED 20261123ULL
+
+static int cmp_ll(const void *a, const void *b)
+{
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return (x > y) - (x < y);
+}
+
+/* the columns of random row i: the diagonal and nnz-1 distinct others in the band */
+static int random_row(const gen_t *g, long long i, long long *cols)
+{
+  long long lo = i - g->band < 0 ? 0 : i - g->band;
+  long long hi = i + g->band >= g->n ? g->n - 1 : i + g->band;
+  long long width = hi - lo + 1, k = g->nnz < width ? g->nnz : width, m = 0;
+  cols[m++] = i;
+  for (uint64_t draw = 0; m < k; draw++) {
+    long long c = lo + (long long)(mix(HK_SPMV_SEED ^ mix((uint64_t)i) ^ draw) % (uint64_t)width);
+    int seen = 0;
+    for (long long q = 0; q < m && !seen; q++)
+      seen = cols[q] == c;
+    if (!seen)
+      cols[m++] = c;
+  }
+  qsort(cols, (size_t)m, sizeof *cols, cmp_ll);
+  return (int)m;
+}
+
+static double random_val(const gen_t *g, long long i, long long j)
+{
+  if (i == j)
+    return (double)g->nnz + 1.0;
+  uint64_t h = mix(HK_SPMV_SEED ^ mix((uint64_t)i * 0x100000001b3ULL) ^ mix((uint64_t)j));
+  return (double)(h >> 11) * 0x1.0p-52 - 1.0; /* [-1, 1) in steps of 2^-52 */
+}
+
+int hk_spmv_generate(const char *spec, long long row_begin, int nrows, hk_spmv_crs_t *crs)
+{
+  int err = HK_SUCCESS;
+  gen_t g;
+  long long *cols = NULL;
+  memset(crs, 0, sizeof *crs);
+  HK_TRY(err, parse_spec(spec, &g));
+  long long N = g.kind == GEN_RANDOM ? g.n : g.n * g.n * g.n;
+  if (nrows < 0 || row_begin < 0 || row_begin + nrows > N) {
+    err = HK_ERROR(HK_ERR_ARG, "rows [%lld, %lld) outside the %lld rows of '%s'", row_begin,
+                   row_begin + nrows, N, spec);
+    goto cleanup;
+  }
+  long long per = g.kind == GEN_LAP7 ? 7 : g.kind == GEN_LAP27 ? 27 : g.nnz;
+  crs->nglobal = N;
+  crs->row_begin = row_begin;
+  crs->nrows = nrows;
+  crs->symmetric = g.kind != GEN_RANDOM;
+  HK_ALLOC_TRY(err, crs->rowptr, nrows + 1);
+  HK_ALLOC_TRY(err, crs->col, per * nrows);
+  HK_ALLOC_TRY(err, crs->val, per * nrows);
+  HK_ALLOC_TRY(err, cols, per);
+  long long e = 0;
+  for (int r = 0; r < nrows; r++) {
+    long long i = row_begin + r;
+    if (g.kind == GEN_RANDOM) {
+      int m = random_row(&g, i, cols);
+      for (int q = 0; q < m; q++, e++) {
+        crs->col[e] = cols[q];
+        crs->val[e] = random_val(&g, i, cols[q]);
+      }
+    } else {
+      const long long n = g.n, x = i % n, y = (i / n) % n, z = i / (n * n);
+      for (int dz = -1; dz <= 1; dz++)   /* z slowest: ascending columns */
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++) {
+            int dist = abs(dx) + abs(dy) + abs(dz);
+            if (g.kind == GEN_LAP7 && dist > 1)
+              continue;
+            long long X = x + dx, Y = y + dy, Z = z + dz;
+            if (X < 0 || Y < 0 || Z < 0 || X >= n || Y >= n || Z >= n)
+              continue; /* Dirichlet: the neighbour outside is a known zero */
+            crs->col[e] = X + n * (Y + n * Z);
+            crs->val[e] = dist == 0 ? (g.kind == GEN_LAP7 ? 6.0 : 26.0) : -1.0;
+            e++;
+          }
+    }
+    crs->rowptr[r + 1] = e;
+  }
+cleanup:
+  free(cols);
+  if (err != HK_SUCCESS)
+    hk_spmv_crs_free(crs);
+  return err;
+}
+
+/* ---- Matrix Market ---- */
+typedef struct mm_entry {
+  long long i, j;
+  double v;
+} mm_entry_t;
+
+static int cmp_entry(const void *a, const void *b)
+{
+  const mm_entry_t *x = a, *y = b;
+  if (x->i != y->i)
+    return (x->i > y->i) - (x->i < y->i);
+  return (x->j > y->j) - (x->j < y->j);
+}
+
+/* a line holds only blanks from p on */
+static int rest_blank(const char *p)
+{
+  while (*p && isspace((unsigned char)*p))
+    p++;
+  return *p == '\0';
+}
+
+int hk_spmv_read_mm(const char *path, MPI_Comm comm, long long row_begin, int nrows,
+                    hk_spmv_crs_t *crs)
+{
+  int err = HK_SUCCESS;
+  FILE *f = NULL;
+  mm_entry_t *ent = NULL;
+  char line[1024];
+  long long lineno = 0;
+  memset(crs, 0, sizeof *crs);
+  if (!path || !(f = fopen(path, "r"))) {
+    err = HK_ERROR(HK_ERR_IO, "%s: cannot open: %s", path ? path : "(null)", strerror(errno));
+    goto cleanup;
+  }
+  /* header: %%MatrixMarket matrix coordinate <field> <symmetry> */
+  char w[5][64];
+  if (!fgets(line, sizeof line, f) ||
+      (lineno = 1, sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]) != 5) ||
+      strcasecmp(w[0], "%%MatrixMarket") || strcasecmp(w[1], "matrix")) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:1: not a Matrix Market file (expected '%%%%MatrixMarket matrix "
+                   "coordinate real|integer|pattern general|symmetric')", path);
+    goto cleanup;
+  }
+  if (strcasecmp(w[2], "coordinate")) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:1: format '%s' is not supported (only coordinate)", path, w[2]);
+    goto cleanup;
+  }
+  int pattern = !strcasecmp(w[3], "pattern");
+  if (!pattern && strcasecmp(w[3], "real") && strcasecmp(w[3], "integer") &&
+      strcasecmp(w[3], "double")) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:1: field '%s' is not supported (real, integer or pattern)",
+                   path, w[3]);
+    goto cleanup;
+  }
+  int symmetric = !strcasecmp(w[4], "symmetric");
+  if (!symmetric && strcasecmp(w[4], "general")) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:1: symmetry '%s' is not supported (general or symmetric)",
+                   path, w[4]);
+    goto cleanup;
+  }
+  /* comments, then the size line */
+  long long M = -1, N = -1, L = -1;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    if (line[0] == '%' || rest_blank(line))
+      continue;
+    char *end;
+    if (parse_ll(line + strspn(line, " \t"), &end, &M) || parse_ll(end + strspn(end, " \t"), &end, &N) ||
+        parse_ll(end + strspn(end, " \t"), &end, &L) || !rest_blank(end)) {
+      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: expected the size line 'ROWS COLS ENTRIES'", path, lineno);
+      goto cleanup;
+    }
+    break;
+  }
+  if (M < 0) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: no size line", path, lineno);
+    goto cleanup;
+  }
+  if (M != N || M < 1) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: the matrix is %lldx%lld; SpMV needs a square one", path,
+                   lineno, M, N);
+    goto cleanup;
+  }
+  if (nrows < 0) {
+    int size = 1, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    hk_spmv_block(M, size, rank, &row_begin, &nrows);
+  }
+  if (row_begin < 0 || row_begin + nrows > M) {
+    err = HK_ERROR(HK_ERR_ARG, "%s: rows [%lld, %lld) outside its %lld rows", path, row_begin,
+                   row_begin + nrows, M);
+    goto cleanup;
+  }
+  long long cap = 1024, n = 0, read = 0;
+  HK_ALLOC_TRY(err, ent, cap);
+  while (read < L) {
+    if (!fgets(line, sizeof line, f)) {
+      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: the file ends after %lld of its %lld entries", path,
+                     lineno, read, L);
+      goto cleanup;
+    }
+    lineno++;
+    if (line[0] == '%' || rest_blank(line))
+      continue;
+    char *p = line + strspn(line, " \t"), *end;
+    long long i, j;
+    double v = 1.0;
+    if (parse_ll(p, &end, &i) || parse_ll(end + strspn(end, " \t"), &end, &j)) {
+      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: expected an entry 'ROW COL%s'", path, lineno,
+                     pattern ? "" : " VALUE");
+      goto cleanup;
+    }
+    if (!pattern) {
+      errno = 0;
+      char *vs = end + strspn(end, " \t");
+      v = strtod(vs, &end);
+      if (end == vs || errno == ERANGE) {
+        err = HK_ERROR(HK_ERR_ARG, "%s:%lld: expected an entry 'ROW COL VALUE'", path, lineno);
+        goto cleanup;
+      }
+    }
+    if (!rest_blank(end)) {
+      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: unexpected text after the entry", path, lineno);
+      goto cleanup;
+    }
+    if (i < 1 || j < 1 || i > M || j > N) {
+      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: entry (%lld, %lld) outside the %lldx%lld matrix", path,
+                     lineno, i, j, M, N);
+      goto cleanup;
+    }
+    if (symmetric && j > i) {
+      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: entry (%lld, %lld) above the diagonal of a symmetric "
+                     "matrix (only the lower triangle is stored)", path, lineno, i, j);
+      goto cleanup;
+    }
+    read++;
+    for (int mirror = 0; mirror < 1 + (symmetric && i != j); mirror++) {
+      long long r = (mirror ? j : i) - 1, c = (mirror ? i : j) - 1;
+      if (r < row_begin || r >= row_begin + nrows)
+        continue;
+      if (n == cap) {
+        mm_entry_t *more = realloc(ent, (size_t)(cap *= 2) * sizeof *ent);
+        if (!more) {
+          err = HK_ERROR(HK_ERR_NOMEM, "%s: out of memory", path);
+          goto cleanup;
+        }
+        ent = more;
+      }
+      ent[n++] = (mm_entry_t){r, c, v};
+    }
+  }
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    if (line[0] != '%' && !rest_blank(line)) {
+      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: more entries than the %lld the size line says", path,
+                     lineno, L);
+      goto cleanup;
+    }
+  }
+  qsort(ent, (size_t)n, sizeof *ent, cmp_entry);
+  for (long long k = 1; k < n; k++)
+    if (ent[k].i == ent[k - 1].i && ent[k].j == ent[k - 1].j) {
+      err = HK_ERROR(HK_ERR_ARG, "%s: entry (%lld, %lld) appears twice", path, ent[k].i + 1,
+                     ent[k].j + 1);
+      goto cleanup;
+    }
+  crs->nglobal = M;
+  crs->row_begin = row_begin;
+  crs->nrows = nrows;
+  crs->symmetric = symmetric;
+  HK_ALLOC_TRY(err, crs->rowptr, nrows + 1);
+  HK_ALLOC_TRY(err, crs->col, n);
+  HK_ALLOC_TRY(err, crs->val, n);
+  for (long long k = 0; k < n; k++) {
+    crs->col[k] = ent[k].j;
+    crs->val[k] = ent[k].v;
+    crs->rowptr[ent[k].i - row_begin + 1]++;
+  }
+  for (int r = 0; r < nrows; r++)
+    crs->rowptr[r + 1] += crs->rowptr[r];
+cleanup:
+  if (f)
+    fclose(f);
+  free(ent);
+  if (err != HK_SUCCESS)
+    hk_spmv_crs_free(crs);
+  return err;
+}
+
+void hk_spmv_reference(const hk_spmv_crs_t *crs, double (*x_of)(long long j, void *arg), void *arg,
+                       double *y)
+{
+  const long long lo = crs->row_begin, hi = crs->row_begin + crs->nrows;
+  for (int r = 0; r < crs->nrows; r++) {
+    double s_local = 0.0, s_halo = 0.0;
+    for (long long e = crs->rowptr[r]; e < crs->rowptr[r + 1]; e++) {
+      long long j = crs->col[e];
+      if (j >= lo && j < hi)
+        s_local += crs->val[e] * x_of(j, arg);
+      else
+        s_halo += crs->val[e] * x_of(j, arg);
+    }
+    y[r] = s_local + s_halo;
+  }
+}

@@ -1,0 +1,43 @@
+# hk_spmv (issue 20): every format x mode bit-identical to a brute-force product at
+# 1-4 ranks x 1-3 threads (uneven blocks, an empty block, empty rows, a rank with no
+# halo), the plan's counts against brute force.
+hk_test_exe(test_spmv mpi/test_spmv.c)
+target_compile_options(test_spmv PRIVATE -ffp-contract=off)
+target_link_libraries(test_spmv PRIVATE m)
+hk_mpi_test(spmv test_spmv THREADS 1 2 3)
+# Matrix Market reader (good files, one clear line per malformed file) and generators
+hk_test_exe(test_spmv_mm unit/test_spmv_mm.c)
+add_test(NAME unit.spmv_mm COMMAND test_spmv_mm)
+set_tests_properties(unit.spmv_mm PROPERTIES LABELS unit TIMEOUT 30
+  ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
+
+# ---- hk-spmv ----
+set(SPMV $<TARGET_FILE:hk-spmv>)
+set(SPMV_FIX ${CMAKE_CURRENT_SOURCE_DIR}/fixtures)
+hk_expect_test(spmv.help 0 "^usage: hk-spmv" COMMAND ${SPMV} --help)
+# every mode and format verifies itself against the serial product (exit 1 otherwise)
+foreach(fmt crs jds sell)
+  hk_mpi_test(spmv.app.${fmt} hk-spmv ARGS --matrix random:3000,9,400 --format ${fmt} --sigma 32
+              --mode task --iters 3 RANKS 1 3 THREADS 1 3 LABELS apps)
+endforeach()
+# CG: the same iteration count in every mode, format, rank count and thread count (46 for
+# laplace3d:16 at 1e-10, as measured at 1 rank: the point is that every layout agrees)
+foreach(mode pure-nb masteronly task task-balanced multiple)
+  foreach(np 1 2 3 4)
+    hk_expect_test(spmv.cg.${mode}.np${np} 0 "^# cg iterations: 46," ONCE NP ${np}
+                   ENV OMP_NUM_THREADS=2 COMMAND ${SPMV} --matrix laplace3d:16 --mode ${mode}
+                   --format sell --chunk 4 --sigma 64 --solver cg --tol 1e-10 --iters 2)
+  endforeach()
+endforeach()
+hk_expect_test(spmv.cg.jds 0 "^# cg iterations: 46," ONCE NP 3 ENV OMP_NUM_THREADS=3
+               COMMAND ${SPMV} --matrix laplace3d:16 --mode task --format jds --solver cg --tol 1e-10)
+# a Matrix Market file: 1D Laplacian of 10 rows (symmetric): CG in at most 10 iterations
+hk_expect_test(spmv.mm 0 "^# Verification = SUCCESSFUL" ONCE NP 3
+               COMMAND ${SPMV} --matrix ${SPMV_FIX}/spmv_lap1d.mtx --solver cg --tol 1e-12)
+hk_expect_test(spmv.mm_bad 2 "hk-spmv: error: (rank 0: )?.*spmv_bad.mtx:4: expected an entry 'ROW COL VALUE'"
+               ONCE NP 2 COMMAND ${SPMV} --matrix ${SPMV_FIX}/spmv_bad.mtx)
+hk_expect_test(spmv.bad_matrix 2 "unknown matrix 'lap:3'" ONCE NP 2 COMMAND ${SPMV} --matrix lap:3)
+hk_expect_test(spmv.cg_random 2 "--solver cg needs a symmetric positive definite matrix" ONCE NP 2
+               COMMAND ${SPMV} --matrix random:100,5,10 --solver cg)
+hk_expect_test(spmv.bad_format 2 "unknown format 'ell'" ONCE NP 2 COMMAND ${SPMV} --format ell)
+hk_record_test(spmv.record 2 2 LABELS apps COMMAND ${SPMV} --matrix laplace3d:12 --solver cg --iters 3)
