@@ -31,6 +31,17 @@ naming the file and the field; the other apps work on); a new app needs a file, 
                or ranks = [...], threads = [...|"max"]   (fixed layouts; ranks per node)
     [constraints.PARAM.VALUE]  min_threads / max_threads / min_ranks / max_ranks
     [choices]  PARAM = [allowed values]       (checked for values given on the command line)
+    [modes]    param = "mode"               # the parameter that takes hybrid modes; their
+                                        # names and thread levels are the binary's
+                                        # `--list-modes` (the C library's table), never
+                                        # written here: "all" in a set stands for every
+                                        # mode, a value given on the command line must be
+                                        # one of them
+               list = true                  # the parameter is one comma-separated list
+                                        # ("all": every mode joined)
+               subcommand = "halo"          # `BINARY halo --list-modes`
+               single = {max_threads = 1}   # constraints of modes of thread level single
+               threaded = {min_threads = 2} # ... and of the others
 """
 
 from __future__ import annotations
@@ -121,6 +132,22 @@ class ParamSet:
 
 
 @dataclass(frozen=True)
+class ModesRule:
+    """The [modes] table: which parameter takes the binary's hybrid modes."""
+
+    param: str
+    joined: bool = False
+    subcommand: Tuple[str, ...] = ()
+    single: Dict[str, int] = field(default_factory=dict)
+    threaded: Dict[str, int] = field(default_factory=dict)
+
+
+def _fits(rule: Mapping[str, int], ranks: int, threads: int) -> bool:
+    return (rule.get("min_threads", 1) <= threads <= rule.get("max_threads", threads)
+            and rule.get("min_ranks", 1) <= ranks <= rule.get("max_ranks", ranks))
+
+
+@dataclass(frozen=True)
 class AppDesc:
     name: str
     binary: str
@@ -138,6 +165,29 @@ class AppDesc:
     problem: Problem = Problem()
     timeout: float = 600.0
     source: str = ""
+    modes: Optional[ModesRule] = None
+
+    def mode_table(self):
+        """The hybrid modes of the binary (`BINARY [subcommand] --list-modes`)."""
+        from hybridkit import modes
+
+        return modes.table(self.binary, *(self.modes.subcommand if self.modes else ()))
+
+    def values(self, name: str, value: Any) -> Tuple[Any, ...]:
+        """The values a set's `value` of parameter `name` stands for: every mode for "all"
+        of the modes parameter (joined by ',' for a list parameter), else itself."""
+        if not self.modes or name != self.modes.param or value != "all":
+            return (value,)
+        names = [m.name for m in self.mode_table()]
+        return (",".join(names),) if self.modes.joined else tuple(names)
+
+    def allowed(self, name: str) -> Optional[Tuple[Any, ...]]:
+        """The values a parameter may take ([choices], or the binary's modes), None: any."""
+        if name in self.choices:
+            return self.choices[name]
+        if self.modes and name == self.modes.param and not self.modes.joined:
+            return tuple(m.name for m in self.mode_table())
+        return None
 
     def problem_key(self, params: Mapping[str, Any]) -> Tuple[Tuple[str, str], ...]:
         """The parameters of a record that define its problem, as a hashable key. Without a
@@ -170,11 +220,16 @@ class AppDesc:
         """Whether the constraints admit this combination."""
         for name, value in params.items():
             rule = self.constraints.get(name, {}).get(str(value))
-            if not rule:
-                continue
-            if threads < rule.get("min_threads", 1) or threads > rule.get("max_threads", threads):
+            if rule and not _fits(rule, ranks, threads):
                 return False
-            if ranks < rule.get("min_ranks", 1) or ranks > rule.get("max_ranks", ranks):
+        if self.modes and not self.modes.joined and self.modes.param in params:
+            value = str(params[self.modes.param])
+            mode = next((m for m in self.mode_table() if m.name == value), None)
+            if mode is None:
+                raise UsageError(f"unknown {self.modes.param} {value!r} for {self.name} "
+                                 f"(choose from {', '.join(m.name for m in self.mode_table())})")
+            rule = self.modes.single if mode.single_threaded else self.modes.threaded
+            if not _fits(rule, ranks, threads):
                 return False
         return True
 
@@ -262,6 +317,15 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                       order=tuple(problem_t.get("order", ())))
     if problem.size and problem.params and problem.size not in problem.params:
         raise HKError(f"{source}: problem.size {problem.size!r} is not in problem.params")
+    modes_t = data.get("modes")
+    modes = None
+    if modes_t is not None:
+        sub = modes_t.get("subcommand", ())
+        modes = ModesRule(param=need("param", modes_t, f"{source}: modes"),
+                          joined=bool(modes_t.get("list", False)),
+                          subcommand=(sub,) if isinstance(sub, str) else tuple(sub),
+                          single=dict(modes_t.get("single", {})),
+                          threaded=dict(modes_t.get("threaded", {})))
     timeout = data.get("timeout", 600)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         raise HKError(f"{source}: timeout must be a positive number of seconds")
@@ -273,7 +337,7 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    oversubscribe=bool(data.get("oversubscribe", False)), report=report,
                    constraints=constraints,
                    choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
-                   problem=problem, timeout=float(timeout), source=source)
+                   problem=problem, timeout=float(timeout), source=source, modes=modes)
 
 
 _STR = {"type": "string"}
@@ -282,6 +346,8 @@ _STR_MAP = {"type": "object", "additionalProperties": _STR}
 _SET = {"type": "object", "additionalProperties": {
     "anyOf": [{"type": ["string", "number", "boolean"]},
               {"type": "array", "items": {"type": ["string", "number", "boolean"]}}]}}
+_RULE = {"type": "object", "additionalProperties": False,
+         "properties": {k: {"type": "integer", "minimum": 0} for k in CONSTRAINT_KEYS}}
 # the shape of an app description (types and names; parse() checks what follows from them)
 APP_SCHEMA = {
     "type": "object",
@@ -300,11 +366,14 @@ APP_SCHEMA = {
             "verified": _STR}},
         **{name: _SET for name in SETS},
         "constraints": {"type": "object", "additionalProperties": {
-            "type": "object", "additionalProperties": {
-                "type": "object", "additionalProperties": False,
-                "properties": {k: {"type": "integer", "minimum": 0} for k in CONSTRAINT_KEYS}}}},
+            "type": "object", "additionalProperties": _RULE}},
         "choices": {"type": "object", "additionalProperties": {"type": "array"}},
+        "modes": {"type": "object", "required": ["param"], "additionalProperties": False,
+                  "properties": {"param": {"type": "string", "minLength": 1},
+                                 "list": {"type": "boolean"}, "subcommand": _STR,
+                                 "single": _RULE, "threaded": _RULE}},
     },
+    "additionalProperties": False,
 }
 
 

@@ -41,7 +41,6 @@ examples:
   hybridkit run hk-bench --np 4 --threads 2 --mpi mpich --hosts n1,n2 -- pingpong"""
 
 MODE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
-KNOWN_MODES = "pure, pure-nb, masteronly, funneled, task, task-balanced, multiple, multiple-reserved"
 
 
 def positive_int(text: str) -> int:
@@ -94,7 +93,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=positive_int, required=True, metavar="T",
                         help="OpenMP threads per rank")
     parser.add_argument("--mode", type=mode_name, metavar="M",
-                        help=f"hybrid mode, passed as '--mode M' ({KNOWN_MODES})")
+                        help="hybrid mode, passed as '--mode M' (the binary's --list-modes "
+                             "names them, e.g. hk-jacobi --list-modes)")
     add_launch_arguments(parser)
     parser.add_argument("--oversubscribe", action="store_true",
                         help="allow more ranks x threads than cores (binding is then off)")
