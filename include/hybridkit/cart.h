@@ -41,18 +41,20 @@
 extern "C" {
 #endif
 
-typedef enum hk_map_policy {
-  HK_MAP_SEQUENTIAL = 0,
-  HK_MAP_ROUND_ROBIN = 1,
-  HK_MAP_NODE_AWARE = 2
-} hk_map_policy_t;
+typedef enum hk_cart_map {
+  HK_CART_MAP_SEQUENTIAL = 0,
+  HK_CART_MAP_ROUND_ROBIN = 1,
+  HK_CART_MAP_NODE_AWARE = 2,
+  HK_CART_MAP_COUNT
+} hk_cart_map_t;
 
 /* Which neighbours exchange halos: faces only (5-point 2D / 7-point 3D
  * stencils: "diagonal communication elimination") or faces, edges and corners
  * (9-point / 27-point). */
 typedef enum hk_stencil {
   HK_STENCIL_FACES = 0,
-  HK_STENCIL_FULL = 1
+  HK_STENCIL_FULL = 1,
+  HK_STENCIL_COUNT
 } hk_stencil_t;
 
 typedef struct hk_cart_desc {
@@ -61,7 +63,7 @@ typedef struct hk_cart_desc {
   int periodic[3];         /* per dimension, 0 or 1 */
   int procs[3];            /* process grid; all 0: chosen (least halo surface);
                               in 2D procs[2] is 1.  Its product must be the rank count */
-  hk_map_policy_t map;
+  hk_cart_map_t map;
   int halo_width;          /* w >= 1: every block needs >= w cells in each decomposed
                               dimension (halo_width 0 is taken as 1) */
   hk_stencil_t stencil;    /* for the surface counts */
@@ -76,8 +78,8 @@ typedef struct hk_cart_layout {
   int procs[3];
   int node_procs[3];       /* node grid of node-aware mapping, else 0 0 0 */
   int local_procs[3];      /* intra-node grid of node-aware mapping, else 0 0 0 */
-  hk_map_policy_t map;     /* the policy asked for */
-  hk_map_policy_t map_used;/* what was done (node-aware/round-robin may fall back) */
+  hk_cart_map_t map;       /* the policy asked for */
+  hk_cart_map_t map_used;  /* what was done (node-aware/round-robin may fall back) */
   char note[256];          /* why it fell back, "" otherwise */
   int *rank_of_pos;        /* [nranks] rank of the parent communicator at position p */
   int *node_of_pos;        /* [nranks] its node */
@@ -93,8 +95,8 @@ typedef struct hk_cart_surface {
   int min_node_links;
 } hk_cart_surface_t;
 
-HK_EXPORT const char *hk_map_policy_name(hk_map_policy_t map);   /* sequential, round-robin, node-aware */
-HK_EXPORT int hk_map_policy_parse(const char *name, hk_map_policy_t *map);
+HK_EXPORT const char *hk_cart_map_name(hk_cart_map_t map);   /* sequential, round-robin, node-aware */
+HK_EXPORT int hk_cart_map_parse(const char *name, hk_cart_map_t *map);
 
 /* hk_cart_block_range: the cells [*lo, *lo + *n) of block `index` of `procs`
  * blocks over `cells` cells (uneven blocks as above).  Collective: local. */
@@ -131,7 +133,7 @@ typedef struct hk_cart_info {
   int n[3];                /* owned cells (1 in z for 2D) */
   int node;                /* this rank's node */
   int nnodes;
-  hk_map_policy_t map_used;
+  hk_cart_map_t map_used;
   const char *note;        /* fallback note, "" if none (lives as long as the cart) */
 } hk_cart_info_t;
 
@@ -145,14 +147,14 @@ HK_EXPORT int hk_cart_create(MPI_Comm comm, const hk_nodes_t *nodes, const hk_ca
 HK_EXPORT int hk_cart_destroy(hk_cart_t **cart);
 HK_EXPORT MPI_Comm hk_cart_comm(const hk_cart_t *cart);
 HK_EXPORT int hk_cart_info(const hk_cart_t *cart, hk_cart_info_t *info);
-HK_EXPORT const hk_cart_layout_t *hk_cart_get_layout(const hk_cart_t *cart);
-HK_EXPORT const hk_cart_desc_t *hk_cart_get_desc(const hk_cart_t *cart);
-/* hk_cart_neighbor: the cart rank at my coords + offset (each -1, 0 or +1; offset[2]
- * is 0 in 2D), wrapping periodic dimensions; MPI_PROC_NULL beyond a non-periodic
- * edge.  May be my own rank (periodic, one block in that dimension). */
-HK_EXPORT int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3]);
+HK_EXPORT const hk_cart_layout_t *hk_cart_layout(const hk_cart_t *cart);
+HK_EXPORT const hk_cart_desc_t *hk_cart_desc(const hk_cart_t *cart);
+/* hk_cart_neighbor: *rank = the cart rank at my coords + offset (each -1, 0 or +1),
+ * wrapping periodic dimensions; MPI_PROC_NULL beyond a non-periodic edge and for a
+ * nonzero offset[2] in 2D.  May be my own rank (periodic, one block in that dimension). */
+HK_EXPORT int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3], int *rank);
 /* hk_cart_node_of: the node of a cart rank, -1 out of range. */
-HK_EXPORT int hk_cart_node_of(const hk_cart_t *cart, int cart_rank);
+HK_EXPORT int hk_cart_node_of(const hk_cart_t *cart, int cart_rank, int *node);
 /* hk_cart_block: global start and size of the block of any cart rank. */
 HK_EXPORT int hk_cart_block(const hk_cart_t *cart, int cart_rank, long long lo[3], int n[3]);
 

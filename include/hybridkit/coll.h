@@ -55,6 +55,7 @@
 #define HYBRIDKIT_COLL_H
 
 #include <mpi.h>
+#include "hybridkit/error.h"
 #include "hybridkit/export.h"
 
 #ifdef __cplusplus
@@ -66,10 +67,9 @@ typedef enum hk_allreduce_alg {
   HK_ALLREDUCE_MPI = 1,
   HK_ALLREDUCE_CHUNKED = 2,
   HK_ALLREDUCE_CHUNKED_SHIFTED = 3,
-  HK_ALLREDUCE_HIERARCHICAL = 4
+  HK_ALLREDUCE_HIERARCHICAL = 4,
+  HK_ALLREDUCE_ALG_COUNT
 } hk_allreduce_alg_t;
-
-#define HK_ALLREDUCE_NALG 5
 
 /* Why `mpi` ran instead of a hybrid algorithm. */
 typedef enum hk_allreduce_fallback {
@@ -88,11 +88,10 @@ typedef enum hk_allreduce_fallback {
                                     cannot group this communicator */
   HK_FALLBACK_MODEL,             /* auto: the model of the node says MPI wins (one rank per
                                     node and one usable core, oversubscribed cores) */
-  HK_FALLBACK_SETUP              /* creating duplicates / the node window failed on a rank
+  HK_FALLBACK_SETUP,             /* creating duplicates / the node window failed on a rank
                                     (agreed by all ranks; the algorithm stays off on comm) */
+  HK_FALLBACK_COUNT
 } hk_allreduce_fallback_t;
-
-#define HK_FALLBACK_NREASONS 13
 
 typedef struct hk_allreduce_info {
   hk_allreduce_alg_t algorithm;     /* what ran (never AUTO) */
@@ -104,13 +103,15 @@ typedef struct hk_allreduce_info {
 
 typedef struct hk_allreduce_opts {
   hk_allreduce_alg_t algorithm;  /* AUTO (default) or a fixed algorithm */
-  int threads;                   /* 0: table / HK_ALLREDUCE_THREADS / OMP max threads */
-  long long min_bytes;           /* tiny-message threshold; < 0 (use -1): table/env/16384 */
+  int threads;                   /* HK_DEFAULT: table / HK_ALLREDUCE_THREADS / OMP max threads */
+  long long min_bytes;           /* tiny-message threshold: messages of fewer bytes go to MPI;
+                                    HK_DEFAULT: table / HK_ALLREDUCE_MIN_BYTES / 16384;
+                                    1 accelerates every message; < 0 is HK_ERR_ARG */
   hk_allreduce_info_t *info;     /* out, may be NULL: what ran */
 } hk_allreduce_opts_t;
 
 /* Designated-initialiser defaults: hk_allreduce_opts_t o = HK_ALLREDUCE_OPTS_DEFAULT; */
-#define HK_ALLREDUCE_OPTS_DEFAULT {HK_ALLREDUCE_AUTO, 0, -1, NULL}
+#define HK_ALLREDUCE_OPTS_DEFAULT {HK_ALLREDUCE_AUTO, HK_DEFAULT, HK_DEFAULT, NULL}
 
 /* hk_allreduce: MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) by
  * the algorithm of opts (NULL: defaults).  sendbuf may be MPI_IN_PLACE.  Any

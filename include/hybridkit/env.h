@@ -30,7 +30,8 @@ typedef enum hk_thread_level {
   HK_THREAD_MASTERONLY = 1,
   HK_THREAD_FUNNELED = 2,
   HK_THREAD_SERIALIZED = 3,
-  HK_THREAD_MULTIPLE = 4
+  HK_THREAD_MULTIPLE = 4,
+  HK_THREAD_LEVEL_COUNT
 } hk_thread_level_t;
 
 /* hk_init: initialise MPI (MPI_Init_thread) unless the program already did,

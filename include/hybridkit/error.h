@@ -32,6 +32,11 @@ typedef enum hk_error {
 
 #define HK_ERR_MIN HK_ERR_RESOURCES  /* the most negative code */
 
+/* HK_DEFAULT: in every option field of a hybridkit struct (hk_allreduce_opts_t,
+ * hk_halo_desc_t, hk_cart_desc_t ...), 0 means "the default" (written out, the field's
+ * comment says which); a zero-initialised struct is the default configuration. */
+#define HK_DEFAULT 0
+
 /* hk_strerror: a static string naming err ("invalid argument", ...);
  * unknown codes give "unknown error".
  * Collective: local.  Threads: any thread. */

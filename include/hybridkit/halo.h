@@ -65,7 +65,7 @@ HK_EXPORT int hk_mode_parse(const char *name, hk_mode_t *mode);
 /* The thread level a mode needs (checked by hk_halo_create). */
 HK_EXPORT hk_thread_level_t hk_mode_thread_level(hk_mode_t mode);
 /* 1 when the mode overlaps communication with computation. */
-HK_EXPORT int hk_mode_overlaps(hk_mode_t mode);
+HK_EXPORT int hk_mode_overlaps(hk_mode_t mode, int *overlaps);
 
 /* A box of cells in local coordinates: owned cells are [0, n), ghosts are
  * negative or >= n.  Cells [lo, hi) in every dimension (z: [0, 1) in 2D). */
@@ -118,7 +118,7 @@ HK_EXPORT int hk_halo_destroy(hk_halo_t **halo);
 
 HK_EXPORT int hk_halo_layout(const hk_halo_t *halo, hk_field_layout_t *layout);
 /* Threads the mode runs with (1 for pure and pure-nb). */
-HK_EXPORT int hk_halo_threads(const hk_halo_t *halo);
+HK_EXPORT int hk_halo_threads(const hk_halo_t *halo, int *threads);
 HK_EXPORT hk_mode_t hk_halo_mode(const hk_halo_t *halo);
 
 /* hk_halo_field_alloc: a zeroed, 64-byte aligned field of layout.count doubles,
@@ -159,10 +159,15 @@ HK_EXPORT int hk_halo_step(hk_halo_t *halo, double *field, const hk_halo_work_t 
 /* The interior and boundary parts of the update region of a step with
  * `extend`: *interior may be empty (lo >= hi in some dimension); the boundary is
  * returned as up to 6 disjoint boxes.  Collective: local.  Threads: any. */
-HK_EXPORT int hk_halo_regions(const hk_halo_t *halo, int extend, hk_box_t *region,
-                              hk_box_t *interior, hk_box_t boundary[6], int *nboundary);
+typedef struct hk_halo_regions {
+  hk_box_t all;           /* the whole update region */
+  hk_box_t interior;      /* may be empty (lo >= hi in some dimension) */
+  hk_box_t boundary[6];   /* all \ interior as up to 6 disjoint boxes */
+  int nboundary;
+} hk_halo_regions_t;
+HK_EXPORT int hk_halo_regions(const hk_halo_t *halo, int extend, hk_halo_regions_t *regions);
 
-/* Cumulative counters since creation or hk_halo_reset_stats.  Times are
+/* Cumulative counters since creation or hk_halo_stats_reset.  Times are
  * seconds summed over exchanges; per exchange, the slowest thread of a phase
  * counts.  comm: time the communicating thread(s) spent posting, waiting and
  * unpacking; interior: time the computing threads spent on the interior while
@@ -177,8 +182,8 @@ typedef struct hk_halo_stats {
   long long bytes_self, bytes_intra, bytes_inter;  /* per exchange */
 } hk_halo_stats_t;
 
-HK_EXPORT int hk_halo_get_stats(const hk_halo_t *halo, hk_halo_stats_t *stats);
-HK_EXPORT void hk_halo_reset_stats(hk_halo_t *halo);
+HK_EXPORT int hk_halo_stats(const hk_halo_t *halo, hk_halo_stats_t *stats);
+HK_EXPORT void hk_halo_stats_reset(hk_halo_t *halo);
 
 #ifdef __cplusplus
 }

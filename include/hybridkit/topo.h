@@ -78,7 +78,7 @@ HK_EXPORT int hk_machine_info(const hk_machine_t *machine, hk_machine_info_t *in
 
 /* hk_machine_is_this_system: 1 when the machine is the one we run on (binding
  * to it is possible), 0 for synthetic/XML machines. */
-HK_EXPORT int hk_machine_is_this_system(const hk_machine_t *machine);
+HK_EXPORT int hk_machine_is_this_system(const hk_machine_t *machine, int *flag);
 
 /* hk_machine_print: the machine as an indented tree (like lstopo --no-io),
  * with a one-line summary first.  Collective: local.  Threads: any thread. */
@@ -108,14 +108,15 @@ HK_EXPORT int hk_nodes_info(const hk_nodes_t *nodes, hk_nodes_info_t *info);
 /* The communicator of this rank's node (owned by nodes, do not free). */
 HK_EXPORT MPI_Comm hk_nodes_comm(const hk_nodes_t *nodes);
 /* The node of `rank` (a rank of the comm given to hk_nodes_create), -1 if out of range. */
-HK_EXPORT int hk_nodes_node_of(const hk_nodes_t *nodes, int rank);
+HK_EXPORT int hk_nodes_node_of(const hk_nodes_t *nodes, int rank, int *node);
 
 /* ------------------------------------------------------------------ binding */
 
 typedef enum hk_bind_policy {
   HK_BIND_NONE = 0,
   HK_BIND_COMPACT = 1,
-  HK_BIND_SCATTER = 2
+  HK_BIND_SCATTER = 2,
+  HK_BIND_POLICY_COUNT
 } hk_bind_policy_t;
 
 HK_EXPORT const char *hk_bind_policy_name(hk_bind_policy_t policy);
@@ -158,16 +159,16 @@ HK_EXPORT void hk_binding_destroy(hk_binding_t **binding);
 
 /* ---------------------------------------------------------------------- map */
 
-typedef struct hk_map_desc {
+typedef struct hk_launch_map_desc {
   int ranks;                 /* >= 1 */
   int threads;               /* per rank, >= 1 */
   int nodes;                 /* nodes like `machine`, >= 1; ranks fill nodes in blocks */
   hk_bind_policy_t policy;
   int oversubscribe;         /* allow more threads on a node than it has cores */
-} hk_map_desc_t;
+} hk_launch_map_desc_t;
 
-/* hk_map_compute: the rank/thread -> PU map that `hybridkit run` launches
- * (mpirun --map-by slot:PE=S --bind-to core, S = hk_map_share()) with the policy
+/* hk_launch_map_compute: the rank/thread -> PU map that `hybridkit run` launches
+ * (mpirun --map-by slot:PE=S --bind-to core, S = hk_launch_map_share()) with the policy
  * inside each rank would give on `nodes` copies of `machine`: rank r goes to node
  * r / ceil(ranks/nodes); the k-th rank of a node owns cores [k*S, (k+1)*S), and
  * its T threads go on T of them: the first T (compact) or spread (scatter).
@@ -175,13 +176,13 @@ typedef struct hk_map_desc {
  * unless oversubscribe, which wraps around (and adds a warning).
  * The result uses the hk_binding_t layout (host "node<N>", cpu -1).
  * Collective: local.  Threads: any thread. */
-HK_EXPORT int hk_map_compute(const hk_machine_t *machine, const hk_map_desc_t *desc,
+HK_EXPORT int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_t *desc,
                              hk_binding_t **map);
 
-/* hk_map_share: cores each rank owns when `ranks_per_node` ranks of `threads`
+/* hk_launch_map_share: cores each rank owns when `ranks_per_node` ranks of `threads`
  * threads share a node of `cores` cores: max(threads, cores / ranks_per_node).
  * Collective: local.  Threads: any thread. */
-HK_EXPORT int hk_map_share(int cores, int ranks_per_node, int threads);
+HK_EXPORT int hk_launch_map_share(int cores, int ranks_per_node, int threads, int *share);
 
 #ifdef __cplusplus
 }

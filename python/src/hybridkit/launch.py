@@ -9,7 +9,7 @@ builds `Launch(argv, env, rank_env, warnings)`; running it is hybridkit.rundir's
                             env       variables set in the launcher's own environment
                             rank_env  OMP_* every rank gets (carried by -x / -genv / --export)
 
-Binding (same meaning for every launcher; the model of hk_map_compute in src/topo/map.c,
+Binding (same meaning for every launcher; the model of hk_launch_map_compute in src/topo/map.c,
 so `hk-topology --dry-run` shows what a launch gets):
     each rank owns S = max(T, cores per host / ranks per host) consecutive cores (S = T when
     the hosts' core count is unknown); inside them its T threads are placed:
