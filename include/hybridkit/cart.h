@@ -95,11 +95,16 @@ typedef struct hk_cart_surface {
   int min_node_links;
 } hk_cart_surface_t;
 
-HK_EXPORT const char *hk_cart_map_name(hk_cart_map_t map);   /* sequential, round-robin, node-aware */
+/* hk_cart_map_name: sequential, round-robin, node-aware.  Collective: local.  Threads: any thread.
+ * Errors: none (an unknown value gives "invalid"). */
+HK_EXPORT const char *hk_cart_map_name(hk_cart_map_t map);
+/* hk_cart_map_parse: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG naming the known names. */
 HK_EXPORT int hk_cart_map_parse(const char *name, hk_cart_map_t *map);
 
 /* hk_cart_block_range: the cells [*lo, *lo + *n) of block `index` of `procs`
- * blocks over `cells` cells (uneven blocks as above).  Collective: local. */
+ * blocks over `cells` cells (uneven blocks as above).  Collective: local.
+ * Threads: any thread.  Errors: none (procs < 1 or index out of range give *n = 0). */
 HK_EXPORT void hk_cart_block_range(long long cells, int procs, int index, long long *lo, int *n);
 
 /* hk_cart_plan: the layout for `nranks` ranks, rank r on node node_of_rank[r]
@@ -107,13 +112,17 @@ HK_EXPORT void hk_cart_block_range(long long cells, int procs, int index, long l
  * numbers, for: dims not 2/3, a global extent < 1, a procs product != nranks,
  * blocks thinner than the halo width ("grid 8x8 is too small for 16x1 ranks with
  * halo width 1"), no process grid that fits.
- * Collective: local.  Threads: any thread. */
+ * Collective: local.  Threads: any thread.
+ * Errors: see above; HK_ERR_NOMEM. */
 HK_EXPORT int hk_cart_plan(const hk_cart_desc_t *desc, int nranks, const int *node_of_rank,
                            hk_cart_layout_t **layout);
+/* hk_cart_layout_destroy: Collective: local.  Threads: any thread.
+ * Errors: none (NULL is fine). */
 HK_EXPORT void hk_cart_layout_destroy(hk_cart_layout_t **layout);
 
 /* hk_cart_surface: the counts above for a layout of desc (its halo_width,
- * stencil, periodicity; 8-byte cells).  Collective: local. */
+ * stencil, periodicity; 8-byte cells).  Collective: local.
+ * Threads: any thread.  Errors: HK_ERR_ARG (NULL, a layout of other dims), HK_ERR_NOMEM. */
 HK_EXPORT int hk_cart_surface(const hk_cart_desc_t *desc, const hk_cart_layout_t *layout,
                               hk_cart_surface_t *surface);
 
@@ -140,22 +149,35 @@ typedef struct hk_cart_info {
 /* hk_cart_create: plan with the nodes of `nodes` (NULL: hk_nodes_create on comm),
  * then make the Cartesian communicator (ranks of comm renumbered by position).
  * Errors (bad sizes ...) are agreed: every rank returns the same code.
- * Collective: comm.  Threads: outside parallel regions. */
+ * Collective: comm.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG (as hk_cart_plan, agreed), HK_ERR_NODES, HK_ERR_NOMEM, HK_ERR_MPI. */
 HK_EXPORT int hk_cart_create(MPI_Comm comm, const hk_nodes_t *nodes, const hk_cart_desc_t *desc,
                              hk_cart_t **cart);
-/* hk_cart_destroy: free the communicator and the layout; *cart = NULL.  Collective: comm. */
+/* hk_cart_destroy: free the communicator and the layout; *cart = NULL.  Collective: comm.
+ * Threads: outside parallel regions.  Errors: HK_ERR_MPI (NULL is fine). */
 HK_EXPORT int hk_cart_destroy(hk_cart_t **cart);
+/* hk_cart_comm: Collective: local.  Threads: any thread.
+ * Errors: none (MPI_COMM_NULL for a NULL cart). */
 HK_EXPORT MPI_Comm hk_cart_comm(const hk_cart_t *cart);
+/* hk_cart_info: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_cart_info(const hk_cart_t *cart, hk_cart_info_t *info);
+/* hk_cart_layout: Collective: local.  Threads: any thread.
+ * Errors: none (NULL for a NULL cart); lives as long as the cart. */
 HK_EXPORT const hk_cart_layout_t *hk_cart_layout(const hk_cart_t *cart);
+/* hk_cart_desc: Collective: local.  Threads: any thread.
+ * Errors: none (NULL for a NULL cart); lives as long as the cart. */
 HK_EXPORT const hk_cart_desc_t *hk_cart_desc(const hk_cart_t *cart);
 /* hk_cart_neighbor: *rank = the cart rank at my coords + offset (each -1, 0 or +1),
  * wrapping periodic dimensions; MPI_PROC_NULL beyond a non-periodic edge and for a
- * nonzero offset[2] in 2D.  May be my own rank (periodic, one block in that dimension). */
+ * nonzero offset[2] in 2D.  May be my own rank (periodic, one block in that dimension).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments or an offset outside -1..1. */
 HK_EXPORT int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3], int *rank);
-/* hk_cart_node_of: the node of a cart rank, -1 out of range. */
+/* hk_cart_node_of: *node = the node of a cart rank.
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments or a rank out of range. */
 HK_EXPORT int hk_cart_node_of(const hk_cart_t *cart, int cart_rank, int *node);
-/* hk_cart_block: global start and size of the block of any cart rank. */
+/* hk_cart_block: global start and size of the block of any cart rank (HK_ERR_ARG out of range).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments or a rank out of range. */
 HK_EXPORT int hk_cart_block(const hk_cart_t *cart, int cart_rank, long long lo[3], int n[3]);
 
 #ifdef __cplusplus

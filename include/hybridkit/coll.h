@@ -123,18 +123,22 @@ typedef struct hk_allreduce_opts {
  * Collective: comm.  Threads: any thread (inside a parallel region the
  * algorithm runs on the calling thread alone); one call at a time per
  * communicator; with more than one thread the algorithms need
- * MPI_THREAD_MULTIPLE (agreed per communicator: fallback otherwise). */
+ * MPI_THREAD_MULTIPLE (agreed per communicator: fallback otherwise).
+ * Errors: see above. */
 HK_EXPORT int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, const hk_allreduce_opts_t *opts);
 
-/* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical". */
+/* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical".
+ * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);
 /* hk_allreduce_alg_parse: a name above -> alg; HK_ERR_ARG listing them otherwise.
- * Collective: local.  Threads: any thread. */
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG naming the known names. */
 HK_EXPORT int hk_allreduce_alg_parse(const char *name, hk_allreduce_alg_t *alg);
 /* Names: "none", "chosen", "small", "non-commutative", "in-parallel",
  * "thread-level", "one-thread", "datatype", "intercomm", "one-rank", "nodes",
- * "model", "setup". */
+ * "model", "setup".
+ * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_fallback_name(hk_allreduce_fallback_t reason);
 
 /* hk_coll_config: the process-wide configuration read from the environment and
@@ -149,6 +153,8 @@ typedef struct hk_coll_config {
   long long min_bytes;          /* the tiny-message threshold in force */
   int nwarnings;                /* warnings issued while loading */
 } hk_coll_config_t;
+/* hk_coll_config: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_coll_config(hk_coll_config_t *config);
 
 #ifdef __cplusplus
