@@ -17,6 +17,8 @@ naming the file and the field; the other apps work on); a new app needs a file, 
     oversubscribe = false               # may its fixed layouts exceed the cores
     report = ["scaling", ...]           # report sections fed by this app
     timeout = 300                       # seconds one run may take (--timeout overrides)
+    study_order = 10                    # place in a study (lower first: the main application,
+                                        # then benchmarks; default 1000, ties by name)
     [problem]  params = ["grid", ...]   # record parameters that define the problem: runs
                                         # with equal values solve the same problem and are
                                         # compared (every layout and mode); the others are
@@ -51,7 +53,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from hybridkit.errors import HKError, UsageError
 
@@ -166,6 +168,7 @@ class AppDesc:
     timeout: float = 600.0
     source: str = ""
     modes: Optional[ModesRule] = None
+    study_order: int = 1000
 
     def mode_table(self):
         """The hybrid modes of the binary (`BINARY [subcommand] --list-modes`)."""
@@ -337,7 +340,8 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    oversubscribe=bool(data.get("oversubscribe", False)), report=report,
                    constraints=constraints,
                    choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
-                   problem=problem, timeout=float(timeout), source=source, modes=modes)
+                   problem=problem, timeout=float(timeout), source=source, modes=modes,
+                   study_order=int(data.get("study_order", 1000)))
 
 
 _STR = {"type": "string"}
@@ -358,9 +362,11 @@ APP_SCHEMA = {
         "env": _STR_MAP, "single_node_env": _STR_MAP, "oversubscribe": {"type": "boolean"},
         "report": {"type": "array", "items": {"enum": list(SECTIONS)}},
         "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "study_order": {"type": "integer"},
         "problem": {"type": "object", "additionalProperties": False, "properties": {
             "params": _STRS, "size": _STR, "order": {"type": "array"}}},
-        "metric": {"type": "object", "required": ["value", "unit"], "properties": {
+        "metric": {"type": "object", "required": ["value", "unit"],
+                   "additionalProperties": False, "properties": {
             "value": _STR, "unit": _STR, "better": {"enum": ["higher", "lower"]},
             "time": _STR, "memory": _STR, "breakdown": _STRS, "series": _STR,
             "verified": _STR}},
@@ -444,7 +450,7 @@ def by_kind(apps: Mapping[str, AppDesc]) -> Dict[str, AppDesc]:
     return {a.kind: a for a in apps.values()}
 
 
-def order(names: Sequence[str]) -> List[str]:
-    """The study's order: the main application first, then benchmarks, then the rest."""
-    first = ["jacobi", "mz", "mc", "pingpong", "beff", "halo", "overlap", "barrier"]
-    return [n for n in first if n in names] + sorted(n for n in names if n not in first)
+def order(apps: Mapping[str, AppDesc]) -> List[str]:
+    """The study's order of `apps` (by name): each description's `study_order` (main
+    applications first, then benchmarks; default 1000), then the name."""
+    return sorted(apps, key=lambda n: (apps[n].study_order, n))

@@ -454,20 +454,6 @@ def plan_table(runs: Sequence[PlannedRun], out: Path,
     return rows
 
 
-def run_all(items: Sequence[Tuple[AppDesc, PlannedRun]], executor: Executor, out: Path,
-            progress: Optional[Callable[[str, Any], None]] = None) -> List[Outcome]:
-    """Execute every (app, run); `progress(event, payload)` gets 'start'/'done' events."""
-    outcomes = []
-    for app, run in items:
-        if progress:
-            progress("start", run)
-        outcome = executor.execute(app, run, out)
-        if progress:
-            progress("done", outcome)
-        outcomes.append(outcome)
-    return outcomes
-
-
 LOCK_NAME = ".hybridkit.lock"
 
 
