@@ -24,10 +24,16 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 # PRESET=debug: no leak checking of MPI runs (see tests/CMakeLists.txt)
 export ASAN_OPTIONS := detect_leaks=0
 
-.PHONY: run test setup deps venv build configure clean help fresh-check
+.PHONY: run test setup deps venv build configure clean help fresh-check docs
 
 help:
-	@echo "make run | make test | make build | make setup | make clean | make fresh-check   (HK_MPI=openmpi|mpich, PRESET=...)"
+	@echo "make run | make test | make build | make setup | make clean | make fresh-check | make docs   (HK_MPI=openmpi|mpich, PRESET=...)"
+
+# the API reference (Doxygen, from Debian, installed when missing): build/docs/html/index.html
+docs:
+	@command -v doxygen >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq doxygen)
+	doxygen docs/Doxyfile
+	@echo "API reference: build/docs/html/index.html"
 
 deps:
 	@tools/setup-deps.sh $(HK_MPI)

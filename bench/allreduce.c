@@ -72,7 +72,9 @@ static int allreduce(variant_t *v, const void *sbuf, void *rbuf, int count, MPI_
     return HK_SUCCESS;
   }
   hk_allreduce_opts_t o = {.algorithm = v->alg->alg, .threads = v->threads,
-                           .min_bytes = aopt.min_bytes, .info = &v->info};
+                           .min_bytes = aopt.min_bytes < 0 ? HK_DEFAULT
+                                        : aopt.min_bytes > 0 ? aopt.min_bytes : 1,
+                           .info = &v->info};
   return hk_allreduce(sbuf, rbuf, count, type, MPI_SUM, comm, &o);
 }
 

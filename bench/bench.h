@@ -40,6 +40,7 @@ typedef struct hk_experiment {
   int min_ranks;
   const hk_opt_t *opts;      /* experiment-specific options */
   int nopts;
+  int list_modes;            /* 1: takes hybrid modes (--list-modes prints them) */
   int (*run)(hk_bench_ctx_t *ctx);
 } hk_experiment_t;
 

@@ -17,7 +17,8 @@
 static const char *opt_modes, *opt_stencil = "faces";
 
 static const hk_opt_t halo_opts[] = {
-  {"modes", HK_OPT_STR, &opt_modes, "LIST", "comma-separated modes (default: all)", 0},
+  {"modes", HK_OPT_STR, &opt_modes, "LIST", "comma-separated modes of --list-modes (default: all)",
+   0},
   {"stencil", HK_OPT_STR, &opt_stencil, "faces|full",
    "exchange faces only (7-point stencil, 6 neighbours) or faces, edges and corners "
    "(27-point, 26)", 0},
@@ -72,11 +73,11 @@ static int check_modes(void)
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
     hk_mode_t m;
-    if (hk_mode_parse(name, &m) != HK_SUCCESS)
-      return hk_error_set(HK_ERR_ARG,
-                          "--modes %s: unknown mode '%s' (pure, pure-nb, masteronly, funneled, "
-                          "task, task-balanced, multiple, multiple-reserved)",
-                          opt_modes, name);
+    if (hk_mode_parse(name, &m) != HK_SUCCESS) {
+      char why[512]; /* the library's message names the known modes */
+      snprintf(why, sizeof why, "%s", hk_error_message());
+      return hk_error_set(HK_ERR_ARG, "--modes %s: %s", opt_modes, why);
+    }
     p = comma ? comma + 1 : NULL;
   }
   return HK_SUCCESS;
@@ -88,7 +89,8 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
   const int full = !strcmp(opt_stencil, "full");
   const hk_stencil_t stencil = full ? HK_STENCIL_FULL : HK_STENCIL_FACES;
   MPI_Dims_create(c->size, 3, dims);
-  hk_cart_desc_t cd = {.dims = 3, .map = HK_MAP_SEQUENTIAL, .halo_width = 1, .stencil = stencil};
+  hk_cart_desc_t cd = {.dims = 3, .map = HK_CART_MAP_SEQUENTIAL, .halo_width = 1,
+                       .stencil = stencil};
   for (int d = 0; d < 3; d++) {
     cd.global[d] = (long long)n * dims[d];
     cd.periodic[d] = 1;
@@ -129,7 +131,7 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
   if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
     goto done;
   hk_halo_stats_t st;
-  hk_halo_get_stats(h, &st);
+  hk_halo_stats(h, &st);
   long long total = 0;
   hk_stats_t ts;
   hk_stats_reduce(c->comm, t, &ts);
@@ -145,8 +147,11 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
     err = hk_record_param_str(rec, "stencil", full ? "full" : "faces");
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "face_bytes", (long long)n * n * 8);
+  int threads = 1;
   if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "threads", hk_halo_threads(h));
+    err = hk_halo_threads(h, &threads);
+  if (err == HK_SUCCESS)
+    err = hk_record_param_int(rec, "threads", threads);
   if (err == HK_SUCCESS)
     err = hk_record_stats_given(rec, "time",
                                 &(hk_stats_t){ts.min * 1e6, ts.avg * 1e6, ts.max * 1e6}, "us");
@@ -183,6 +188,7 @@ static int run(hk_bench_ctx_t *c)
 
 const hk_experiment_t hk_exp_halo = {
   .name = "halo",
+  .list_modes = 1,
   .summary = "the halo engine in every hybrid mode on a 3D block, bytes per exchange swept",
   .description =
       "Each rank owns an n^3 block (n = sqrt(size/8): -m sets the face message size), periodic\n"

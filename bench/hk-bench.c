@@ -67,6 +67,7 @@ int main(int argc, char **argv)
     app.summary = exp->summary;
     app.description = exp->description;
     app.nopts = nopts;
+    app.list_modes = exp->list_modes;
     common.sizes = exp->default_sizes;
     err = hk_app_parse(&app, argc - 1, argv + 1, &done);
     if (done)

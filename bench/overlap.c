@@ -117,15 +117,17 @@ static int timed(pair_t *p, MPI_Comm comm, int what, long long steps, int reps, 
 
 static int run(hk_bench_ctx_t *c)
 {
-  int err = HK_SUCCESS, peer = -1, n0 = hk_nodes_node_of(c->nodes, 0);
+  int err = HK_SUCCESS, peer = -1, n0 = -1, n = -1;
+  hk_nodes_node_of(c->nodes, 0, &n0);
   for (int r = 1; r < c->size && peer < 0; r++)
-    if (hk_nodes_node_of(c->nodes, r) != n0)
+    if (hk_nodes_node_of(c->nodes, r, &n) == HK_SUCCESS && n != n0)
       peer = r;
   for (int r = 1; r < c->size && peer < 0; r++)
     peer = r;
   int task = omp_get_max_threads() >= 2;
   hk_reporter_config(c->rep, "pair", "0<->%d (%s-node)%s", peer,
-                     hk_nodes_node_of(c->nodes, peer) == n0 ? "intra" : "inter",
+                     hk_nodes_node_of(c->nodes, peer, &n) == HK_SUCCESS && n == n0 ? "intra"
+                                                                                   : "inter",
                      task ? "" : "; task variant skipped: needs OMP_NUM_THREADS >= 2");
   pair_t p = {.me = c->rank, .peer = c->rank == 0 ? peer : 0, .in = c->rank == 0 || c->rank == peer};
   long long maxn = c->common->max_size;

@@ -191,9 +191,11 @@ static int measure(hk_bench_ctx_t *c, int a, int b, kind_t k, unsigned char *sbu
 static int find_partners(hk_bench_ctx_t *c, int *intra, int *inter)
 {
   *intra = *inter = -1;
-  int n0 = hk_nodes_node_of(c->nodes, 0);
+  int n0 = -1;
+  hk_nodes_node_of(c->nodes, 0, &n0);
   for (int r = 1; r < c->size; r++) {
-    int n = hk_nodes_node_of(c->nodes, r);
+    int n = -1;
+    hk_nodes_node_of(c->nodes, r, &n);
     if (n == n0 && *intra < 0)
       *intra = r;
     if (n != n0 && *inter < 0)

@@ -68,9 +68,9 @@
 #define HK_PUBLIC __attribute__((visibility("default")))
 #define NCLASS 48
 #define SAMPLE_EVERY 32
-#define NALG HK_ALLREDUCE_NALG
+#define NALG HK_ALLREDUCE_ALG_COUNT
 
-enum { P_SAMPLED = HK_FALLBACK_NREASONS, P_NREASONS };
+enum { P_SAMPLED = HK_FALLBACK_COUNT, P_NREASONS };
 enum { LEVEL_AUTO, LEVEL_PROGRAM, LEVEL_MULTIPLE, LEVEL_BOGUS };
 
 static struct {
@@ -324,7 +324,7 @@ static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, i
     return rc;
   }
   hk_allreduce_info_t info;
-  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = &info};
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = HK_DEFAULT, .info = &info};
   double t0 = PMPI_Wtime();
   int err = hk_allreduce(sbuf, rbuf, count, type, op, comm, &o);
   double t = PMPI_Wtime() - t0;

@@ -65,19 +65,20 @@ static int dry_run(void)
     return err;
   if ((err = hk_machine_load(opt.topology, &m)) != HK_SUCCESS)
     return err;
-  hk_map_desc_t d = {.ranks = opt.ranks, .threads = opt.threads, .nodes = opt.nodes,
+  hk_launch_map_desc_t d = {.ranks = opt.ranks, .threads = opt.threads, .nodes = opt.nodes,
                      .policy = policy, .oversubscribe = opt.oversubscribe};
-  err = hk_map_compute(m, &d, &map);
+  err = hk_launch_map_compute(m, &d, &map);
   if (err == HK_SUCCESS) {
     if (!opt.no_tree)
       hk_machine_print(m, stdout);
     hk_machine_info_t mi;
     hk_machine_info(m, &mi);
-    int per_node = (opt.ranks + opt.nodes - 1) / opt.nodes;
+    int per_node = (opt.ranks + opt.nodes - 1) / opt.nodes, share = 0;
+    hk_launch_map_share(mi.cores, per_node, opt.threads, &share);
     printf("# dry run: %d rank(s) x %d thread(s) on %d node(s), policy %s "
            "(mpirun --map-by slot:PE=%d --bind-to core)\n",
            opt.ranks, opt.threads, opt.nodes, hk_bind_policy_name(policy),
-           hk_map_share(mi.cores, per_node, opt.threads));
+           share);
     hk_binding_print(map, stdout);
     for (int i = 0; i < map->nwarnings; i++)
       printf("# WARNING: %s\n", map->warnings[i]);

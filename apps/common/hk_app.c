@@ -39,9 +39,22 @@ void hk_app_help(const hk_app_t *app, FILE *out)
     print_default(o, out);
     fprintf(out, "\n");
   }
+  if (app->list_modes)
+    fprintf(out, "  %-26s %s\n", "--list-modes",
+            "print the hybrid modes (name, thread level, overlaps) and exit");
   fprintf(out, "  %-26s %s\n  %-26s %s\n  %-26s %s\n", "--help", "show this help and exit",
           "--version", "print the version and exit", "--build-info",
           "print how the library was built and exit");
+}
+
+void hk_app_list_modes(FILE *out)
+{
+  for (int m = 0; m < HK_MODE_COUNT; m++) {
+    int overlaps = 0;
+    hk_mode_overlaps((hk_mode_t)m, &overlaps);
+    fprintf(out, "%s %s %d\n", hk_mode_name((hk_mode_t)m),
+            hk_thread_level_name(hk_mode_thread_level((hk_mode_t)m)), overlaps);
+  }
 }
 
 static int set_value(const hk_opt_t *o, const char *v)
@@ -131,6 +144,11 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done)
       hk_build_info_t b;
       hk_build_info(&b);
       printf("%s %s (git %s)\n", app->program, b.version, b.git_sha);
+      *done = 1;
+      return HK_SUCCESS;
+    }
+    if (app->list_modes && strcmp(a, "--list-modes") == 0) {
+      hk_app_list_modes(stdout);
       *done = 1;
       return HK_SUCCESS;
     }

@@ -27,15 +27,22 @@ typedef struct hk_app {
   const char *description;  /* paragraphs after the usage line, may be NULL */
   const hk_opt_t *opts;
   int nopts;
+  int list_modes;           /* 1: --list-modes prints the hybrid modes (hk_app_list_modes) */
 } hk_app_t;
 
 /* Exit codes of every hk-* binary. */
 enum { HK_EXIT_OK = 0, HK_EXIT_FAIL = 1, HK_EXIT_USAGE = 2 };
 
 /* hk_app_parse: parse argv against the table ("--name value" or "--name=value").
- * --help, --version and --build-info print and set *done = 1.  Returns 0, or
+ * --help, --version, --build-info (and --list-modes when app->list_modes) print and
+ * set *done = 1.  Returns 0, or
  * HK_ERR_ARG with hk_error_message() naming the bad option.  No MPI needed. */
 int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done);
+
+/* hk_app_list_modes: one line per hybrid mode of the library's table, in its order:
+ * "<name> <thread level> <overlaps 0|1>" (e.g. "task-balanced funneled 1"), the one
+ * vocabulary the Python front end, the app descriptions and the tests ask for. */
+void hk_app_list_modes(FILE *out);
 
 /* hk_app_parse_extents: "NXxNYxNZ" (exactly n positive integers joined by 'x', nothing
  * else) into v[0..n-1]; HK_ERR_ARG naming `option` otherwise. */

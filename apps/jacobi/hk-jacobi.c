@@ -34,8 +34,7 @@ static struct {
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1, .stencil = 7};
 
 static const hk_opt_t options[] = {
-  {"mode", HK_OPT_STR, &opt.mode, "M",
-   "pure|pure-nb|masteronly|funneled|task|task-balanced|multiple|multiple-reserved", 0},
+  {"mode", HK_OPT_STR, &opt.mode, "M", "hybrid mode, one of --list-modes", 0},
   {"size", HK_OPT_INT, &opt.size, "N", "global grid N^3 (N^2 with --dims 2)", 0},
   {"grid", HK_OPT_STR, &opt.grid, "NXxNYxNZ", "global grid (overrides --size; NXxNY in 2D)", 0},
   {"iters", HK_OPT_INT, &opt.iters, "K", "timed sweeps", 0},
@@ -68,6 +67,7 @@ static const hk_opt_t options[] = {
 
 static const hk_app_t app = {
   .program = "hk-jacobi",
+  .list_modes = 1,
   .summary = "3D 7- or 27-point Jacobi / 2D 5-point heat equation in every hybrid MPI+OpenMP mode",
   .usage = "[--mode M] [--size N | --grid NXxNYxNZ] [--iters K] [--dims 2|3] [--stencil 7|27]\n"
            "       [--map P] [--halo-width w] [--reserved m] [--boundary periodic|dirichlet]\n"
@@ -230,15 +230,30 @@ static int check_invariant(const run_t *r, int sweep)
   return HK_SUCCESS;
 }
 
+/* the plan's thread count and whether a mode overlaps (both valid here: no error) */
+static int halo_threads(const hk_halo_t *h)
+{
+  int t = 1;
+  hk_halo_threads(h, &t);
+  return t;
+}
+
+static int mode_overlaps(hk_mode_t m)
+{
+  int o = 0;
+  hk_mode_overlaps(m, &o);
+  return o;
+}
+
 /* one further sweep u -> v on the region with `extend` ghost layers, all threads */
 static void plain_sweep(run_t *r, int extend)
 {
-  hk_box_t U, I, B[6];
-  int nb;
-  hk_halo_regions(r->halo, extend, &U, &I, B, &nb);
+  hk_halo_regions_t rg;
+  hk_halo_regions(r->halo, extend, &rg);
+  const hk_box_t U = rg.all;
   jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
   int outer = r->L.dims == 3 ? 2 : 1;
-#pragma omp parallel for schedule(static) num_threads(hk_halo_threads(r->halo))
+#pragma omp parallel for schedule(static) num_threads(halo_threads(r->halo))
   for (int q = U.lo[outer]; q < U.hi[outer]; q++) {
     hk_box_t b = U;
     b.lo[outer] = q;
@@ -264,7 +279,7 @@ static void cache_shares(int threads, long long *l2, long long *l3)
 
 static int measure_bandwidth(MPI_Comm comm, const run_t *r, jac_stream_t *bw)
 {
-  int local = jac_stream_measure(comm, 1LL << 24, 5, hk_halo_threads(r->halo), bw) == 0
+  int local = jac_stream_measure(comm, 1LL << 24, 5, halo_threads(r->halo), bw) == 0
                   ? HK_SUCCESS
                   : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth test");
   return hk_agree(comm, local);
@@ -286,10 +301,11 @@ static int wavefront(run_t *r, int b)
   int err = hk_halo_exchange(r->halo, r->u);
   if (err != HK_SUCCESS)
     return err;
-  hk_box_t I, B[6];
-  int nb;
-  for (int s = 0; s < b && err == HK_SUCCESS; s++)
-    err = hk_halo_regions(r->halo, b - 1 - s, &r->regions[s], &I, B, &nb);
+  hk_halo_regions_t rg;
+  for (int s = 0; s < b && err == HK_SUCCESS; s++) {
+    err = hk_halo_regions(r->halo, b - 1 - s, &rg);
+    r->regions[s] = rg.all;
+  }
   if (err == HK_SUCCESS) {
     double t0 = omp_get_wtime();
     jac_wave3d(&r->wave, r->u, r->v, &r->L, b, r->regions);
@@ -513,8 +529,8 @@ static jac_phases_t phases(const run_t *r, const hk_halo_stats_t *hs, double t_i
   unpack *= scale;
   hk_mode_t mode = hk_halo_mode(r->halo);
   int m = mode == HK_MODE_MULTIPLE_RESERVED ? (opt.reserved > 0 ? opt.reserved : 1) : 1;
-  int concurrent = hk_mode_overlaps(mode) && mode != HK_MODE_PURE_NB &&
-                   hk_halo_threads(r->halo) > m;
+  int concurrent = mode_overlaps(mode) && mode != HK_MODE_PURE_NB &&
+                   halo_threads(r->halo) > m;
   p.pack = hs->pack * per;
   p.compute = (hs->update + hs->interior + hs->boundary + r->t_sweeps) * per;
   if (concurrent) {
@@ -548,7 +564,7 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   if ((err = hk_reporter_create(comm, &rd, &rep)) != HK_SUCCESS)
     return err;
   hk_halo_stats_t hs;
-  hk_halo_get_stats(r->halo, &hs);
+  hk_halo_stats(r->halo, &hs);
   long long cells = r->cd.global[0] * r->cd.global[1] * r->cd.global[2];
   hk_stats_t tt;
   hk_stats_reduce(comm, t_iter, &tt);
@@ -565,7 +581,7 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
                      opt.boundary, r->L.width,
                      r->cd.stencil == HK_STENCIL_FULL ? "full" : "faces");
   hk_reporter_config(rep, "decomposition", "%s processes, %s mapping%s%s", procs,
-                     hk_map_policy_name(r->ci.map_used), r->ci.note[0] ? ": " : "", r->ci.note);
+                     hk_cart_map_name(r->ci.map_used), r->ci.note[0] ? ": " : "", r->ci.note);
   err = hk_record_create(rep, "jacobi", &rec);
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "mode", hk_mode_name(hk_halo_mode(r->halo)));
@@ -580,7 +596,7 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "procs", procs);
   if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "threads", hk_halo_threads(r->halo));
+    err = hk_record_param_int(rec, "threads", halo_threads(r->halo));
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "iters", opt.iters);
   if (err == HK_SUCCESS)
@@ -588,7 +604,7 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
   if (err == HK_SUCCESS)
     err = hk_record_param_str(rec, "boundary", opt.boundary);
   if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "map", hk_map_policy_name(r->ci.map_used));
+    err = hk_record_param_str(rec, "map", hk_cart_map_name(r->ci.map_used));
   if (err == HK_SUCCESS)
     err = hk_record_param_int(rec, "reserved", opt.reserved);
   if (err == HK_SUCCESS)
@@ -619,7 +635,7 @@ static int report(run_t *r, double t_iter, int verified, long long ndiff, const 
     {"phase_other", ph.other},     {"hidden_comm", ph.hidden}};
   for (size_t i = 0; i < sizeof phase_fields / sizeof *phase_fields && err == HK_SUCCESS; i++)
     err = hk_record_stats(rec, phase_fields[i].name, phase_fields[i].value, "s");
-  if (hk_mode_overlaps(hk_halo_mode(r->halo))) {
+  if (mode_overlaps(hk_halo_mode(r->halo))) {
     double hidden = hs.comm > 0 ? fmin(hs.comm, hs.interior) / hs.comm : 1.0;
     if (err == HK_SUCCESS)
     err = hk_record_stats(rec, "overlap", hidden, "fraction");
@@ -729,10 +745,10 @@ static int run(void *unused)
   int err = HK_SUCCESS;
   run_t r = {0};
   hk_mode_t mode;
-  hk_map_policy_t map;
+  hk_cart_map_t map;
   long long G[3];
   if ((err = check_options()) || (err = parse_grid(G)) || (err = hk_mode_parse(opt.mode, &mode)) ||
-      (err = hk_map_policy_parse(opt.map, &map)))
+      (err = hk_cart_map_parse(opt.map, &map)))
     return hk_agree(MPI_COMM_WORLD, err);
   r.periodic = !strcmp(opt.boundary, "periodic");
   r.update = opt.dims == 2 ? jac_update2d : opt.stencil == 27 ? jac_update27 : jac_update3d;
@@ -767,15 +783,15 @@ static int run(void *unused)
     goto done;
   initialise(&r);
   long long l2 = 0, l3 = 0;
-  cache_shares(hk_halo_threads(r.halo), &l2, &l3);
+  cache_shares(halo_threads(r.halo), &l2, &l3);
   /* non-temporal stores pay where the field leaves the caches before it is read again
    * anyway (a choice of each rank's own; the roofline follows it) */
   r.nt = opt.dims == 3 && opt.stencil == 7 && jac_nt_available() &&
          (!strcmp(opt.stores, "nt") ||
           (!strcmp(opt.stores, "auto") &&
            (double)r.L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
-  if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !hk_mode_overlaps(mode)) {
-    local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, hk_halo_threads(r.halo), l2, l3,
+  if (opt.dims == 3 && opt.width > 1 && !strcmp(opt.temporal, "on") && !mode_overlaps(mode)) {
+    local = jac_wave_alloc(&r.wave, &r.L, opt.width, opt.wave_rows, halo_threads(r.halo), l2, l3,
                            r.nt, r.xwrap);
     r.wave.stencil27 = opt.stencil == 27;
     if (local == HK_SUCCESS && !(r.regions = calloc((size_t)opt.width, sizeof *r.regions)))
@@ -812,7 +828,7 @@ static int run(void *unused)
   err = hk_agree(comm, sweep(&r, opt.warmup, 0, &done_sweeps, &t_check));
   if (err != HK_SUCCESS)
     goto done;
-  hk_halo_reset_stats(r.halo);
+  hk_halo_stats_reset(r.halo);
   t_check = 0.0;
   r.t_sweeps = 0.0;
   MPI_Barrier(comm);

@@ -40,7 +40,9 @@ int jac_sendrecv_exchange(const hk_cart_t *cart, const hk_field_layout_t *L, con
       int to[3] = {0, 0, 0}, from[3] = {0, 0, 0};
       to[d] = dir;
       from[d] = -dir;
-      int dst = hk_cart_neighbor(cart, to), src = hk_cart_neighbor(cart, from);
+      int dst = MPI_PROC_NULL, src = MPI_PROC_NULL;
+      hk_cart_neighbor(cart, to, &dst);
+      hk_cart_neighbor(cart, from, &src);
       int slo[3] = {0, 0, 0}, shi[3] = {L->n[0], L->n[1], L->n[2]};
       int rlo[3] = {0, 0, 0}, rhi[3] = {L->n[0], L->n[1], L->n[2]};
       slo[d] = dir > 0 ? L->n[d] - w : 0;        /* my face towards dir */

@@ -154,7 +154,7 @@ static int allreduce(sim_t *m)
     int rc = MPI_Allreduce(m->local, m->global, m->nbins, MPI_INT64_T, MPI_SUM, m->comm);
     return rc == MPI_SUCCESS ? HK_SUCCESS : hk_error_set(HK_ERR_MPI, "MPI_Allreduce failed");
   }
-  hk_allreduce_opts_t o = {.algorithm = m->alg, .min_bytes = -1, .info = &m->info};
+  hk_allreduce_opts_t o = {.algorithm = m->alg, .min_bytes = HK_DEFAULT, .info = &m->info};
   return hk_allreduce(m->local, m->global, m->nbins, MPI_INT64_T, MPI_SUM, m->comm, &o);
 }
 

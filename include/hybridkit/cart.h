@@ -41,18 +41,20 @@
 extern "C" {
 #endif
 
-typedef enum hk_map_policy {
-  HK_MAP_SEQUENTIAL = 0,
-  HK_MAP_ROUND_ROBIN = 1,
-  HK_MAP_NODE_AWARE = 2
-} hk_map_policy_t;
+typedef enum hk_cart_map {
+  HK_CART_MAP_SEQUENTIAL = 0,
+  HK_CART_MAP_ROUND_ROBIN = 1,
+  HK_CART_MAP_NODE_AWARE = 2,
+  HK_CART_MAP_COUNT
+} hk_cart_map_t;
 
 /* Which neighbours exchange halos: faces only (5-point 2D / 7-point 3D
  * stencils: "diagonal communication elimination") or faces, edges and corners
  * (9-point / 27-point). */
 typedef enum hk_stencil {
   HK_STENCIL_FACES = 0,
-  HK_STENCIL_FULL = 1
+  HK_STENCIL_FULL = 1,
+  HK_STENCIL_COUNT
 } hk_stencil_t;
 
 typedef struct hk_cart_desc {
@@ -61,7 +63,7 @@ typedef struct hk_cart_desc {
   int periodic[3];         /* per dimension, 0 or 1 */
   int procs[3];            /* process grid; all 0: chosen (least halo surface);
                               in 2D procs[2] is 1.  Its product must be the rank count */
-  hk_map_policy_t map;
+  hk_cart_map_t map;
   int halo_width;          /* w >= 1: every block needs >= w cells in each decomposed
                               dimension (halo_width 0 is taken as 1) */
   hk_stencil_t stencil;    /* for the surface counts */
@@ -76,8 +78,8 @@ typedef struct hk_cart_layout {
   int procs[3];
   int node_procs[3];       /* node grid of node-aware mapping, else 0 0 0 */
   int local_procs[3];      /* intra-node grid of node-aware mapping, else 0 0 0 */
-  hk_map_policy_t map;     /* the policy asked for */
-  hk_map_policy_t map_used;/* what was done (node-aware/round-robin may fall back) */
+  hk_cart_map_t map;       /* the policy asked for */
+  hk_cart_map_t map_used;  /* what was done (node-aware/round-robin may fall back) */
   char note[256];          /* why it fell back, "" otherwise */
   int *rank_of_pos;        /* [nranks] rank of the parent communicator at position p */
   int *node_of_pos;        /* [nranks] its node */
@@ -93,11 +95,16 @@ typedef struct hk_cart_surface {
   int min_node_links;
 } hk_cart_surface_t;
 
-HK_EXPORT const char *hk_map_policy_name(hk_map_policy_t map);   /* sequential, round-robin, node-aware */
-HK_EXPORT int hk_map_policy_parse(const char *name, hk_map_policy_t *map);
+/* hk_cart_map_name: sequential, round-robin, node-aware.  Collective: local.  Threads: any thread.
+ * Errors: none (an unknown value gives "invalid"). */
+HK_EXPORT const char *hk_cart_map_name(hk_cart_map_t map);
+/* hk_cart_map_parse: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG naming the known names. */
+HK_EXPORT int hk_cart_map_parse(const char *name, hk_cart_map_t *map);
 
 /* hk_cart_block_range: the cells [*lo, *lo + *n) of block `index` of `procs`
- * blocks over `cells` cells (uneven blocks as above).  Collective: local. */
+ * blocks over `cells` cells (uneven blocks as above).  Collective: local.
+ * Threads: any thread.  Errors: none (procs < 1 or index out of range give *n = 0). */
 HK_EXPORT void hk_cart_block_range(long long cells, int procs, int index, long long *lo, int *n);
 
 /* hk_cart_plan: the layout for `nranks` ranks, rank r on node node_of_rank[r]
@@ -105,13 +112,17 @@ HK_EXPORT void hk_cart_block_range(long long cells, int procs, int index, long l
  * numbers, for: dims not 2/3, a global extent < 1, a procs product != nranks,
  * blocks thinner than the halo width ("grid 8x8 is too small for 16x1 ranks with
  * halo width 1"), no process grid that fits.
- * Collective: local.  Threads: any thread. */
+ * Collective: local.  Threads: any thread.
+ * Errors: see above; HK_ERR_NOMEM. */
 HK_EXPORT int hk_cart_plan(const hk_cart_desc_t *desc, int nranks, const int *node_of_rank,
                            hk_cart_layout_t **layout);
+/* hk_cart_layout_destroy: Collective: local.  Threads: any thread.
+ * Errors: none (NULL is fine). */
 HK_EXPORT void hk_cart_layout_destroy(hk_cart_layout_t **layout);
 
 /* hk_cart_surface: the counts above for a layout of desc (its halo_width,
- * stencil, periodicity; 8-byte cells).  Collective: local. */
+ * stencil, periodicity; 8-byte cells).  Collective: local.
+ * Threads: any thread.  Errors: HK_ERR_ARG (NULL, a layout of other dims), HK_ERR_NOMEM. */
 HK_EXPORT int hk_cart_surface(const hk_cart_desc_t *desc, const hk_cart_layout_t *layout,
                               hk_cart_surface_t *surface);
 
@@ -131,29 +142,42 @@ typedef struct hk_cart_info {
   int n[3];                /* owned cells (1 in z for 2D) */
   int node;                /* this rank's node */
   int nnodes;
-  hk_map_policy_t map_used;
+  hk_cart_map_t map_used;
   const char *note;        /* fallback note, "" if none (lives as long as the cart) */
 } hk_cart_info_t;
 
 /* hk_cart_create: plan with the nodes of `nodes` (NULL: hk_nodes_create on comm),
  * then make the Cartesian communicator (ranks of comm renumbered by position).
  * Errors (bad sizes ...) are agreed: every rank returns the same code.
- * Collective: comm.  Threads: outside parallel regions. */
+ * Collective: comm.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG (as hk_cart_plan, agreed), HK_ERR_NODES, HK_ERR_NOMEM, HK_ERR_MPI. */
 HK_EXPORT int hk_cart_create(MPI_Comm comm, const hk_nodes_t *nodes, const hk_cart_desc_t *desc,
                              hk_cart_t **cart);
-/* hk_cart_destroy: free the communicator and the layout; *cart = NULL.  Collective: comm. */
+/* hk_cart_destroy: free the communicator and the layout; *cart = NULL.  Collective: comm.
+ * Threads: outside parallel regions.  Errors: HK_ERR_MPI (NULL is fine). */
 HK_EXPORT int hk_cart_destroy(hk_cart_t **cart);
+/* hk_cart_comm: Collective: local.  Threads: any thread.
+ * Errors: none (MPI_COMM_NULL for a NULL cart). */
 HK_EXPORT MPI_Comm hk_cart_comm(const hk_cart_t *cart);
+/* hk_cart_info: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_cart_info(const hk_cart_t *cart, hk_cart_info_t *info);
-HK_EXPORT const hk_cart_layout_t *hk_cart_get_layout(const hk_cart_t *cart);
-HK_EXPORT const hk_cart_desc_t *hk_cart_get_desc(const hk_cart_t *cart);
-/* hk_cart_neighbor: the cart rank at my coords + offset (each -1, 0 or +1; offset[2]
- * is 0 in 2D), wrapping periodic dimensions; MPI_PROC_NULL beyond a non-periodic
- * edge.  May be my own rank (periodic, one block in that dimension). */
-HK_EXPORT int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3]);
-/* hk_cart_node_of: the node of a cart rank, -1 out of range. */
-HK_EXPORT int hk_cart_node_of(const hk_cart_t *cart, int cart_rank);
-/* hk_cart_block: global start and size of the block of any cart rank. */
+/* hk_cart_layout: Collective: local.  Threads: any thread.
+ * Errors: none (NULL for a NULL cart); lives as long as the cart. */
+HK_EXPORT const hk_cart_layout_t *hk_cart_layout(const hk_cart_t *cart);
+/* hk_cart_desc: Collective: local.  Threads: any thread.
+ * Errors: none (NULL for a NULL cart); lives as long as the cart. */
+HK_EXPORT const hk_cart_desc_t *hk_cart_desc(const hk_cart_t *cart);
+/* hk_cart_neighbor: *rank = the cart rank at my coords + offset (each -1, 0 or +1),
+ * wrapping periodic dimensions; MPI_PROC_NULL beyond a non-periodic edge and for a
+ * nonzero offset[2] in 2D.  May be my own rank (periodic, one block in that dimension).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments or an offset outside -1..1. */
+HK_EXPORT int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3], int *rank);
+/* hk_cart_node_of: *node = the node of a cart rank.
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments or a rank out of range. */
+HK_EXPORT int hk_cart_node_of(const hk_cart_t *cart, int cart_rank, int *node);
+/* hk_cart_block: global start and size of the block of any cart rank (HK_ERR_ARG out of range).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments or a rank out of range. */
 HK_EXPORT int hk_cart_block(const hk_cart_t *cart, int cart_rank, long long lo[3], int n[3]);
 
 #ifdef __cplusplus

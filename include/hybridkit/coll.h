@@ -55,6 +55,7 @@
 #define HYBRIDKIT_COLL_H
 
 #include <mpi.h>
+#include "hybridkit/error.h"
 #include "hybridkit/export.h"
 
 #ifdef __cplusplus
@@ -66,10 +67,9 @@ typedef enum hk_allreduce_alg {
   HK_ALLREDUCE_MPI = 1,
   HK_ALLREDUCE_CHUNKED = 2,
   HK_ALLREDUCE_CHUNKED_SHIFTED = 3,
-  HK_ALLREDUCE_HIERARCHICAL = 4
+  HK_ALLREDUCE_HIERARCHICAL = 4,
+  HK_ALLREDUCE_ALG_COUNT
 } hk_allreduce_alg_t;
-
-#define HK_ALLREDUCE_NALG 5
 
 /* Why `mpi` ran instead of a hybrid algorithm. */
 typedef enum hk_allreduce_fallback {
@@ -88,11 +88,10 @@ typedef enum hk_allreduce_fallback {
                                     cannot group this communicator */
   HK_FALLBACK_MODEL,             /* auto: the model of the node says MPI wins (one rank per
                                     node and one usable core, oversubscribed cores) */
-  HK_FALLBACK_SETUP              /* creating duplicates / the node window failed on a rank
+  HK_FALLBACK_SETUP,             /* creating duplicates / the node window failed on a rank
                                     (agreed by all ranks; the algorithm stays off on comm) */
+  HK_FALLBACK_COUNT
 } hk_allreduce_fallback_t;
-
-#define HK_FALLBACK_NREASONS 13
 
 typedef struct hk_allreduce_info {
   hk_allreduce_alg_t algorithm;     /* what ran (never AUTO) */
@@ -104,13 +103,15 @@ typedef struct hk_allreduce_info {
 
 typedef struct hk_allreduce_opts {
   hk_allreduce_alg_t algorithm;  /* AUTO (default) or a fixed algorithm */
-  int threads;                   /* 0: table / HK_ALLREDUCE_THREADS / OMP max threads */
-  long long min_bytes;           /* tiny-message threshold; < 0 (use -1): table/env/16384 */
+  int threads;                   /* HK_DEFAULT: table / HK_ALLREDUCE_THREADS / OMP max threads */
+  long long min_bytes;           /* tiny-message threshold: messages of fewer bytes go to MPI;
+                                    HK_DEFAULT: table / HK_ALLREDUCE_MIN_BYTES / 16384;
+                                    1 accelerates every message; < 0 is HK_ERR_ARG */
   hk_allreduce_info_t *info;     /* out, may be NULL: what ran */
 } hk_allreduce_opts_t;
 
 /* Designated-initialiser defaults: hk_allreduce_opts_t o = HK_ALLREDUCE_OPTS_DEFAULT; */
-#define HK_ALLREDUCE_OPTS_DEFAULT {HK_ALLREDUCE_AUTO, 0, -1, NULL}
+#define HK_ALLREDUCE_OPTS_DEFAULT {HK_ALLREDUCE_AUTO, HK_DEFAULT, HK_DEFAULT, NULL}
 
 /* hk_allreduce: MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) by
  * the algorithm of opts (NULL: defaults).  sendbuf may be MPI_IN_PLACE.  Any
@@ -122,18 +123,22 @@ typedef struct hk_allreduce_opts {
  * Collective: comm.  Threads: any thread (inside a parallel region the
  * algorithm runs on the calling thread alone); one call at a time per
  * communicator; with more than one thread the algorithms need
- * MPI_THREAD_MULTIPLE (agreed per communicator: fallback otherwise). */
+ * MPI_THREAD_MULTIPLE (agreed per communicator: fallback otherwise).
+ * Errors: see above. */
 HK_EXPORT int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, const hk_allreduce_opts_t *opts);
 
-/* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical". */
+/* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical".
+ * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);
 /* hk_allreduce_alg_parse: a name above -> alg; HK_ERR_ARG listing them otherwise.
- * Collective: local.  Threads: any thread. */
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG naming the known names. */
 HK_EXPORT int hk_allreduce_alg_parse(const char *name, hk_allreduce_alg_t *alg);
 /* Names: "none", "chosen", "small", "non-commutative", "in-parallel",
  * "thread-level", "one-thread", "datatype", "intercomm", "one-rank", "nodes",
- * "model", "setup". */
+ * "model", "setup".
+ * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_fallback_name(hk_allreduce_fallback_t reason);
 
 /* hk_coll_config: the process-wide configuration read from the environment and
@@ -148,6 +153,8 @@ typedef struct hk_coll_config {
   long long min_bytes;          /* the tiny-message threshold in force */
   int nwarnings;                /* warnings issued while loading */
 } hk_coll_config_t;
+/* hk_coll_config: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_coll_config(hk_coll_config_t *config);
 
 #ifdef __cplusplus

@@ -32,23 +32,32 @@ typedef enum hk_error {
 
 #define HK_ERR_MIN HK_ERR_RESOURCES  /* the most negative code */
 
+/* HK_DEFAULT: in every option field of a hybridkit struct (hk_allreduce_opts_t,
+ * hk_halo_desc_t, hk_cart_desc_t ...), 0 means "the default" (written out, the field's
+ * comment says which); a zero-initialised struct is the default configuration. */
+#define HK_DEFAULT 0
+
 /* hk_strerror: a static string naming err ("invalid argument", ...);
  * unknown codes give "unknown error".
- * Collective: local.  Threads: any thread. */
+ * Collective: local.  Threads: any thread.
+ * Errors: none (unknown codes give "unknown error"). */
 HK_EXPORT const char *hk_strerror(int err);
 
 /* hk_error_message: the message of the last error raised on the calling thread,
  * "" when none.  The string lives until the next error on this thread.
- * Collective: local.  Threads: any thread (per-thread storage). */
+ * Collective: local.  Threads: any thread (per-thread storage).
+ * Errors: none. */
 HK_EXPORT const char *hk_error_message(void);
 
 /* hk_error_set: set the calling thread's error message (printf format) and
  * return err, so programs can raise their own errors and agree on them with
- * hk_agree like the library's.  Collective: local.  Threads: any thread. */
+ * hk_agree like the library's.  Collective: local.  Threads: any thread.
+ * Errors: returns err itself. */
 HK_EXPORT int hk_error_set(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* hk_error_clear: forget the calling thread's last error message.
- * Collective: local.  Threads: any thread. */
+ * Collective: local.  Threads: any thread.
+ * Errors: none. */
 HK_EXPORT void hk_error_clear(void);
 
 #ifdef __cplusplus

@@ -59,13 +59,18 @@ typedef enum hk_mode {
 } hk_mode_t;
 
 /* "pure", "pure-nb", "masteronly", "funneled", "task", "task-balanced", "multiple",
- * "multiple-reserved".  Collective: local.  Threads: any thread. */
+ * "multiple-reserved".  Collective: local.  Threads: any thread.
+ * Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_mode_name(hk_mode_t mode);
+/* hk_mode_parse: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG naming the known names. */
 HK_EXPORT int hk_mode_parse(const char *name, hk_mode_t *mode);
-/* The thread level a mode needs (checked by hk_halo_create). */
+/* hk_mode_thread_level: the thread level a mode needs (checked by hk_halo_create).
+ * Collective: local.  Threads: any thread.  Errors: none (HK_THREAD_MULTIPLE for an invalid mode). */
 HK_EXPORT hk_thread_level_t hk_mode_thread_level(hk_mode_t mode);
-/* 1 when the mode overlaps communication with computation. */
-HK_EXPORT int hk_mode_overlaps(hk_mode_t mode);
+/* hk_mode_overlaps: *overlaps = 1 when the mode overlaps communication with computation.
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for an invalid mode or NULL. */
+HK_EXPORT int hk_mode_overlaps(hk_mode_t mode, int *overlaps);
 
 /* A box of cells in local coordinates: owned cells are [0, n), ghosts are
  * negative or >= n.  Cells [lo, hi) in every dimension (z: [0, 1) in 2D). */
@@ -111,14 +116,21 @@ typedef struct hk_field_layout {
  * against the block (HK_ERR_ARG "block 3x8 is thinner than halo width 4"),
  * reserved threads against the threads (HK_ERR_ARG).  The thread count is
  * omp_get_max_threads() at creation (1 for the pure modes).
- * Collective: the cart's communicator.  Threads: outside parallel regions. */
+ * Collective: the cart's communicator.  Threads: outside parallel regions.
+ * Errors: as above (agreed), HK_ERR_NOMEM, HK_ERR_MPI. */
 HK_EXPORT int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo);
-/* hk_halo_destroy: *halo = NULL.  Collective: the cart's communicator. */
+/* hk_halo_destroy: *halo = NULL.  Collective: the cart's communicator.
+ * Threads: outside parallel regions.  Errors: HK_ERR_MPI (NULL is fine). */
 HK_EXPORT int hk_halo_destroy(hk_halo_t **halo);
 
+/* hk_halo_layout: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_halo_layout(const hk_halo_t *halo, hk_field_layout_t *layout);
-/* Threads the mode runs with (1 for pure and pure-nb). */
-HK_EXPORT int hk_halo_threads(const hk_halo_t *halo);
+/* hk_halo_threads: *threads = the threads the mode runs with (1 for pure and pure-nb).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments. */
+HK_EXPORT int hk_halo_threads(const hk_halo_t *halo, int *threads);
+/* hk_halo_mode: Collective: local.  Threads: any thread.
+ * Errors: none (HK_MODE_COUNT for a NULL halo). */
 HK_EXPORT hk_mode_t hk_halo_mode(const hk_halo_t *halo);
 
 /* hk_halo_field_alloc: a zeroed, 64-byte aligned field of layout.count doubles,
@@ -126,16 +138,24 @@ HK_EXPORT hk_mode_t hk_halo_mode(const hk_halo_t *halo);
  * updates), so its pages land on their NUMA nodes.  Fields of 8 MiB and more are
  * 2 MiB aligned and advised to use transparent huge pages (MADV_HUGEPAGE; nothing
  * happens where THP is off).  Free with hk_halo_field_free.
- * Collective: local.  Threads: outside parallel regions. */
+ * Collective: local.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG, HK_ERR_NOMEM. */
 HK_EXPORT int hk_halo_field_alloc(const hk_halo_t *halo, double **field);
+/* hk_halo_field_free: Collective: local.  Threads: outside parallel regions.
+ * Errors: none (NULL is fine; *field = NULL). */
 HK_EXPORT void hk_halo_field_free(double **field);
 
 /* Exchange only.  hk_halo_exchange does it the mode's way; begin/end are the
  * split phase for applications that schedule their own overlap (pack + post;
  * wait + unpack: MPI from the calling thread, pack/unpack in parallel loops).
- * Collective: neighbours.  Threads: outside parallel regions. */
+ * Collective: neighbours.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG (NULL), HK_ERR_STATE (inside a parallel region), HK_ERR_MPI. */
 HK_EXPORT int hk_halo_exchange(hk_halo_t *halo, double *field);
+/* hk_halo_begin: Collective: neighbours.  Threads: outside parallel regions.
+ * Errors: as hk_halo_exchange. */
 HK_EXPORT int hk_halo_begin(hk_halo_t *halo, double *field);
+/* hk_halo_end: Collective: neighbours.  Threads: outside parallel regions.
+ * Errors: as hk_halo_exchange. */
 HK_EXPORT int hk_halo_end(hk_halo_t *halo, double *field);
 
 /* The application's work: update every cell of `box`.  Called concurrently
@@ -153,16 +173,24 @@ typedef struct hk_halo_work {
  * `extend` ghost layers) the mode's way: after the exchange, or the interior
  * during it and the boundary after.  The update must read `field`'s ghosts
  * only through cells within `radius` of the box.
- * Collective: neighbours.  Threads: outside parallel regions (opens its own). */
+ * Collective: neighbours.  Threads: outside parallel regions (opens its own).
+ * Errors: HK_ERR_ARG (NULL, bad extend), HK_ERR_STATE, HK_ERR_MPI. */
 HK_EXPORT int hk_halo_step(hk_halo_t *halo, double *field, const hk_halo_work_t *work);
 
-/* The interior and boundary parts of the update region of a step with
- * `extend`: *interior may be empty (lo >= hi in some dimension); the boundary is
- * returned as up to 6 disjoint boxes.  Collective: local.  Threads: any. */
-HK_EXPORT int hk_halo_regions(const hk_halo_t *halo, int extend, hk_box_t *region,
-                              hk_box_t *interior, hk_box_t boundary[6], int *nboundary);
+/* The update region of a step with `extend`, its interior and its boundary. */
+typedef struct hk_halo_regions {
+  hk_box_t all;           /* the whole update region */
+  hk_box_t interior;      /* may be empty (lo >= hi in some dimension) */
+  hk_box_t boundary[6];   /* all \ interior as up to 6 disjoint boxes */
+  int nboundary;
+} hk_halo_regions_t;
+/* hk_halo_regions: the update region of a step with `extend` (regions->all), its interior
+ * (cells whose update reads no received ghost) and the rest as up to 6 disjoint boxes.
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL or extend outside 0..width-1. */
+HK_EXPORT int hk_halo_regions(const hk_halo_t *halo, int extend, hk_halo_regions_t *regions);
 
-/* Cumulative counters since creation or hk_halo_reset_stats.  Times are
+/* Cumulative counters since creation or hk_halo_stats_reset.  Times are
  * seconds summed over exchanges; per exchange, the slowest thread of a phase
  * counts.  comm: time the communicating thread(s) spent posting, waiting and
  * unpacking; interior: time the computing threads spent on the interior while
@@ -177,8 +205,12 @@ typedef struct hk_halo_stats {
   long long bytes_self, bytes_intra, bytes_inter;  /* per exchange */
 } hk_halo_stats_t;
 
-HK_EXPORT int hk_halo_get_stats(const hk_halo_t *halo, hk_halo_stats_t *stats);
-HK_EXPORT void hk_halo_reset_stats(hk_halo_t *halo);
+/* hk_halo_stats: Collective: local.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG for NULL arguments. */
+HK_EXPORT int hk_halo_stats(const hk_halo_t *halo, hk_halo_stats_t *stats);
+/* hk_halo_stats_reset: Collective: local.  Threads: outside parallel regions.
+ * Errors: none (NULL is fine). */
+HK_EXPORT void hk_halo_stats_reset(hk_halo_t *halo);
 
 #ifdef __cplusplus
 }

@@ -47,48 +47,66 @@ typedef struct hk_reporter_desc {
 
 /* hk_reporter_create: gathers provenance and the binding report, opens the
  * output (HK_ERR_IO on every rank if rank 0 cannot), prints the header lines.
- * Collective: comm.  Threads: outside parallel regions.  Needs hk_init. */
+ * Collective: comm.  Threads: outside parallel regions.  Needs hk_init.
+ * Errors: HK_ERR_ARG (NULL, no program), HK_ERR_STATE (no hk_init), HK_ERR_IO (agreed), HK_ERR_NOMEM, HK_ERR_MPI. */
 HK_EXPORT int hk_reporter_create(MPI_Comm comm, const hk_reporter_desc_t *desc,
                                  hk_reporter_t **reporter);
-/* hk_reporter_destroy: close the output; *reporter = NULL.  Collective: local. */
+/* hk_reporter_destroy: close the output; *reporter = NULL.  Collective: local.
+ * Threads: outside parallel regions.  Errors: HK_ERR_IO when closing the output fails (NULL is fine). */
 HK_EXPORT int hk_reporter_destroy(hk_reporter_t **reporter);
 /* hk_reporter_config: a "# key: value" configuration line in the table (rank 0).
- * Collective: local.  Threads: outside parallel regions. */
+ * Collective: local.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_reporter_config(hk_reporter_t *reporter, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* The binding report gathered at creation (owned by the reporter). */
+/* The binding report gathered at creation (owned by the reporter).
+ * Collective: local.  Threads: any thread.  Errors: none (NULL for a NULL reporter); owned by the reporter. */
 HK_EXPORT const hk_binding_t *hk_reporter_binding(const hk_reporter_t *reporter);
 
-/* hk_record_create: start a record of `kind` ([a-z][a-z0-9_.-]*).  Collective: local. */
+/* hk_record_create: start a record of `kind` ([a-z][a-z0-9_.-]*).  Collective: local.
+ * Threads: outside parallel regions.  Errors: HK_ERR_ARG (a kind not matching the pattern), HK_ERR_NOMEM. */
 HK_EXPORT int hk_record_create(hk_reporter_t *reporter, const char *kind, hk_record_t **record);
 
-/* Parameters (the configuration of the measurement).  Collective: local. */
+/* Parameters (the configuration of the measurement).  Collective: local.
+ * Threads: outside parallel regions.  Errors: HK_ERR_ARG (NULL, a bad or repeated name), HK_ERR_NOMEM. */
 HK_EXPORT int hk_record_param_int(hk_record_t *record, const char *name, long long value);
+/* hk_record_param_double: Collective: local.  Threads: outside parallel regions.
+ * Errors: as hk_record_param_int. */
 HK_EXPORT int hk_record_param_double(hk_record_t *record, const char *name, double value);
+/* hk_record_param_str: Collective: local.  Threads: outside parallel regions.
+ * Errors: as hk_record_param_int. */
 HK_EXPORT int hk_record_param_str(hk_record_t *record, const char *name, const char *value);
 
 /* hk_record_value*: a result that is already global (the same on all ranks, or
- * only rank 0's counts).  unit may be NULL.  Collective: local. */
+ * only rank 0's counts).  unit may be NULL.  Collective: local.
+ * Threads: outside parallel regions.  Errors: HK_ERR_ARG (NULL, a bad or repeated name), HK_ERR_NOMEM. */
 HK_EXPORT int hk_record_value(hk_record_t *record, const char *name, double value, const char *unit);
+/* hk_record_value_int: Collective: local.  Threads: outside parallel regions.
+ * Errors: as hk_record_value. */
 HK_EXPORT int hk_record_value_int(hk_record_t *record, const char *name, long long value,
                                   const char *unit);
 /* hk_record_stats: a per-rank quantity, reduced to min/avg/max over the ranks
  * of the reporter's communicator.  Collective: the reporter's comm.
- * Threads: outside parallel regions. */
+ * Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG (as hk_stats_reduce, agreed), HK_ERR_NOMEM, HK_ERR_MPI. */
 HK_EXPORT int hk_record_stats(hk_record_t *record, const char *name, double local, const char *unit);
 /* hk_record_stats_given: min/avg/max the program reduced itself (e.g. over the
- * two ranks of a ping-pong pair, not over all ranks).  Collective: local. */
+ * two ranks of a ping-pong pair, not over all ranks).  Collective: local.
+ * Threads: outside parallel regions.  Errors: as hk_record_value; HK_ERR_ARG for non-finite stats. */
 HK_EXPORT int hk_record_stats_given(hk_record_t *record, const char *name, const hk_stats_t *stats,
                                     const char *unit);
-/* hk_record_warning: a warning carried by this record (and shown in the table). */
+/* hk_record_warning: a warning carried by this record (and shown in the table).
+ * Collective: local.  Threads: outside parallel regions.  Errors: HK_ERR_ARG for NULL, HK_ERR_NOMEM. */
 HK_EXPORT int hk_record_warning(hk_record_t *record, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* hk_record_emit: rank 0 writes the table row and the JSON line, every rank
  * frees the record (*record = NULL); a write error on rank 0 is HK_ERR_IO on all.
- * Collective: the reporter's comm.  Threads: outside parallel regions. */
+ * Collective: the reporter's comm.  Threads: outside parallel regions.
+ * Errors: HK_ERR_IO (agreed), HK_ERR_MPI. */
 HK_EXPORT int hk_record_emit(hk_record_t **record);
-/* hk_record_discard: free without writing.  Collective: local. */
+/* hk_record_discard: free without writing.  Collective: local.
+ * Threads: outside parallel regions.  Errors: none (NULL is fine). */
 HK_EXPORT void hk_record_discard(hk_record_t **record);
 
 #ifdef __cplusplus

@@ -16,12 +16,14 @@ typedef struct hk_stats {
   double max;
 } hk_stats_t;
 
-/* hk_wtime: wall-clock seconds (MPI_Wtime).  Collective: local.  Threads: any thread. */
+/* hk_wtime: wall-clock seconds (MPI_Wtime).  Collective: local.  Threads: any thread.
+ * Errors: none. */
 HK_EXPORT double hk_wtime(void);
 
 /* hk_stats_reduce: min/avg/max of `local` over the ranks of comm, on every rank.
  * HK_ERR_ARG on every rank when any rank's value is NaN or infinite.
- * Collective: comm.  Threads: outside parallel regions (masteronly). */
+ * Collective: comm.  Threads: outside parallel regions (masteronly).
+ * Errors: HK_ERR_ARG (NaN or infinite value on a rank, agreed), HK_ERR_MPI. */
 HK_EXPORT int hk_stats_reduce(MPI_Comm comm, double local, hk_stats_t *stats);
 
 /* The work a timed loop repeats; returns HK_SUCCESS or an error code. */
@@ -36,7 +38,8 @@ typedef struct hk_timing_desc {
 /* hk_time_loop: calls fn(arg) warmup times, barrier, then iters times under the
  * clock; *per_call receives min/avg/max over ranks of the time per call.
  * An error of fn on any rank is agreed (hk_agree) and returned on all ranks.
- * Collective: desc->comm.  Threads: outside parallel regions. */
+ * Collective: desc->comm.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG (bad desc), fn's error (agreed), HK_ERR_MPI. */
 HK_EXPORT int hk_time_loop(const hk_timing_desc_t *desc, hk_timed_fn fn, void *arg,
                            hk_stats_t *per_call);
 

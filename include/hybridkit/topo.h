@@ -61,27 +61,33 @@ typedef struct hk_machine_info {
  * not a regular file (a FIFO, a directory), and for a synthetic machine of more than
  * HK_SYNTHETIC_MAX_PUS PUs (hwloc's time to build one grows faster than linearly:
  * 8192 PUs take ~0.5 s, 32768 ~10 s).
- * Collective: local.  Threads: any thread. */
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_TOPOLOGY (as above), HK_ERR_ARG, HK_ERR_NOMEM. */
 HK_EXPORT int hk_machine_load(const char *desc, hk_machine_t **machine);
 
 /* hk_machine_this: the machine this process runs on (never $HK_TOPOLOGY), loaded
  * on the first call and kept until hk_finalize, so that callers asking for its caches
  * or packages do not each build an hwloc topology again.  Borrowed: do not destroy.
- * Collective: local.  Threads: one thread at a time (the first call loads it). */
+ * Collective: local.  Threads: one thread at a time (the first call loads it).
+ * Errors: HK_ERR_ARG for NULL, HK_ERR_TOPOLOGY. */
 HK_EXPORT int hk_machine_this(const hk_machine_t **machine);
 
-/* hk_machine_destroy: free, set *machine = NULL.  NULL is fine. */
+/* hk_machine_destroy: free, set *machine = NULL.  NULL is fine.
+ * Collective: local.  Threads: any thread.  Errors: none (NULL is fine). */
 HK_EXPORT void hk_machine_destroy(hk_machine_t **machine);
 
-/* hk_machine_info: summary counts (the strings live as long as the machine). */
+/* hk_machine_info: summary counts (the strings live as long as the machine).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_machine_info(const hk_machine_t *machine, hk_machine_info_t *info);
 
-/* hk_machine_is_this_system: 1 when the machine is the one we run on (binding
- * to it is possible), 0 for synthetic/XML machines. */
-HK_EXPORT int hk_machine_is_this_system(const hk_machine_t *machine);
+/* hk_machine_is_this_system: *flag = 1 when the machine is the one we run on (binding
+ * to it is possible), 0 for synthetic/XML machines.
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments. */
+HK_EXPORT int hk_machine_is_this_system(const hk_machine_t *machine, int *flag);
 
 /* hk_machine_print: the machine as an indented tree (like lstopo --no-io),
- * with a one-line summary first.  Collective: local.  Threads: any thread. */
+ * with a one-line summary first.  Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL, HK_ERR_IO. */
 HK_EXPORT int hk_machine_print(const hk_machine_t *machine, FILE *out);
 
 /* -------------------------------------------------------------------- nodes */
@@ -100,25 +106,36 @@ typedef struct hk_nodes_info {
 /* hk_nodes_create: group the ranks of comm into nodes (see the file comment).
  * HK_ERR_NODES, on every rank, when HK_NODE_SIZE is not a positive integer or
  * does not divide the number of ranks (and HK_NODE_UNEVEN is not 1).
- * Collective: comm.  Threads: outside parallel regions (masteronly). */
+ * Collective: comm.  Threads: outside parallel regions (masteronly).
+ * Errors: HK_ERR_NODES (agreed), HK_ERR_NOMEM, HK_ERR_MPI. */
 HK_EXPORT int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes);
-/* hk_nodes_destroy: free the node communicator; *nodes = NULL.  Collective: comm. */
+/* hk_nodes_destroy: free the node communicator; *nodes = NULL.  Collective: comm.
+ * Threads: outside parallel regions.  Errors: HK_ERR_MPI (NULL is fine). */
 HK_EXPORT int hk_nodes_destroy(hk_nodes_t **nodes);
+/* hk_nodes_info: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL arguments. */
 HK_EXPORT int hk_nodes_info(const hk_nodes_t *nodes, hk_nodes_info_t *info);
-/* The communicator of this rank's node (owned by nodes, do not free). */
+/* The communicator of this rank's node (owned by nodes, do not free).
+ * Collective: local.  Threads: any thread.  Errors: none (MPI_COMM_NULL for NULL); owned by nodes, do not free. */
 HK_EXPORT MPI_Comm hk_nodes_comm(const hk_nodes_t *nodes);
-/* The node of `rank` (a rank of the comm given to hk_nodes_create), -1 if out of range. */
-HK_EXPORT int hk_nodes_node_of(const hk_nodes_t *nodes, int rank);
+/* hk_nodes_node_of: *node = the node of `rank` (a rank of the comm given to hk_nodes_create).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL arguments or a rank out of range. */
+HK_EXPORT int hk_nodes_node_of(const hk_nodes_t *nodes, int rank, int *node);
 
 /* ------------------------------------------------------------------ binding */
 
 typedef enum hk_bind_policy {
   HK_BIND_NONE = 0,
   HK_BIND_COMPACT = 1,
-  HK_BIND_SCATTER = 2
+  HK_BIND_SCATTER = 2,
+  HK_BIND_POLICY_COUNT
 } hk_bind_policy_t;
 
+/* hk_bind_policy_name: Collective: local.  Threads: any thread.
+ * Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_bind_policy_name(hk_bind_policy_t policy);
+/* hk_bind_policy_parse: Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG naming the known names. */
 HK_EXPORT int hk_bind_policy_parse(const char *name, hk_bind_policy_t *policy);
 
 /* hk_bind_threads: bind the threads of the next parallel regions
@@ -126,7 +143,8 @@ HK_EXPORT int hk_bind_policy_parse(const char *name, hk_bind_policy_t *policy);
  * the union of its threads' cpusets at the first call (what the launcher gave),
  * remembered until hk_finalize so later calls can re-bind.  HK_BIND_NONE lets
  * every thread run on all of them.  Uses the real machine.  Returns HK_ERR_BIND if the OS refuses.
- * Collective: local.  Threads: outside parallel regions (opens one). */
+ * Collective: local.  Threads: outside parallel regions (opens one).
+ * Errors: HK_ERR_ARG (bad policy), HK_ERR_BIND, HK_ERR_TOPOLOGY. */
 HK_EXPORT int hk_bind_threads(hk_bind_policy_t policy);
 
 typedef struct hk_binding_entry {
@@ -149,39 +167,45 @@ typedef struct hk_binding {
  * of omp_get_max_threads() threads) reports its cpuset and current PU; the
  * result, with warnings when threads of a rank share PUs or ranks of a node
  * overlap, is returned on every rank.  `nodes` may be NULL (node 0 for all).
- * Collective: comm.  Threads: outside parallel regions (opens one). */
+ * Collective: comm.  Threads: outside parallel regions (opens one).
+ * Errors: HK_ERR_NOMEM, HK_ERR_TOPOLOGY, HK_ERR_MPI. */
 HK_EXPORT int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **binding);
 /* hk_binding_print: a table "rank thread node host cpuset cpu" (warnings are
- * the caller's to print: the reporter prints them in its header). */
+ * the caller's to print: the reporter prints them in its header).
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL, HK_ERR_IO. */
 HK_EXPORT int hk_binding_print(const hk_binding_t *binding, FILE *out);
+/* hk_binding_destroy: Collective: local.  Threads: any thread.
+ * Errors: none (NULL is fine). */
 HK_EXPORT void hk_binding_destroy(hk_binding_t **binding);
 
 /* ---------------------------------------------------------------------- map */
 
-typedef struct hk_map_desc {
+typedef struct hk_launch_map_desc {
   int ranks;                 /* >= 1 */
   int threads;               /* per rank, >= 1 */
   int nodes;                 /* nodes like `machine`, >= 1; ranks fill nodes in blocks */
   hk_bind_policy_t policy;
   int oversubscribe;         /* allow more threads on a node than it has cores */
-} hk_map_desc_t;
+} hk_launch_map_desc_t;
 
-/* hk_map_compute: the rank/thread -> PU map that `hybridkit run` launches
- * (mpirun --map-by slot:PE=S --bind-to core, S = hk_map_share()) with the policy
+/* hk_launch_map_compute: the rank/thread -> PU map that `hybridkit run` launches
+ * (mpirun --map-by slot:PE=S --bind-to core, S = hk_launch_map_share()) with the policy
  * inside each rank would give on `nodes` copies of `machine`: rank r goes to node
  * r / ceil(ranks/nodes); the k-th rank of a node owns cores [k*S, (k+1)*S), and
  * its T threads go on T of them: the first T (compact) or spread (scatter).
  * HK_ERR_RESOURCES ("4 ranks x 2 threads need 8 cores per node, the machine has 4")
  * unless oversubscribe, which wraps around (and adds a warning).
  * The result uses the hk_binding_t layout (host "node<N>", cpu -1).
- * Collective: local.  Threads: any thread. */
-HK_EXPORT int hk_map_compute(const hk_machine_t *machine, const hk_map_desc_t *desc,
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG (bad desc), HK_ERR_RESOURCES (as above), HK_ERR_NOMEM. */
+HK_EXPORT int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_t *desc,
                              hk_binding_t **map);
 
-/* hk_map_share: cores each rank owns when `ranks_per_node` ranks of `threads`
+/* hk_launch_map_share: *share = cores each rank owns when `ranks_per_node` ranks of `threads`
  * threads share a node of `cores` cores: max(threads, cores / ranks_per_node).
- * Collective: local.  Threads: any thread. */
-HK_EXPORT int hk_map_share(int cores, int ranks_per_node, int threads);
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for a count < 1 or NULL. */
+HK_EXPORT int hk_launch_map_share(int cores, int ranks_per_node, int threads, int *share);
 
 #ifdef __cplusplus
 }

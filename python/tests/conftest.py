@@ -28,6 +28,21 @@ class Result(NamedTuple):
     err: str
 
 
+# what `hk-jacobi --list-modes` / `hk-bench halo --list-modes` print (test data of the fakes:
+# the real list is the C table's, checked by ctest tools.list_modes.*)
+FAKE_MODES = """pure single 0
+pure-nb single 1
+masteronly masteronly 0
+funneled funneled 0
+task funneled 1
+task-balanced funneled 1
+multiple multiple 0
+multiple-reserved multiple 1
+"""
+FAKE_LIST_MODES = ("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --list-modes ] && "
+                   f"printf '%s' '{FAKE_MODES}' && exit 0; done\nexit 0\n")
+
+
 def make_executable(path: Path, text: str) -> Path:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -57,7 +72,7 @@ def bin_dir(tmp_path, monkeypatch) -> Path:
     monkeypatch.delenv("HK_MPI", raising=False)
     monkeypatch.delenv("HK_REPLAY_DIR", raising=False)
     monkeypatch.setattr("hybridkit.commands.run.local_cores", lambda: 2)
-    monkeypatch.setattr("hybridkit.commands.sweep.local_cores", lambda: 2)
+    monkeypatch.setattr("hybridkit.execute.local_cores", lambda: 2)
     monkeypatch.chdir(tmp_path)
     return d
 
@@ -66,7 +81,7 @@ def bin_dir(tmp_path, monkeypatch) -> Path:
 def study_bin(bin_dir, monkeypatch) -> Path:
     """bin_dir plus fake hk-jacobi and hk-bench (no hk-mz, hk-mc); only the packaged apps."""
     for name in ("hk-jacobi", "hk-bench"):
-        make_executable(bin_dir / name, "#!/bin/sh\nexit 0\n")
+        make_executable(bin_dir / name, FAKE_LIST_MODES)
     monkeypatch.delenv("HK_APPS_PATH", raising=False)
     monkeypatch.setenv("HK_SCHEMA", str(schema_path()))  # before hiding the repository's builds
     monkeypatch.setattr("hybridkit.paths.repo_root", lambda: None)

@@ -132,7 +132,7 @@ def test_dry_run_is_one_line_and_creates_nothing(cli, bin_dir, tmp_path):
 def test_hk_mpi_selects_mpich(cli, bin_dir, monkeypatch):
     monkeypatch.setenv("HK_MPI", "mpich")
     result = cli(["run", "hk-fake", "--np", "1", "--threads", "1", "--dry-run"])
-    # one rank owns all the local cores (the even share of hk_map_compute)
+    # one rank owns all the local cores (the even share of hk_launch_map_compute)
     assert f"-bind-to core:{local_cores()}" in result.out and "OMPI_ALLOW" not in result.out
 
 

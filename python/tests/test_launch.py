@@ -178,7 +178,7 @@ def test_default_mpi_rejects_unknown(monkeypatch):
         default_mpi()
 
 
-# Each rank owns the host's cores shared evenly (hk_map_compute's model), so scatter can spread.
+# Each rank owns the host's cores shared evenly (hk_launch_map_compute's model), so scatter can spread.
 @pytest.mark.parametrize("cores,np,threads,pe", [
     (8, 2, 2, 4),   # 2 ranks share 8 cores: 4 each, 2 threads placed inside them
     (8, 1, 4, 8),   # 1 rank owns the node

@@ -9,7 +9,10 @@ import pytest
 
 from hybridkit import appdesc
 from hybridkit.advise import advise
+from hybridkit.modes import parse as parse_modes
 from hybridkit.rundata import assign_apps, find_runs
+
+from conftest import FAKE_MODES
 
 TEMPLATE = "study/quick/runs/jacobi/2x1-mode_pure-size_96-iters_30/records.jsonl"
 
@@ -18,6 +21,9 @@ def own_cores(ranks, threads, shared=False):
     return [{"rank": r, "thread": t, "host": "n1", "node": 0,
              "cpuset": "0-1" if shared else str(r * threads + t), "cpu": r * threads + t}
             for r in range(ranks) for t in range(threads)]
+
+
+LEVELS = {m.name: m.level for m in parse_modes(FAKE_MODES)}
 
 
 def make_run(root, template, mode, ranks, threads, mlups, compute, comm, wait=0.0,
@@ -37,6 +43,8 @@ def make_run(root, template, mode, ranks, threads, mlups, compute, comm, wait=0.
     res["bytes_intra"]["value"], res["bytes_inter"]["value"] = intra, inter
     prov = rec["provenance"]
     prov.update(ranks=ranks, threads_per_rank=threads, binding=own_cores(ranks, threads, shared))
+    level = LEVELS[mode]  # hk-jacobi asks MPI for its mode's thread level
+    prov["thread_level"] = {"requested": level, "provided": level}
     d = root / "runs" / "jacobi" / f"{ranks}x{threads}-mode_{mode}-size_{size}-r{rep}"
     d.mkdir(parents=True)
     (d / "records.jsonl").write_text(json.dumps(rec) + "\n")

@@ -218,3 +218,19 @@ def test_emulated_nodes_share_the_cores_runs_beyond_them_are_functional():
                                                                             "size": [32]})
     assert [(r.ranks, r.threads, r.oversubscribe) for r in runs] == [(4, 1, True)]
     assert check_fits(runs, appdesc.get("jacobi"), vc)   # a note, no UsageError
+
+
+@pytest.mark.parametrize("extra,field", [
+    ("colour = \"red\"\n", "colour"),                      # a misspelt top-level key
+    ("[modes]\nparam = \"mode\"\nsingel = {max_threads = 1}\n", "singel"),
+])
+def test_the_schema_refuses_unknown_keys(tmp_path, extra, field):
+    path = tmp_path / "stream.toml"
+    path.write_text(extra + NEW_APP if not extra.startswith("[") else NEW_APP + extra)
+    with pytest.raises(HKError, match=field):
+        appdesc.load_file(path)
+    text = NEW_APP.replace('unit = "MB/s"', 'unit = "MB/s"\nbreakdwon = ["a"]')
+    path.write_text(text)
+    with pytest.raises(HKError, match="breakdwon"):
+        appdesc.load_file(path)
+

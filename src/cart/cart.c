@@ -59,7 +59,7 @@ int hk_cart_create(MPI_Comm comm, const hk_nodes_t *nodes, const hk_cart_desc_t 
   }
   HK_ALLOC_TRY(err, node_of, size);
   for (int r = 0; r < size && err == HK_SUCCESS; r++) {
-    node_of[r] = hk_nodes_node_of(nodes, r);
+    node_of[r] = hk__nodes_node_of(nodes, r);
     if (node_of[r] < 0)
       err = HK_ERROR(HK_ERR_ARG, "nodes has no node for rank %d of %d (made for another comm?)",
                      r, size);
@@ -143,12 +143,12 @@ cleanup:
 
 MPI_Comm hk_cart_comm(const hk_cart_t *cart) { return cart ? cart->comm : MPI_COMM_NULL; }
 
-const hk_cart_layout_t *hk_cart_get_layout(const hk_cart_t *cart)
+const hk_cart_layout_t *hk_cart_layout(const hk_cart_t *cart)
 {
   return cart ? cart->layout : NULL;
 }
 
-const hk_cart_desc_t *hk_cart_get_desc(const hk_cart_t *cart) { return cart ? &cart->desc : NULL; }
+const hk_cart_desc_t *hk_cart_desc(const hk_cart_t *cart) { return cart ? &cart->desc : NULL; }
 
 int hk_cart_block(const hk_cart_t *cart, int cart_rank, long long lo[3], int n[3])
 {
@@ -187,7 +187,7 @@ int hk_cart_info(const hk_cart_t *cart, hk_cart_info_t *info)
   return HK_SUCCESS;
 }
 
-int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3])
+int hk__cart_neighbor(const hk_cart_t *cart, const int offset[3])
 {
   if (!cart || !offset)
     return MPI_PROC_NULL;
@@ -207,9 +207,31 @@ int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3])
   return c[0] + P[0] * (c[1] + P[1] * c[2]);
 }
 
-int hk_cart_node_of(const hk_cart_t *cart, int cart_rank)
+int hk__cart_node_of(const hk_cart_t *cart, int cart_rank)
 {
   if (!cart || cart_rank < 0 || cart_rank >= cart->layout->nranks)
     return -1;
   return cart->layout->node_of_pos[cart_rank];
+}
+
+int hk_cart_neighbor(const hk_cart_t *cart, const int offset[3], int *rank)
+{
+  if (!cart || !offset || !rank)
+    return HK_ERROR(HK_ERR_ARG, "cart, offset and rank must not be NULL");
+  for (int i = 0; i < 3; i++)
+    if (offset[i] < -1 || offset[i] > 1)
+      return HK_ERROR(HK_ERR_ARG, "offset %d %d %d: each must be -1, 0 or 1", offset[0], offset[1],
+                      offset[2]);
+  *rank = hk__cart_neighbor(cart, offset);
+  return HK_SUCCESS;
+}
+
+int hk_cart_node_of(const hk_cart_t *cart, int cart_rank, int *node)
+{
+  if (!cart || !node)
+    return HK_ERROR(HK_ERR_ARG, "cart and node must not be NULL");
+  if (cart_rank < 0 || cart_rank >= cart->layout->nranks)
+    return HK_ERROR(HK_ERR_ARG, "cart rank %d is not in 0..%d", cart_rank, cart->layout->nranks - 1);
+  *node = hk__cart_node_of(cart, cart_rank);
+  return HK_SUCCESS;
 }

@@ -40,20 +40,20 @@ typedef struct geom {
   hk_stencil_t stencil;
 } geom_t;
 
-const char *hk_map_policy_name(hk_map_policy_t map)
+const char *hk_cart_map_name(hk_cart_map_t map)
 {
-  if ((int)map < 0 || (int)map > HK_MAP_NODE_AWARE)
+  if ((int)map < 0 || (int)map >= HK_CART_MAP_COUNT)
     return "invalid";
   return hk_map_names[map];
 }
 
-int hk_map_policy_parse(const char *name, hk_map_policy_t *map)
+int hk_cart_map_parse(const char *name, hk_cart_map_t *map)
 {
   if (!map)
     return HK_ERROR(HK_ERR_ARG, "map is NULL");
-  for (int m = 0; name && m <= HK_MAP_NODE_AWARE; m++)
+  for (int m = 0; name && m < HK_CART_MAP_COUNT; m++)
     if (strcmp(name, hk_map_names[m]) == 0) {
-      *map = (hk_map_policy_t)m;
+      *map = (hk_cart_map_t)m;
       return HK_SUCCESS;
     }
   return HK_ERROR(HK_ERR_ARG, "unknown map policy '%s' (sequential, round-robin, node-aware)",
@@ -110,9 +110,9 @@ static int geom_from_desc(const hk_cart_desc_t *d, geom_t *g)
     return HK_ERROR(HK_ERR_ARG, "global extent %lld in z: must be 1 in 2D", d->global[2]);
   if (d->halo_width < 0)
     return HK_ERROR(HK_ERR_ARG, "halo width %d: must be >= 0", d->halo_width);
-  if ((int)d->map < 0 || (int)d->map > HK_MAP_NODE_AWARE)
+  if ((int)d->map < 0 || (int)d->map >= HK_CART_MAP_COUNT)
     return HK_ERROR(HK_ERR_ARG, "invalid map policy %d", (int)d->map);
-  if ((int)d->stencil < 0 || (int)d->stencil > HK_STENCIL_FULL)
+  if ((int)d->stencil < 0 || (int)d->stencil >= HK_STENCIL_COUNT)
     return HK_ERROR(HK_ERR_ARG, "invalid stencil %d", (int)d->stencil);
   if (d->dims == 2 && d->procs[2] != 0 && d->procs[2] != 1)
     return HK_ERROR(HK_ERR_ARG, "procs %dx%dx%d: procs[2] must be 1 in 2D", d->procs[0],
@@ -375,7 +375,7 @@ int hk_cart_plan(const hk_cart_desc_t *desc, int nranks, const int *node_of_rank
   l->nnodes = nnodes;
   memcpy(l->procs, g.procs, sizeof l->procs);
   l->map = desc->map;
-  l->map_used = HK_MAP_SEQUENTIAL;
+  l->map_used = HK_CART_MAP_SEQUENTIAL;
 
   /* ranks of every node in increasing order: members[first[k] .. first[k] + count[k]) */
   HK_ALLOC_TRY(err, count, nnodes);
@@ -396,16 +396,16 @@ int hk_cart_plan(const hk_cart_desc_t *desc, int nranks, const int *node_of_rank
 
   char sizes[96];
   fmt_sizes(sizes, sizeof sizes, count, nnodes);
-  if (desc->map == HK_MAP_ROUND_ROBIN) {
+  if (desc->map == HK_CART_MAP_ROUND_ROBIN) {
     if (equal) {
       for (int p = 0; p < nranks; p++)
         l->rank_of_pos[p] = members[first[p % nnodes] + p / nnodes];
-      l->map_used = HK_MAP_ROUND_ROBIN;
+      l->map_used = HK_CART_MAP_ROUND_ROBIN;
     } else {
       snprintf(l->note, sizeof l->note, "round-robin needs equal node sizes %s: using sequential",
                sizes);
     }
-  } else if (desc->map == HK_MAP_NODE_AWARE) {
+  } else if (desc->map == HK_CART_MAP_NODE_AWARE) {
     int L[3] = {0, 0, 0};
     if (!equal) {
       snprintf(l->note, sizeof l->note, "node-aware needs equal node sizes %s: using sequential",
@@ -429,10 +429,10 @@ int hk_cart_plan(const hk_cart_desc_t *desc, int nranks, const int *node_of_rank
         l->local_procs[i] = L[i];
         l->node_procs[i] = g.procs[i] / L[i];
       }
-      l->map_used = HK_MAP_NODE_AWARE;
+      l->map_used = HK_CART_MAP_NODE_AWARE;
     }
   }
-  if (l->map_used == HK_MAP_SEQUENTIAL)
+  if (l->map_used == HK_CART_MAP_SEQUENTIAL)
     for (int p = 0; p < nranks; p++)
       l->rank_of_pos[p] = p;
   for (int p = 0; p < nranks; p++)

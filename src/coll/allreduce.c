@@ -49,7 +49,7 @@ static const struct algorithm {
   alg_fn fn;          /* NULL: PMPI_Allreduce */
   int chunked;        /* needs >= 2 useful chunks */
   int contiguous;     /* needs size == extent (copies bytes) */
-} algorithms[HK_ALLREDUCE_NALG] = {
+} algorithms[HK_ALLREDUCE_ALG_COUNT] = {
   [HK_ALLREDUCE_AUTO] = {"auto", NULL, 0, 0},
   [HK_ALLREDUCE_MPI] = {"mpi", NULL, 0, 0},
   [HK_ALLREDUCE_CHUNKED] = {"chunked", run_chunked, 1, 0},
@@ -57,13 +57,13 @@ static const struct algorithm {
   [HK_ALLREDUCE_HIERARCHICAL] = {"hierarchical", hk__allreduce_hierarchical, 0, 1},
 };
 
-static const char *const fallback_names[HK_FALLBACK_NREASONS] = {
+static const char *const fallback_names[HK_FALLBACK_COUNT] = {
   "none", "chosen", "small", "non-commutative", "in-parallel", "thread-level", "one-thread",
   "datatype", "intercomm", "one-rank", "nodes", "model", "setup"};
 
 const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg)
 {
-  if ((int)alg < 0 || (int)alg >= HK_ALLREDUCE_NALG)
+  if ((int)alg < 0 || (int)alg >= HK_ALLREDUCE_ALG_COUNT)
     return "invalid";
   return algorithms[alg].name;
 }
@@ -72,7 +72,7 @@ int hk_allreduce_alg_parse(const char *name, hk_allreduce_alg_t *alg)
 {
   if (!name || !alg)
     return HK_ERROR(HK_ERR_ARG, "algorithm name or result is NULL");
-  for (int a = 0; a < HK_ALLREDUCE_NALG; a++)
+  for (int a = 0; a < HK_ALLREDUCE_ALG_COUNT; a++)
     if (!strcasecmp(name, algorithms[a].name)) {
       *alg = (hk_allreduce_alg_t)a;
       return HK_SUCCESS;
@@ -83,7 +83,7 @@ int hk_allreduce_alg_parse(const char *name, hk_allreduce_alg_t *alg)
 
 const char *hk_allreduce_fallback_name(hk_allreduce_fallback_t r)
 {
-  if ((int)r < 0 || (int)r >= HK_FALLBACK_NREASONS)
+  if ((int)r < 0 || (int)r >= HK_FALLBACK_COUNT)
     return "invalid";
   return fallback_names[r];
 }
@@ -114,7 +114,7 @@ static choice_t choose(const hk_allreduce_opts_t *o, const hk__coll_config_t *cf
     ch.threads = cfg->env_threads;
     ch.threads_from = "HK_ALLREDUCE_THREADS";
   }
-  if (ch.min_bytes < 0)
+  if (ch.min_bytes == HK_DEFAULT)
     ch.min_bytes = use_cfg ? cfg->min_bytes : HK_COLL_DEFAULT_MIN_BYTES;
   return ch;
 }
@@ -250,9 +250,12 @@ int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
   hk_allreduce_info_t *info = o->info ? o->info : &local;
   *info = local;
   if (count < 0 || (count > 0 && !recvbuf) || (int)o->algorithm < 0 ||
-      (int)o->algorithm >= HK_ALLREDUCE_NALG)
+      (int)o->algorithm >= HK_ALLREDUCE_ALG_COUNT)
     return HK_ERROR(HK_ERR_ARG, "hk_allreduce: invalid count %d, buffer or algorithm %d", count,
                     (int)o->algorithm);
+  if (o->min_bytes < 0)
+    return HK_ERROR(HK_ERR_ARG, "hk_allreduce: min_bytes %lld < 0 (HK_DEFAULT: the default "
+                    "threshold, 1: accelerate every message)", o->min_bytes);
   int err = HK_SUCCESS, tsize = 0;
   if (!inside) {
     inside = 1;

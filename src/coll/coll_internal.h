@@ -62,7 +62,7 @@ typedef struct hk__coll_cache {
   int config_ok;          /* every rank has the same configuration */
   MPI_Comm *dup;          /* chunked: ncomms duplicates (created at first use) */
   MPI_Comm *shifted;      /* chunked-shifted: ranks rotated by t */
-  int failed[HK_ALLREDUCE_NALG]; /* agreed: set-up of that algorithm failed somewhere */
+  int failed[HK_ALLREDUCE_ALG_COUNT]; /* agreed: set-up of that algorithm failed somewhere */
   /* hierarchical (and the model of auto) */
   int nodes_state;        /* 0 not made yet, 1 made, -1 cannot be made (agreed) */
   hk_nodes_t *nodes;

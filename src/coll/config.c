@@ -11,10 +11,8 @@
  * A message of b bytes uses the first row with b <= max_bytes (null: no limit;
  * beyond the last row the last row).  Other keys are ignored.  Anything else
  * (missing file, unreadable, not JSON, rows not increasing, unknown algorithm)
- * is one warning line and the table is not used.  Only the reading of this one
- * small format is needed, so the parser below is minimal (no library).
+ * is one warning line and the table is not used.  Read with jansson.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <omp.h>
@@ -25,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "coll/coll_internal.h"
 
 static hk__coll_config_t config;
@@ -49,274 +48,95 @@ void hk__coll_warn(const char *fmt, ...)
   fflush(stderr);
 }
 
-/* ---- a minimal JSON reader: just enough to walk the table ---- */
-typedef struct reader {
-  const char *p, *start;
-  char *why;
-  size_t nwhy;
-} reader_t;
-
-static int fail(reader_t *r, const char *what)
+/* ---- the table, read with jansson ---- */
+static int fail(char *why, size_t nwhy, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *why, size_t nwhy, const char *fmt, ...)
 {
-  snprintf(r->why, r->nwhy, "%s at byte %ld", what, (long)(r->p - r->start));
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, nwhy, fmt, ap);
+  va_end(ap);
   return HK_ERR_ARG;
 }
 
-static void ws(reader_t *r)
+/* an integer >= 0, or null (-> -1); anything else fails */
+static int int_or_null(const json_t *v, long long *out)
 {
-  while (*r->p && isspace((unsigned char)*r->p))
-    r->p++;
-}
-
-static int expect(reader_t *r, char c)
-{
-  ws(r);
-  if (*r->p != c) {
-    char what[32];
-    snprintf(what, sizeof what, "expected '%c'", c);
-    return fail(r, what);
+  if (json_is_null(v)) {
+    *out = -1;
+    return HK_SUCCESS;
   }
-  r->p++;
-  return HK_SUCCESS;
-}
-
-/* a string into out (escapes kept only as the escaped character) */
-static int read_string(reader_t *r, char *out, size_t nout)
-{
-  size_t n = 0;
-  if (expect(r, '"'))
+  if (!json_is_integer(v) || json_integer_value(v) < 0)
     return HK_ERR_ARG;
-  while (*r->p && *r->p != '"') {
-    char c = *r->p++;
-    if (c == '\\') {
-      if (!*r->p)
-        break;
-      c = *r->p++;
-      if (c == 'u') { /* skip the four hex digits: names here are ASCII */
-        for (int i = 0; i < 4 && isxdigit((unsigned char)*r->p); i++)
-          r->p++;
-        c = '?';
-      }
-    }
-    if (n + 1 < nout)
-      out[n++] = c;
-  }
-  if (*r->p != '"')
-    return fail(r, "unterminated string");
-  r->p++;
-  if (nout)
-    out[n] = '\0';
+  *out = json_integer_value(v);
   return HK_SUCCESS;
 }
 
-static int skip_value(reader_t *r, int depth);
-
-static int skip_container(reader_t *r, char open, char close, int depth)
+static int read_row(const json_t *o, size_t i, hk__tune_row_t *row, char *why, size_t nwhy)
 {
-  r->p++;
-  ws(r);
-  if (*r->p == close) {
-    r->p++;
-    return HK_SUCCESS;
-  }
-  for (;;) {
-    if (open == '{') {
-      char key[8];
-      if (read_string(r, key, sizeof key) || expect(r, ':'))
-        return HK_ERR_ARG;
-    }
-    if (skip_value(r, depth + 1))
-      return HK_ERR_ARG;
-    ws(r);
-    if (*r->p == ',') {
-      r->p++;
-      continue;
-    }
-    return expect(r, close);
-  }
-}
-
-static int skip_value(reader_t *r, int depth)
-{
-  ws(r);
-  if (depth > 32)
-    return fail(r, "nested too deeply");
-  char c = *r->p;
-  if (c == '{' || c == '[')
-    return skip_container(r, c, c == '{' ? '}' : ']', depth);
-  if (c == '"')
-    return read_string(r, NULL, 0);
-  if (!strncmp(r->p, "true", 4) || !strncmp(r->p, "null", 4)) {
-    r->p += 4;
-    return HK_SUCCESS;
-  }
-  if (!strncmp(r->p, "false", 5)) {
-    r->p += 5;
-    return HK_SUCCESS;
-  }
-  char *end = NULL;
-  strtod(r->p, &end);
-  if (end == r->p)
-    return fail(r, "not a JSON value");
-  r->p = end;
-  return HK_SUCCESS;
-}
-
-/* an integer, or null (-> *is_null) */
-static int read_int(reader_t *r, long long *v, int *is_null)
-{
-  ws(r);
-  *is_null = 0;
-  if (!strncmp(r->p, "null", 4)) {
-    r->p += 4;
-    *is_null = 1;
-    return HK_SUCCESS;
-  }
-  char *end = NULL;
-  errno = 0;
-  long long x = strtoll(r->p, &end, 10);
-  if (end == r->p || errno || *end == '.' || *end == 'e' || *end == 'E')
-    return fail(r, "expected an integer");
-  r->p = end;
-  *v = x;
-  return HK_SUCCESS;
-}
-
-/* one row object */
-static int read_row(reader_t *r, hk__tune_row_t *row)
-{
-  int have_alg = 0, have_max = 0, is_null = 0;
+  const json_t *max = json_object_get(o, "max_bytes"), *alg = json_object_get(o, "algorithm");
+  const json_t *thr = json_object_get(o, "threads");
+  if (!json_is_object(o) || !max || !alg)
+    return fail(why, nwhy, "rows[%zu]: a row needs max_bytes and algorithm", i);
+  if (int_or_null(max, &row->max_bytes))
+    return fail(why, nwhy, "rows[%zu]: max_bytes must be an integer >= 0 or null", i);
+  hk_allreduce_alg_t a;
+  if (!json_is_string(alg) || hk_allreduce_alg_parse(json_string_value(alg), &a) != HK_SUCCESS ||
+      a == HK_ALLREDUCE_AUTO)
+    return fail(why, nwhy, "rows[%zu]: unknown algorithm '%.32s'", i,
+                json_is_string(alg) ? json_string_value(alg) : "(not a string)");
+  row->alg = a;
   row->threads = 1;
-  if (expect(r, '{'))
-    return HK_ERR_ARG;
-  ws(r);
-  if (*r->p == '}')
-    return fail(r, "empty row");
-  for (;;) {
-    char key[32], name[32];
-    long long v = 0;
-    if (read_string(r, key, sizeof key) || expect(r, ':'))
-      return HK_ERR_ARG;
-    if (!strcmp(key, "max_bytes")) {
-      if (read_int(r, &v, &is_null))
-        return HK_ERR_ARG;
-      row->max_bytes = is_null ? -1 : v;
-      if (!is_null && v < 0)
-        return fail(r, "negative max_bytes");
-      have_max = 1;
-    } else if (!strcmp(key, "algorithm")) {
-      ws(r);
-      if (read_string(r, name, sizeof name))
-        return HK_ERR_ARG;
-      hk_allreduce_alg_t a;
-      if (hk_allreduce_alg_parse(name, &a) != HK_SUCCESS || a == HK_ALLREDUCE_AUTO) {
-        char what[80];
-        snprintf(what, sizeof what, "unknown algorithm '%.32s'", name);
-        return fail(r, what);
-      }
-      row->alg = a;
-      have_alg = 1;
-    } else if (!strcmp(key, "threads")) {
-      if (read_int(r, &v, &is_null))
-        return HK_ERR_ARG;
-      if (is_null || v < 1 || v > HK_COLL_MAX_THREADS)
-        return fail(r, "threads must be 1..64");
-      row->threads = (int)v;
-    } else if (skip_value(r, 1)) {
-      return HK_ERR_ARG;
-    }
-    ws(r);
-    if (*r->p == ',') {
-      r->p++;
-      continue;
-    }
-    if (expect(r, '}'))
-      return HK_ERR_ARG;
-    break;
-  }
-  if (!have_alg || !have_max)
-    return fail(r, "a row needs max_bytes and algorithm");
+  if (thr && (!json_is_integer(thr) || json_integer_value(thr) < 1 ||
+              json_integer_value(thr) > HK_COLL_MAX_THREADS))
+    return fail(why, nwhy, "rows[%zu]: threads must be 1..%d", i, HK_COLL_MAX_THREADS);
+  if (thr)
+    row->threads = (int)json_integer_value(thr);
   return HK_SUCCESS;
 }
 
-static int read_rows(reader_t *r, hk__coll_config_t *cfg)
+static int read_table(const json_t *root, hk__coll_config_t *cfg, char *why, size_t nwhy)
 {
-  if (expect(r, '['))
-    return HK_ERR_ARG;
-  ws(r);
-  if (*r->p == ']')
-    return fail(r, "no rows");
-  for (;;) {
-    if (cfg->nrows == HK_COLL_MAX_ROWS)
-      return fail(r, "more than 64 rows");
-    hk__tune_row_t *row = &cfg->rows[cfg->nrows];
-    if (read_row(r, row))
+  const json_t *format = json_object_get(root, "format"), *rows = json_object_get(root, "rows");
+  const json_t *min = json_object_get(root, "min_bytes");
+  if (!json_is_object(root) || !format || !rows)
+    return fail(why, nwhy, "needs \"format\": \"hybridkit-allreduce-tuning\" and \"rows\"");
+  if (!json_is_string(format) || strcmp(json_string_value(format), "hybridkit-allreduce-tuning"))
+    return fail(why, nwhy, "format is not hybridkit-allreduce-tuning");
+  if (min && !json_is_null(min) && !json_is_integer(min))
+    return fail(why, nwhy, "min_bytes must be an integer or null");
+  cfg->table_min_bytes = json_is_integer(min) && json_integer_value(min) >= 0
+                             ? json_integer_value(min) : -1; /* null, < 0, absent: none */
+  if (!json_is_array(rows) || json_array_size(rows) == 0)
+    return fail(why, nwhy, "rows must be a non-empty array");
+  if (json_array_size(rows) > HK_COLL_MAX_ROWS)
+    return fail(why, nwhy, "more than %d rows", HK_COLL_MAX_ROWS);
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    hk__tune_row_t *row = &cfg->rows[i];
+    if (read_row(json_array_get(rows, i), i, row, why, nwhy))
       return HK_ERR_ARG;
-    if (cfg->nrows > 0) {
-      long long prev = cfg->rows[cfg->nrows - 1].max_bytes;
-      if (prev < 0 || (row->max_bytes >= 0 && row->max_bytes <= prev))
-        return fail(r, "max_bytes must increase from row to row (null only last)");
-    }
-    cfg->nrows++;
-    ws(r);
-    if (*r->p == ',') {
-      r->p++;
-      continue;
-    }
-    return expect(r, ']');
+    long long prev = i ? cfg->rows[i - 1].max_bytes : 0;
+    if (i && (prev < 0 || (row->max_bytes >= 0 && row->max_bytes <= prev)))
+      return fail(why, nwhy, "rows[%zu]: max_bytes must increase from row to row (null only last)",
+                  i);
+    cfg->nrows = (int)i + 1;
   }
+  return HK_SUCCESS;
 }
 
 int hk__coll_parse_table(const char *text, hk__coll_config_t *cfg, char *why, size_t nwhy)
 {
-  reader_t r = {.p = text, .start = text, .why = why, .nwhy = nwhy};
-  int have_rows = 0, have_format = 0;
   cfg->nrows = 0;
   cfg->table_min_bytes = -1;
-  if (expect(&r, '{'))
-    return HK_ERR_ARG;
-  ws(&r);
-  while (*r.p != '}') {
-    char key[32];
-    if (read_string(&r, key, sizeof key) || expect(&r, ':'))
-      return HK_ERR_ARG;
-    if (!strcmp(key, "rows")) {
-      if (read_rows(&r, cfg))
-        return HK_ERR_ARG;
-      have_rows = 1;
-    } else if (!strcmp(key, "format")) {
-      char f[64];
-      ws(&r);
-      if (read_string(&r, f, sizeof f))
-        return HK_ERR_ARG;
-      if (strcmp(f, "hybridkit-allreduce-tuning"))
-        return fail(&r, "format is not hybridkit-allreduce-tuning");
-      have_format = 1;
-    } else if (!strcmp(key, "min_bytes")) {
-      long long v = 0;
-      int is_null = 0;
-      if (read_int(&r, &v, &is_null))
-        return HK_ERR_ARG;
-      cfg->table_min_bytes = is_null || v < 0 ? -1 : v;
-    } else if (skip_value(&r, 1)) {
-      return HK_ERR_ARG;
-    }
-    ws(&r);
-    if (*r.p == ',') {
-      r.p++;
-      ws(&r);
-      continue;
-    }
-    if (*r.p != '}')
-      return fail(&r, "expected ',' or '}'");
-  }
-  r.p++;
-  ws(&r);
-  if (*r.p)
-    return fail(&r, "text after the JSON object");
-  if (!have_format || !have_rows)
-    return fail(&r, "needs \"format\": \"hybridkit-allreduce-tuning\" and \"rows\"");
-  return HK_SUCCESS;
+  json_error_t e;
+  json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+  if (!root)
+    return fail(why, nwhy, "%s at byte %d", e.text, e.position);
+  int err = read_table(root, cfg, why, nwhy);
+  if (err != HK_SUCCESS)
+    cfg->nrows = 0;
+  json_decref(root);
+  return err;
 }
 
 /* ---- loading ---- */

@@ -24,7 +24,7 @@ static const char *const hk_level_names[] = {"single", "masteronly", "funneled",
 
 const char *hk_thread_level_name(hk_thread_level_t level)
 {
-  if ((int)level < 0 || (int)level > HK_THREAD_MULTIPLE)
+  if ((int)level < 0 || (int)level >= HK_THREAD_LEVEL_COUNT)
     return "invalid";
   return hk_level_names[level];
 }
@@ -36,7 +36,7 @@ int hk_thread_level_parse(const char *name, hk_thread_level_t *level)
   const char *n = name;
   if (strncasecmp(n, "MPI_THREAD_", 11) == 0)
     n += 11;
-  for (int l = 0; l <= HK_THREAD_MULTIPLE; l++)
+  for (int l = 0; l < HK_THREAD_LEVEL_COUNT; l++)
     if (strcasecmp(n, hk_level_names[l]) == 0) {
       *level = (hk_thread_level_t)l;
       return HK_SUCCESS;

@@ -104,11 +104,7 @@ void hk__update_timed(const hk_halo_work_t *work, const hk_box_t *boxes, int nbo
  * comm threads [0, ncomm) and compute threads [compute_first, nthreads). */
 void hk__halo_account(hk_halo_t *h, int ncomm, int compute_first);
 /* The update regions of a step (HK_ERR_ARG for a bad extend). */
-typedef struct hk_regions {
-  hk_box_t all, interior, boundary[6];
-  int nboundary;
-} hk_regions_t;
-int hk__halo_step_regions(const hk_halo_t *h, const hk_halo_work_t *work, hk_regions_t *r);
+int hk__halo_step_regions(const hk_halo_t *h, const hk_halo_work_t *work, hk_halo_regions_t *r);
 /* Record an error from inside a parallel region (first one wins). */
 void hk__halo_keep_error(int *shared, int err);
 

@@ -2,6 +2,7 @@
  * and the entry points that dispatch through it.  A mode is data: adding one
  * is a row here and a step function in a modes_*.c file. */
 #include <omp.h>
+#include <stdio.h>
 #include <string.h>
 #include "halo/halo_internal.h"
 
@@ -34,10 +35,12 @@ int hk_mode_parse(const char *name, hk_mode_t *mode)
       *mode = (hk_mode_t)m;
       return HK_SUCCESS;
     }
-  return HK_ERROR(HK_ERR_ARG,
-                  "unknown mode '%s' (pure, pure-nb, masteronly, funneled, task, task-balanced, "
-                  "multiple, multiple-reserved)",
-                  name ? name : "(null)");
+  char known[256] = "";
+  size_t used = 0;
+  for (int m = 0; m < HK_MODE_COUNT && used < sizeof known; m++)
+    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", m ? ", " : "",
+                             hk_modes[m].name);
+  return HK_ERROR(HK_ERR_ARG, "unknown mode '%s' (%s)", name ? name : "(null)", known);
 }
 
 hk_thread_level_t hk_mode_thread_level(hk_mode_t mode)
@@ -45,9 +48,13 @@ hk_thread_level_t hk_mode_thread_level(hk_mode_t mode)
   return (int)mode >= 0 && mode < HK_MODE_COUNT ? hk_modes[mode].level : HK_THREAD_MULTIPLE;
 }
 
-int hk_mode_overlaps(hk_mode_t mode)
+int hk_mode_overlaps(hk_mode_t mode, int *overlaps)
 {
-  return (int)mode >= 0 && mode < HK_MODE_COUNT ? hk_modes[mode].overlaps : 0;
+  if (!overlaps || (int)mode < 0 || mode >= HK_MODE_COUNT)
+    return HK_ERROR(HK_ERR_ARG, "mode %d is not in 0..%d (or overlaps is NULL)", (int)mode,
+                    HK_MODE_COUNT - 1);
+  *overlaps = hk_modes[mode].overlaps;
+  return HK_SUCCESS;
 }
 
 static int check_call(const hk_halo_t *h, const double *field)

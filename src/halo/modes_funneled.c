@@ -16,7 +16,7 @@
 int hk__step_masteronly(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
 #pragma omp parallel num_threads(h->nthreads)
@@ -38,7 +38,7 @@ int hk__step_masteronly(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 int hk__step_funneled(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
 #pragma omp parallel num_threads(h->nthreads)
@@ -64,7 +64,7 @@ int hk__step_funneled(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 int hk__step_task(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
 #pragma omp parallel num_threads(h->nthreads)
@@ -88,7 +88,7 @@ int hk__step_task(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 int hk__step_task_balanced(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
   const int nchunks = 4 * h->nthreads;

@@ -14,7 +14,7 @@
 int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
 #pragma omp parallel num_threads(h->nthreads)
@@ -33,7 +33,7 @@ int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
   const int m = h->reserved < h->nthreads ? h->reserved : h->nthreads;

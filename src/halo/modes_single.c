@@ -10,7 +10,7 @@
 int hk__step_pure(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
   hk__halo_pack_all(h, field);
@@ -26,7 +26,7 @@ int hk__step_pure(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 int hk__step_pure_nb(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = HK_SUCCESS;
-  hk_regions_t r;
+  hk_halo_regions_t r;
   if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
     return err;
   hk__halo_pack_all(h, field);

@@ -234,11 +234,11 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
     for (int s = 0; s < 2; s++) {
       int off[3] = {0, 0, 0};
       off[d] = s ? 1 : -1;
-      h->has_nb[d][s] = !desc->self_wrap[d] && hk_cart_neighbor(desc->cart, off) != MPI_PROC_NULL;
+      h->has_nb[d][s] = !desc->self_wrap[d] && hk__cart_neighbor(desc->cart, off) != MPI_PROC_NULL;
     }
   size_t sendtotal = 0, recvtotal = 0;
   for (int s = 0; s < nsides; s++) {
-    int peer = hk_cart_neighbor(desc->cart, sides[s]);
+    int peer = hk__cart_neighbor(desc->cart, sides[s]);
     if (peer == MPI_PROC_NULL)
       continue;
     hk_msg_t *ms = &h->send[h->nmsg], *mr = &h->recv[h->nmsg];
@@ -247,7 +247,7 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
     memcpy(mr->offset, sides[s], sizeof mr->offset);
     ms->peer = mr->peer = peer;
     int kind = peer == ci.rank ? HK_PEER_SELF
-               : hk_cart_node_of(desc->cart, peer) == ci.node ? HK_PEER_INTRA : HK_PEER_INTER;
+               : hk__cart_node_of(desc->cart, peer) == ci.node ? HK_PEER_INTRA : HK_PEER_INTER;
     ms->kind = mr->kind = kind;
     ms->count = mr->count = 1;
     for (int d = 0; d < 3; d++) {
@@ -353,7 +353,13 @@ int hk_halo_layout(const hk_halo_t *h, hk_field_layout_t *layout)
   return HK_SUCCESS;
 }
 
-int hk_halo_threads(const hk_halo_t *h) { return h ? h->nthreads : 0; }
+int hk_halo_threads(const hk_halo_t *h, int *threads)
+{
+  if (!h || !threads)
+    return HK_ERROR(HK_ERR_ARG, "halo and threads must not be NULL");
+  *threads = h->nthreads;
+  return HK_SUCCESS;
+}
 hk_mode_t hk_halo_mode(const hk_halo_t *h) { return h ? h->desc.mode : HK_MODE_COUNT; }
 
 int hk_halo_field_alloc(const hk_halo_t *h, double **field)
@@ -394,11 +400,10 @@ void hk_halo_field_free(double **field)
   }
 }
 
-int hk_halo_regions(const hk_halo_t *h, int extend, hk_box_t *region, hk_box_t *interior,
-                    hk_box_t boundary[6], int *nboundary)
+int hk_halo_regions(const hk_halo_t *h, int extend, hk_halo_regions_t *regions)
 {
-  if (!h || !region || !interior || !boundary || !nboundary)
-    return HK_ERROR(HK_ERR_ARG, "NULL argument");
+  if (!h || !regions)
+    return HK_ERROR(HK_ERR_ARG, "halo and regions must not be NULL");
   if (extend < 0 || extend >= h->L.width)
     return HK_ERROR(HK_ERR_ARG, "extend %d must be between 0 and the halo width - 1 (%d)", extend,
                     h->L.width - 1);
@@ -420,29 +425,29 @@ int hk_halo_regions(const hk_halo_t *h, int extend, hk_box_t *region, hk_box_t *
     if (I.hi[d] > U.hi[d]) I.hi[d] = U.hi[d];
     if (I.hi[d] < I.lo[d]) I.hi[d] = I.lo[d];
   }
-  *region = U;
-  *interior = I;
+  regions->all = U;
+  regions->interior = I;
   /* boundary = U \ I as slabs: along x first (full y, z), then y (x inside I), then z */
   int nb = 0;
   if (hk__box_empty(&I)) {
-    boundary[nb++] = U;
+    regions->boundary[nb++] = U;
   } else {
     hk_box_t rest = U;
     for (int d = 0; d < L->dims; d++) {
       hk_box_t lo = rest, hi = rest;
       lo.hi[d] = I.lo[d];
       hi.lo[d] = I.hi[d];
-      if (!hk__box_empty(&lo)) boundary[nb++] = lo;
-      if (!hk__box_empty(&hi)) boundary[nb++] = hi;
+      if (!hk__box_empty(&lo)) regions->boundary[nb++] = lo;
+      if (!hk__box_empty(&hi)) regions->boundary[nb++] = hi;
       rest.lo[d] = I.lo[d];
       rest.hi[d] = I.hi[d];
     }
   }
-  *nboundary = nb;
+  regions->nboundary = nb;
   return HK_SUCCESS;
 }
 
-int hk_halo_get_stats(const hk_halo_t *h, hk_halo_stats_t *stats)
+int hk_halo_stats(const hk_halo_t *h, hk_halo_stats_t *stats)
 {
   if (!h || !stats)
     return HK_ERROR(HK_ERR_ARG, "halo and stats must not be NULL");
@@ -450,7 +455,7 @@ int hk_halo_get_stats(const hk_halo_t *h, hk_halo_stats_t *stats)
   return HK_SUCCESS;
 }
 
-void hk_halo_reset_stats(hk_halo_t *h)
+void hk_halo_stats_reset(hk_halo_t *h)
 {
   if (!h)
     return;

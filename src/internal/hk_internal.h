@@ -66,6 +66,12 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
 
 /* ---- env.c ---- */
 int hk__is_initialized(void);
+/* The values of the public getters that take out-parameters, for the library's own use
+ * (no error raised): hk__cart_neighbor (MPI_PROC_NULL for a bad offset or edge),
+ * hk__cart_node_of / hk__nodes_node_of (-1 out of range). */
+int hk__cart_neighbor(const hk_cart_t *cart, const int offset[3]);
+int hk__cart_node_of(const hk_cart_t *cart, int cart_rank);
+int hk__nodes_node_of(const hk_nodes_t *nodes, int rank);
 /* A boolean environment variable: unset or empty 0; 1/yes/true/on or 0/no/false/off
  * (any case); anything else HK_ERR_ARG naming the variable. */
 int hk__env_bool(const char *name, int *value);

@@ -15,14 +15,14 @@ static const char *const hk_policy_names[] = {"none", "compact", "scatter"};
 
 const char *hk_bind_policy_name(hk_bind_policy_t policy)
 {
-  if ((int)policy < 0 || (int)policy > HK_BIND_SCATTER)
+  if ((int)policy < 0 || (int)policy >= HK_BIND_POLICY_COUNT)
     return "invalid";
   return hk_policy_names[policy];
 }
 
 int hk_bind_policy_parse(const char *name, hk_bind_policy_t *policy)
 {
-  for (int p = 0; name && p <= HK_BIND_SCATTER; p++)
+  for (int p = 0; name && p < HK_BIND_POLICY_COUNT; p++)
     if (strcmp(name, hk_policy_names[p]) == 0) {
       *policy = (hk_bind_policy_t)p;
       return HK_SUCCESS;
@@ -68,7 +68,7 @@ int hk_bind_threads(hk_bind_policy_t policy)
   hk_machine_t *m = NULL;
   hwloc_bitmap_t set = hwloc_bitmap_alloc(), *sets = NULL;
   int nthreads = omp_get_max_threads();
-  if ((int)policy < 0 || (int)policy > HK_BIND_SCATTER) {
+  if ((int)policy < 0 || (int)policy >= HK_BIND_POLICY_COUNT) {
     err = HK_ERROR(HK_ERR_ARG, "invalid binding policy %d", (int)policy);
     goto cleanup;
   }
@@ -198,7 +198,7 @@ int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **bin
       hwloc_bitmap_t s = hwloc_bitmap_alloc();
       mine[t].rank = rank;
       mine[t].thread = t;
-      mine[t].node = nodes ? hk_nodes_node_of(nodes, rank) : 0;
+      mine[t].node = nodes ? hk__nodes_node_of(nodes, rank) : 0;
       snprintf(mine[t].host, sizeof mine[t].host, "%s", host);
       if (s && hwloc_get_cpubind(m->topo, s, HWLOC_CPUBIND_THREAD) == 0)
         hwloc_bitmap_list_snprintf(mine[t].cpuset, sizeof mine[t].cpuset, s);

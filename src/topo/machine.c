@@ -149,9 +149,12 @@ int hk_machine_this(const hk_machine_t **machine)
   return err;
 }
 
-int hk_machine_is_this_system(const hk_machine_t *machine)
+int hk_machine_is_this_system(const hk_machine_t *machine, int *flag)
 {
-  return machine ? machine->this_system : 0;
+  if (!machine || !flag)
+    return HK_ERROR(HK_ERR_ARG, "machine and flag must not be NULL");
+  *flag = machine->this_system;
+  return HK_SUCCESS;
 }
 
 int hk_machine_info(const hk_machine_t *machine, hk_machine_info_t *info)

@@ -15,13 +15,22 @@
 #include <string.h>
 #include "internal/hk_internal.h"
 
-int hk_map_share(int cores, int ranks_per_node, int threads)
+static int share_of(int cores, int ranks_per_node, int threads)
 {
   int s = ranks_per_node > 0 ? cores / ranks_per_node : cores;
   return s > threads ? s : threads;
 }
 
-int hk_map_compute(const hk_machine_t *machine, const hk_map_desc_t *d, hk_binding_t **map)
+int hk_launch_map_share(int cores, int ranks_per_node, int threads, int *share)
+{
+  if (!share || cores < 1 || ranks_per_node < 1 || threads < 1)
+    return HK_ERROR(HK_ERR_ARG, "cores %d, ranks per node %d, threads %d: each must be >= 1 "
+                    "(and share not NULL)", cores, ranks_per_node, threads);
+  *share = share_of(cores, ranks_per_node, threads);
+  return HK_SUCCESS;
+}
+
+int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_t *d, hk_binding_t **map)
 {
   int err = HK_SUCCESS, ncores = 0;
   hk_binding_t *b = NULL;
@@ -35,7 +44,7 @@ int hk_map_compute(const hk_machine_t *machine, const hk_map_desc_t *d, hk_bindi
                    d->threads, d->nodes);
     goto cleanup;
   }
-  if ((int)d->policy < 0 || (int)d->policy > HK_BIND_SCATTER) {
+  if ((int)d->policy < 0 || (int)d->policy >= HK_BIND_POLICY_COUNT) {
     err = HK_ERROR(HK_ERR_ARG, "invalid binding policy %d", (int)d->policy);
     goto cleanup;
   }
@@ -48,7 +57,7 @@ int hk_map_compute(const hk_machine_t *machine, const hk_map_desc_t *d, hk_bindi
   hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
   HK_TRY(err, hk__cores_in(topo, all, &cores, &ncores));
   int per_node = (d->ranks + d->nodes - 1) / d->nodes;
-  int share = hk_map_share(ncores, per_node, d->threads);
+  int share = share_of(ncores, per_node, d->threads);
   long long need = (long long)per_node * d->threads;
   int oversubscribed = need > ncores;
   if (oversubscribed && !d->oversubscribe) {

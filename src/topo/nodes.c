@@ -125,9 +125,19 @@ int hk_nodes_info(const hk_nodes_t *nodes, hk_nodes_info_t *info)
 
 MPI_Comm hk_nodes_comm(const hk_nodes_t *nodes) { return nodes ? nodes->comm : MPI_COMM_NULL; }
 
-int hk_nodes_node_of(const hk_nodes_t *nodes, int rank)
+int hk__nodes_node_of(const hk_nodes_t *nodes, int rank)
 {
   if (!nodes || rank < 0 || rank >= nodes->nranks)
     return -1;
   return nodes->node_of[rank];
+}
+
+int hk_nodes_node_of(const hk_nodes_t *nodes, int rank, int *node)
+{
+  if (!nodes || !node)
+    return HK_ERROR(HK_ERR_ARG, "nodes and node must not be NULL");
+  if (rank < 0 || rank >= nodes->nranks)
+    return HK_ERROR(HK_ERR_ARG, "rank %d is not in 0..%d", rank, nodes->nranks - 1);
+  *node = nodes->node_of[rank];
+  return HK_SUCCESS;
 }

@@ -14,7 +14,22 @@
 
 static int rank, size;
 static hk_nodes_t *nodes;
-static hk_map_policy_t map = HK_MAP_SEQUENTIAL;
+static hk_cart_map_t map = HK_CART_MAP_SEQUENTIAL;
+
+/* the node of a rank (cart or nodes), checking the call succeeds */
+static int cart_node(const hk_cart_t *cart, int r)
+{
+  int node = -1;
+  CHECK_EQ_INT(hk_cart_node_of(cart, r, &node), HK_SUCCESS);
+  return node;
+}
+
+static int node_of(const hk_nodes_t *n, int r)
+{
+  int node = -1;
+  CHECK_EQ_INT(hk_nodes_node_of(n, r, &node), HK_SUCCESS);
+  return node;
+}
 
 static void offset_of(int o, int d[3])
 {
@@ -51,12 +66,12 @@ static int expected_neighbor(const hk_cart_info_t *in, int r, const int d[3])
 /* map_used and note expected from the node grouping */
 static void check_policy(const hk_cart_t *cart, const hk_cart_info_t *in, const int *world_of)
 {
-  const hk_cart_layout_t *l = hk_cart_get_layout(cart);
+  const hk_cart_layout_t *l = hk_cart_layout(cart);
   hk_nodes_info_t ni;
   CHECK_EQ_INT(hk_nodes_info(nodes, &ni), HK_SUCCESS);
   int *count = calloc((size_t)ni.nnodes, sizeof *count), equal = 1;
   for (int r = 0; r < size; r++)
-    count[hk_nodes_node_of(nodes, r)]++;
+    count[node_of(nodes, r)]++;
   for (int k = 1; k < ni.nnodes; k++)
     equal = equal && count[k] == count[0];
   free(count);
@@ -65,26 +80,26 @@ static void check_policy(const hk_cart_t *cart, const hk_cart_info_t *in, const 
   CHECK(in->note == l->note);
   CHECK_EQ_INT(in->node, ni.node);
   CHECK_EQ_INT(in->nnodes, ni.nnodes);
-  if (map == HK_MAP_SEQUENTIAL || equal) {
+  if (map == HK_CART_MAP_SEQUENTIAL || equal) {
     CHECK_EQ_INT(l->map_used, map);
     CHECK_STR(l->note, "");
   } else {
-    CHECK_EQ_INT(l->map_used, HK_MAP_SEQUENTIAL);
+    CHECK_EQ_INT(l->map_used, HK_CART_MAP_SEQUENTIAL);
     CHECK_CONTAINS(l->note, "needs equal node sizes");
   }
   for (int r = 0; r < size; r++) {
     int c[3];
     coords_of(in->procs, r, c);
-    if (l->map_used == HK_MAP_SEQUENTIAL)
+    if (l->map_used == HK_CART_MAP_SEQUENTIAL)
       CHECK_EQ_INT(world_of[r], r);
-    else if (l->map_used == HK_MAP_ROUND_ROBIN)
-      CHECK_EQ_INT(hk_cart_node_of(cart, r), r % ni.nnodes);
+    else if (l->map_used == HK_CART_MAP_ROUND_ROBIN)
+      CHECK_EQ_INT(cart_node(cart, r), r % ni.nnodes);
     else {
       const int *L = l->local_procs, *N = l->node_procs;
-      CHECK_EQ_INT(hk_cart_node_of(cart, r), c[0] / L[0] + N[0] * (c[1] / L[1] + N[1] * (c[2] / L[2])));
+      CHECK_EQ_INT(cart_node(cart, r), c[0] / L[0] + N[0] * (c[1] / L[1] + N[1] * (c[2] / L[2])));
     }
   }
-  if (l->map_used == HK_MAP_NODE_AWARE)
+  if (l->map_used == HK_CART_MAP_NODE_AWARE)
     for (int i = 0; i < 3; i++)
       CHECK_EQ_INT(l->local_procs[i] * l->node_procs[i], in->procs[i]);
 }
@@ -100,8 +115,8 @@ static void check_cart(const hk_cart_desc_t *d)
     return;
   }
   MPI_Comm comm = hk_cart_comm(cart);
-  const hk_cart_layout_t *l = hk_cart_get_layout(cart);
-  const hk_cart_desc_t *cd = hk_cart_get_desc(cart);
+  const hk_cart_layout_t *l = hk_cart_layout(cart);
+  const hk_cart_desc_t *cd = hk_cart_desc(cart);
   hk_cart_info_t in;
   int crank = -1, csize = -1;
   MPI_Comm_rank(comm, &crank);
@@ -153,8 +168,8 @@ static void check_cart(const hk_cart_desc_t *d)
       CHECK_EQ_INT(n[i], en);
     }
     CHECK_EQ_INT(l->rank_of_pos[r], a[6]);
-    CHECK_EQ_INT(hk_cart_node_of(cart, r), hk_nodes_node_of(nodes, a[6]));
-    CHECK_EQ_INT(a[7], hk_nodes_node_of(nodes, a[6]));
+    CHECK_EQ_INT(cart_node(cart, r), node_of(nodes, a[6]));
+    CHECK_EQ_INT(a[7], node_of(nodes, a[6]));
     for (long long z = lo[3 * r + 2]; z < lo[3 * r + 2] + a[2]; z++)
       for (long long y = lo[3 * r + 1]; y < lo[3 * r + 1] + a[1]; y++)
         for (long long x = lo[3 * r]; x < lo[3 * r] + a[0]; x++) {
@@ -168,8 +183,10 @@ static void check_cart(const hk_cart_desc_t *d)
     covered += cover[i];
   CHECK(!overlap);
   CHECK_EQ_INT(covered, cells); /* every cell exactly once */
-  CHECK_EQ_INT(hk_cart_node_of(cart, -1), -1);
-  CHECK_EQ_INT(hk_cart_node_of(cart, size), -1);
+  int node = 0;
+  CHECK_EQ_INT(hk_cart_node_of(cart, -1, &node), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_cart_node_of(cart, size, &node), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_cart_neighbor(cart, (int[3]){2, 0, 0}, &node), HK_ERR_ARG);
   long long blo[3];
   int bn[3];
   CHECK_EQ_INT(hk_cart_block(cart, size, blo, bn), HK_ERR_ARG);
@@ -180,7 +197,7 @@ static void check_cart(const hk_cart_desc_t *d)
   for (int o = 0; o < NOFF; o++) {
     int dd[3];
     offset_of(o, dd);
-    nb[o] = hk_cart_neighbor(cart, dd);
+    CHECK_EQ_INT(hk_cart_neighbor(cart, dd, &nb[o]), HK_SUCCESS);
     CHECK_EQ_INT(nb[o], expected_neighbor(&in, crank, dd));
   }
   CHECK_EQ_INT(nb[13], crank); /* offset 0 0 0 */
@@ -216,7 +233,7 @@ static void check_cart(const hk_cart_desc_t *d)
     }
     if (nonzero == 0 || nb[o] == MPI_PROC_NULL || (cd->stencil == HK_STENCIL_FACES && nonzero > 1))
       continue;
-    int k = nb[o] == crank ? 2 : hk_cart_node_of(cart, nb[o]) == in.node ? 1 : 0;
+    int k = nb[o] == crank ? 2 : cart_node(cart, nb[o]) == in.node ? 1 : 0;
     seen[k] += bytes;
     seen[3 + k]++;
   }
@@ -300,7 +317,7 @@ int main(int argc, char **argv)
   hk_test_rank = rank;
   for (int i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--map") == 0)
-      CHECK_EQ_INT(hk_map_policy_parse(argv[++i], &map), HK_SUCCESS);
+      CHECK_EQ_INT(hk_cart_map_parse(argv[++i], &map), HK_SUCCESS);
   CHECK_EQ_INT(hk_nodes_create(MPI_COMM_WORLD, &nodes), HK_SUCCESS);
   if (nodes) {
     /* uneven blocks at 2, 3 and 4 ranks; chosen and given process grids */
@@ -328,8 +345,8 @@ int main(int argc, char **argv)
     hk_cart_t *cart = NULL;
     CHECK_EQ_INT(hk_cart_create(MPI_COMM_WORLD, NULL, &d3, &cart), HK_SUCCESS);
     for (int r = 0; cart && r < size; r++)
-      CHECK_EQ_INT(hk_cart_node_of(cart, r),
-                   hk_nodes_node_of(nodes, hk_cart_get_layout(cart)->rank_of_pos[r]));
+      CHECK_EQ_INT(cart_node(cart, r),
+                   node_of(nodes, hk_cart_layout(cart)->rank_of_pos[r]));
     CHECK_EQ_INT(hk_cart_destroy(&cart), HK_SUCCESS);
     check_errors();
     CHECK_EQ_INT(hk_nodes_destroy(&nodes), HK_SUCCESS);

@@ -159,7 +159,7 @@ static void run_case(hk_allreduce_alg_t a, const tcase_t *c, long long count, in
     free(ab);
   }
   hk_allreduce_info_t info;
-  hk_allreduce_opts_t o = {.algorithm = a, .min_bytes = 0, .info = &info};
+  hk_allreduce_opts_t o = {.algorithm = a, .min_bytes = 1, .info = &info};
   if (in_place)
     memcpy(got, in, bytes);
   int err = hk_allreduce(in_place ? MPI_IN_PLACE : in, got, (int)count, c->type, c->op,
@@ -189,7 +189,7 @@ static void auto_sum(int *v, int n, hk_allreduce_info_t *info)
 {
   for (int i = 0; i < n; i++)
     v[i] = rank + i;
-  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = -1, .info = info};
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = HK_DEFAULT, .info = info};
   CHECK_EQ_INT(hk_allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o), 0);
   long long bad = 0;
   for (int i = 0; i < n; i++)
@@ -237,7 +237,7 @@ static void check_comms(void)
       static long long v[N];
       for (int i = 0; i < N; i++)
         v[i] = i;
-      hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_CHUNKED_SHIFTED, .min_bytes = 0};
+      hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_CHUNKED_SHIFTED, .min_bytes = 1};
       CHECK_EQ_INT(hk_allreduce(MPI_IN_PLACE, v, N, MPI_LONG_LONG, MPI_SUM, comms[k], &o), 0);
       long long bad = 0;
       for (int i = 0; i < N; i++)
@@ -261,7 +261,7 @@ static void check_in_parallel(void)
   hk_allreduce_alg_t algs[] = {HK_ALLREDUCE_CHUNKED, HK_ALLREDUCE_HIERARCHICAL};
   for (int k = 0; k < 2; k++) {
     hk_allreduce_info_t info[2] = {{0}};
-    hk_allreduce_opts_t o = {.algorithm = algs[k], .min_bytes = 0, .info = &info[0]};
+    hk_allreduce_opts_t o = {.algorithm = algs[k], .min_bytes = 1, .info = &info[0]};
     int err[2] = {0, 0};
 #pragma omp parallel
     {

@@ -62,7 +62,9 @@ static double expected(const ctx_t *c, const int l[3])
   for (int d = 0; d < 3; d++)
     if (off[d] && c->wrap[d])
       return SENTINEL;
-  if (hk_cart_neighbor(c->cart, off) == MPI_PROC_NULL)
+  int peer = MPI_PROC_NULL;
+  CHECK_EQ_INT(hk_cart_neighbor(c->cart, off, &peer), HK_SUCCESS);
+  if (peer == MPI_PROC_NULL)
     return SENTINEL;
   for (int d = 0; d < c->ci.dims; d++)
     g[d] = ((g[d] % c->G[d]) + c->G[d]) % c->G[d];
@@ -132,9 +134,9 @@ static int check_step(const ctx_t *c, hk_halo_t *h, double *in, int extend)
   work_arg_t a = {c, in, out, count};
   hk_halo_work_t work = {.update = sum_update, .arg = &a, .extend = extend};
   CHECK_EQ_INT(hk_halo_step(h, in, &work), HK_SUCCESS);
-  hk_box_t U, I, B[6];
-  int nb = 0;
-  CHECK_EQ_INT(hk_halo_regions(h, extend, &U, &I, B, &nb), HK_SUCCESS);
+  hk_halo_regions_t rg;
+  CHECK_EQ_INT(hk_halo_regions(h, extend, &rg), HK_SUCCESS);
+  const hk_box_t U = rg.all;
   for (int d = 0; d < 3; d++) /* the caller wraps these: no ghost of them is updated */
     if (c->wrap[d])
       CHECK(U.lo[d] == 0 && U.hi[d] == L->n[d]);
@@ -186,7 +188,10 @@ static void test_mode(ctx_t *c, hk_mode_t mode, int width)
   /* the layout's promise: rows a whole number of cache lines, owned column 0 on a line */
   CHECK_EQ_INT((int)(c->L.sy % HK_FIELD_ALIGN), 0);
   CHECK(c->L.offset % c->L.sy >= width);
-  CHECK_EQ_INT(hk_halo_threads(h), mode <= HK_MODE_PURE_NB ? 1 : omp_get_max_threads());
+  int threads = 0;
+  CHECK_EQ_INT(hk_halo_threads(h, &threads), HK_SUCCESS);
+  CHECK_EQ_INT(threads, mode <= HK_MODE_PURE_NB ? 1 : omp_get_max_threads());
+  CHECK_EQ_INT(hk_halo_threads(NULL, &threads), HK_ERR_ARG);
   double *f = NULL;
   CHECK_EQ_INT(hk_halo_field_alloc(h, &f), HK_SUCCESS);
   CHECK(f && ((uintptr_t)(f + c->L.offset) & 63) == 0);
@@ -215,7 +220,7 @@ static void test_mode(ctx_t *c, hk_mode_t mode, int width)
     CHECK_EQ_INT(check_step(c, h, f, e), 0);
   }
   hk_halo_stats_t st;
-  CHECK_EQ_INT(hk_halo_get_stats(h, &st), HK_SUCCESS);
+  CHECK_EQ_INT(hk_halo_stats(h, &st), HK_SUCCESS);
   CHECK_EQ_INT(st.exchanges, 3 + width);
   CHECK(st.pack >= 0.0 && st.wait >= 0.0 && st.comm >= 0.0);
   /* bad extend is refused before anything is sent */
@@ -269,13 +274,13 @@ static void test_surface(ctx_t *c, const hk_cart_desc_t *cd)
   if (hk_halo_create(&hd, &h) != HK_SUCCESS)
     return;
   hk_halo_stats_t st;
-  hk_halo_get_stats(h, &st);
+  hk_halo_stats(h, &st);
   long long mine[6] = {st.bytes_inter, st.bytes_intra, st.bytes_self,
                        st.msgs_inter,  st.msgs_intra,  st.msgs_self};
   long long sum[6];
   MPI_Allreduce(mine, sum, 6, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   hk_cart_surface_t s;
-  CHECK_EQ_INT(hk_cart_surface(cd, hk_cart_get_layout(c->cart), &s), HK_SUCCESS);
+  CHECK_EQ_INT(hk_cart_surface(cd, hk_cart_layout(c->cart), &s), HK_SUCCESS);
   CHECK_EQ_INT(sum[0], s.inter_bytes);
   CHECK_EQ_INT(sum[1], s.intra_bytes);
   CHECK_EQ_INT(sum[2], s.self_bytes);
@@ -318,11 +323,11 @@ static void test_huge(int dims)
 int main(int argc, char **argv)
 {
   int dims = 3;
-  hk_map_policy_t map = HK_MAP_SEQUENTIAL;
+  hk_cart_map_t map = HK_CART_MAP_SEQUENTIAL;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--dims"))
       dims = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--map") && hk_map_policy_parse(argv[i + 1], &map) != HK_SUCCESS)
+    else if (!strcmp(argv[i], "--map") && hk_cart_map_parse(argv[i + 1], &map) != HK_SUCCESS)
       return 2;
   }
   if (hk_init(&argc, &argv, HK_THREAD_MULTIPLE) != HK_SUCCESS) {

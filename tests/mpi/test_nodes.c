@@ -35,8 +35,11 @@ int main(int argc, char **argv)
       int last = size - (ni.nnodes - 1) * k;
       CHECK_EQ_INT(ni.local_size, ni.node == ni.nnodes - 1 ? last : k);
       CHECK_EQ_INT(ni.max_local_size, k < size ? k : size);
-      for (int r = 0; r < size; r++)
-        CHECK_EQ_INT(hk_nodes_node_of(nodes, r), r / k);
+      for (int r = 0; r < size; r++) {
+        int node = -1;
+        CHECK_EQ_INT(hk_nodes_node_of(nodes, r, &node), HK_SUCCESS);
+        CHECK_EQ_INT(node, r / k);
+      }
     } else {
       /* one real machine: one node */
       CHECK_EQ_INT(ni.is_virtual, 0);
@@ -45,8 +48,9 @@ int main(int argc, char **argv)
       CHECK_EQ_INT(ni.local_rank, rank);
       CHECK_EQ_INT(ni.local_size, size);
     }
-    CHECK_EQ_INT(hk_nodes_node_of(nodes, -1), -1);
-    CHECK_EQ_INT(hk_nodes_node_of(nodes, size), -1);
+    int node = 0;
+    CHECK_EQ_INT(hk_nodes_node_of(nodes, -1, &node), HK_ERR_ARG);
+    CHECK_EQ_INT(hk_nodes_node_of(nodes, size, &node), HK_ERR_ARG);
     int lsize = 0;
     MPI_Comm_size(hk_nodes_comm(nodes), &lsize);
     CHECK_EQ_INT(lsize, ni.local_size);

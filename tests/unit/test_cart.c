@@ -56,14 +56,14 @@ static hk_cart_surface_t surface(const hk_cart_desc_t *d, const hk_cart_layout_t
 
 static void test_names(void)
 {
-  hk_map_policy_t m = HK_MAP_SEQUENTIAL;
-  CHECK_STR(hk_map_policy_name(HK_MAP_ROUND_ROBIN), "round-robin");
-  CHECK_STR(hk_map_policy_name((hk_map_policy_t)7), "invalid");
-  CHECK_EQ_INT(hk_map_policy_parse("node-aware", &m), HK_SUCCESS);
-  CHECK_EQ_INT(m, HK_MAP_NODE_AWARE);
-  CHECK_EQ_INT(hk_map_policy_parse("sequential", &m), HK_SUCCESS);
-  CHECK_EQ_INT(m, HK_MAP_SEQUENTIAL);
-  CHECK_EQ_INT(hk_map_policy_parse("nodecart", &m), HK_ERR_ARG);
+  hk_cart_map_t m = HK_CART_MAP_SEQUENTIAL;
+  CHECK_STR(hk_cart_map_name(HK_CART_MAP_ROUND_ROBIN), "round-robin");
+  CHECK_STR(hk_cart_map_name((hk_cart_map_t)7), "invalid");
+  CHECK_EQ_INT(hk_cart_map_parse("node-aware", &m), HK_SUCCESS);
+  CHECK_EQ_INT(m, HK_CART_MAP_NODE_AWARE);
+  CHECK_EQ_INT(hk_cart_map_parse("sequential", &m), HK_SUCCESS);
+  CHECK_EQ_INT(m, HK_CART_MAP_SEQUENTIAL);
+  CHECK_EQ_INT(hk_cart_map_parse("nodecart", &m), HK_ERR_ARG);
   CHECK_CONTAINS(hk_error_message(), "unknown map policy 'nodecart'");
 }
 
@@ -101,11 +101,11 @@ static void test_tutorial(void)
 {
   int *node_of = nodes_of_blocks(80, 8);
   hk_cart_desc_t d = {.dims = 2, .global = {160, 50, 1}, .procs = {16, 5, 1},
-                      .map = HK_MAP_SEQUENTIAL, .halo_width = 1, .stencil = HK_STENCIL_FACES};
+                      .map = HK_CART_MAP_SEQUENTIAL, .halo_width = 1, .stencil = HK_STENCIL_FACES};
   /* sequential on 16x5: a node is half a row; a middle row's node has 8 links up,
    * 8 down and 1 sideways: the tutorial's "17 x inter-node connections per node" */
   hk_cart_layout_t *l = plan(&d, 80, node_of);
-  CHECK_EQ_INT(l->map_used, HK_MAP_SEQUENTIAL);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_SEQUENTIAL);
   CHECK_EQ_INT(l->nnodes, 10);
   CHECK_EQ_INT(l->node_procs[0], 0);
   hk_cart_surface_t s = surface(&d, l);
@@ -121,9 +121,9 @@ static void test_tutorial(void)
   /* round-robin on 16x5: position p on node p mod 10; x-neighbours differ by 1,
    * y-neighbours by 16 (and periodic wraps by 15 and 64): never a multiple of 10,
    * so every link crosses nodes */
-  d.map = HK_MAP_ROUND_ROBIN;
+  d.map = HK_CART_MAP_ROUND_ROBIN;
   l = plan(&d, 80, node_of);
-  CHECK_EQ_INT(l->map_used, HK_MAP_ROUND_ROBIN);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_ROUND_ROBIN);
   CHECK_STR(l->note, "");
   for (int p = 0; p < 80; p++)
     CHECK_EQ_INT(l->rank_of_pos[p], 8 * (p % 10) + p / 10);
@@ -149,15 +149,15 @@ static void test_tutorial(void)
   d.periodic[0] = d.periodic[1] = 0;
   d.procs[0] = 8;
   d.procs[1] = 10;
-  d.map = HK_MAP_SEQUENTIAL;
+  d.map = HK_CART_MAP_SEQUENTIAL;
   l = plan(&d, 80, node_of);
   hk_cart_surface_t seq = surface(&d, l);
   CHECK_EQ_INT(seq.inter_bytes, 23040); /* every node is a row of 8: 9 cuts of 160 cells, 2 ways */
   CHECK_EQ_INT(seq.max_node_links, 16);
   hk_cart_layout_destroy(&l);
-  d.map = HK_MAP_NODE_AWARE;
+  d.map = HK_CART_MAP_NODE_AWARE;
   l = plan(&d, 80, node_of);
-  CHECK_EQ_INT(l->map_used, HK_MAP_NODE_AWARE);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_NODE_AWARE);
   CHECK_EQ_INT(l->local_procs[0], 4);
   CHECK_EQ_INT(l->local_procs[1], 2);
   CHECK_EQ_INT(l->local_procs[2], 1);
@@ -197,7 +197,7 @@ static void test_two_nodes(void)
 {
   int *node_of = nodes_of_blocks(16, 8);
   hk_cart_desc_t d = {.dims = 2, .global = {64, 64}, .procs = {4, 4},
-                      .map = HK_MAP_SEQUENTIAL, .halo_width = 1};
+                      .map = HK_CART_MAP_SEQUENTIAL, .halo_width = 1};
   hk_cart_layout_t *l = plan(&d, 16, node_of);
   hk_cart_surface_t s = surface(&d, l);
   CHECK_EQ_INT(s.inter_msgs, 8); /* one cut of 4 links, both ways */
@@ -209,7 +209,7 @@ static void test_two_nodes(void)
   hk_cart_layout_destroy(&l);
 
   /* round-robin: columns alternate nodes, so x links cross and y links stay */
-  d.map = HK_MAP_ROUND_ROBIN;
+  d.map = HK_CART_MAP_ROUND_ROBIN;
   l = plan(&d, 16, node_of);
   for (int p = 0; p < 16; p++) {
     CHECK_EQ_INT(l->node_of_pos[p], p % 2);
@@ -226,9 +226,9 @@ static void test_two_nodes(void)
 
   /* node-aware: 2x4 and 4x2 local grids cut the same 4 links; the tie goes to the
    * smaller Lx (2x4: the header's picture, nodes are the left and right halves) */
-  d.map = HK_MAP_NODE_AWARE;
+  d.map = HK_CART_MAP_NODE_AWARE;
   l = plan(&d, 16, node_of);
-  CHECK_EQ_INT(l->map_used, HK_MAP_NODE_AWARE);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_NODE_AWARE);
   CHECK_EQ_INT(l->local_procs[0], 2);
   CHECK_EQ_INT(l->local_procs[1], 4);
   CHECK_EQ_INT(l->node_procs[0], 2);
@@ -261,9 +261,9 @@ static void test_two_nodes(void)
   /* 3D: 8 ranks on 2 nodes of 4, procs 2x2x2, blocks of 16^3 (2048 B faces) */
   node_of = nodes_of_blocks(8, 4);
   hk_cart_desc_t d3 = {.dims = 3, .global = {32, 32, 32}, .procs = {2, 2, 2},
-                       .map = HK_MAP_NODE_AWARE, .halo_width = 1};
+                       .map = HK_CART_MAP_NODE_AWARE, .halo_width = 1};
   l = plan(&d3, 8, node_of);
-  CHECK_EQ_INT(l->map_used, HK_MAP_NODE_AWARE);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_NODE_AWARE);
   int cut = -1, ok = 1;
   for (int i = 0; i < 3; i++) {
     CHECK_EQ_INT(l->local_procs[i] * l->node_procs[i], 2);
@@ -300,18 +300,18 @@ static void test_two_nodes(void)
 static void test_fallbacks(void)
 {
   const int uneven[4] = {0, 0, 0, 1};
-  hk_cart_desc_t d = {.dims = 2, .global = {8, 8}, .procs = {2, 2}, .map = HK_MAP_ROUND_ROBIN};
+  hk_cart_desc_t d = {.dims = 2, .global = {8, 8}, .procs = {2, 2}, .map = HK_CART_MAP_ROUND_ROBIN};
   hk_cart_layout_t *l = plan(&d, 4, uneven);
-  CHECK_EQ_INT(l->map, HK_MAP_ROUND_ROBIN);
-  CHECK_EQ_INT(l->map_used, HK_MAP_SEQUENTIAL);
+  CHECK_EQ_INT(l->map, HK_CART_MAP_ROUND_ROBIN);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_SEQUENTIAL);
   CHECK_STR(l->note, "round-robin needs equal node sizes (3, 1): using sequential");
   for (int p = 0; p < 4; p++)
     CHECK_EQ_INT(l->rank_of_pos[p], p);
   hk_cart_layout_destroy(&l);
   /* 3 ranks per node cannot tile a 2x2 grid: node sizes 3 and 1 */
-  d.map = HK_MAP_NODE_AWARE;
+  d.map = HK_CART_MAP_NODE_AWARE;
   l = plan(&d, 4, uneven);
-  CHECK_EQ_INT(l->map_used, HK_MAP_SEQUENTIAL);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_SEQUENTIAL);
   CHECK_STR(l->note, "node-aware needs equal node sizes (3, 1): using sequential");
   CHECK_EQ_INT(l->node_procs[0], 0);
   CHECK_EQ_INT(l->local_procs[0], 0);
@@ -324,7 +324,7 @@ static void test_fallbacks(void)
   d.procs[0] = 2;
   d.procs[1] = 3;
   l = plan(&d, 6, node_of);
-  CHECK_EQ_INT(l->map_used, HK_MAP_NODE_AWARE);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_NODE_AWARE);
   CHECK_STR(l->note, "");
   CHECK_EQ_INT(l->local_procs[0], 1);
   CHECK_EQ_INT(l->local_procs[1], 3);
@@ -335,7 +335,7 @@ static void test_fallbacks(void)
   d.procs[0] = d.procs[1] = 2;
   l = plan(&d, 4, gap);
   CHECK_EQ_INT(l->nnodes, 3);
-  CHECK_EQ_INT(l->map_used, HK_MAP_SEQUENTIAL);
+  CHECK_EQ_INT(l->map_used, HK_CART_MAP_SEQUENTIAL);
   CHECK_STR(l->note, "node-aware needs equal node sizes (2, 0, 2): using sequential");
   hk_cart_layout_destroy(&l);
 }

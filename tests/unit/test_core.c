@@ -26,7 +26,7 @@ static void test_errors(void)
 static void test_levels(void)
 {
   static const char *names[] = {"single", "masteronly", "funneled", "serialized", "multiple"};
-  for (int l = HK_THREAD_SINGLE; l <= HK_THREAD_MULTIPLE; l++) {
+  for (int l = HK_THREAD_SINGLE; l < HK_THREAD_LEVEL_COUNT; l++) {
     hk_thread_level_t p;
     CHECK_STR(hk_thread_level_name((hk_thread_level_t)l), names[l]);
     CHECK_EQ_INT(hk_thread_level_parse(names[l], &p), HK_SUCCESS);
@@ -60,9 +60,15 @@ static void test_policies(void)
   CHECK_EQ_INT(hk_bind_policy_parse("spread", &p), HK_ERR_ARG);
   CHECK_CONTAINS(hk_error_message(), "unknown binding policy 'spread'");
   CHECK_STR(hk_bind_policy_name(HK_BIND_COMPACT), "compact");
-  CHECK_EQ_INT(hk_map_share(8, 2, 2), 4);
-  CHECK_EQ_INT(hk_map_share(8, 3, 2), 2);
-  CHECK_EQ_INT(hk_map_share(2, 4, 1), 1);
+  int share = 0;
+  CHECK_EQ_INT(hk_launch_map_share(8, 2, 2, &share), HK_SUCCESS);
+  CHECK_EQ_INT(share, 4);
+  CHECK_EQ_INT(hk_launch_map_share(8, 3, 2, &share), HK_SUCCESS);
+  CHECK_EQ_INT(share, 2);
+  CHECK_EQ_INT(hk_launch_map_share(2, 4, 1, &share), HK_SUCCESS);
+  CHECK_EQ_INT(share, 1);
+  CHECK_EQ_INT(hk_launch_map_share(8, 0, 1, &share), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_launch_map_share(8, 2, 1, NULL), HK_ERR_ARG);
 }
 
 static void test_json(void)

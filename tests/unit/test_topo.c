@@ -8,9 +8,9 @@ static hk_binding_t *map_of(hk_machine_t *m, int ranks, int threads, int nodes, 
                             int over, int expect)
 {
   hk_binding_t *b = NULL;
-  hk_map_desc_t d = {.ranks = ranks, .threads = threads, .nodes = nodes, .policy = p,
+  hk_launch_map_desc_t d = {.ranks = ranks, .threads = threads, .nodes = nodes, .policy = p,
                      .oversubscribe = over};
-  CHECK_EQ_INT(hk_map_compute(m, &d, &b), expect);
+  CHECK_EQ_INT(hk_launch_map_compute(m, &d, &b), expect);
   return b;
 }
 
@@ -39,7 +39,10 @@ static void test_info(void)
   CHECK_EQ_INT(info.cache[0].level, 3);
   CHECK_EQ_INT(info.cache[0].count, 4);
   CHECK_STR(info.source, "synthetic:pack:2 numa:2 l3:1 core:4 pu:2");
-  CHECK(!hk_machine_is_this_system(m));
+  int here = -1;
+  CHECK_EQ_INT(hk_machine_is_this_system(m, &here), HK_SUCCESS);
+  CHECK_EQ_INT(here, 0);
+  CHECK_EQ_INT(hk_machine_is_this_system(NULL, &here), HK_ERR_ARG);
   FILE *f = tmpfile();
   CHECK_EQ_INT(hk_machine_print(m, f), HK_SUCCESS);
   char buf[8192] = "";
@@ -74,10 +77,12 @@ static void test_sources(const char *xml)
   hk_machine_destroy(&m);
   unsetenv("HK_TOPOLOGY");
   /* the real machine */
+  int here = -1;
   CHECK_EQ_INT(hk_machine_load(NULL, &m), HK_SUCCESS);
   CHECK_EQ_INT(hk_machine_info(m, &info), HK_SUCCESS);
   CHECK(info.cores >= 1 && info.pus >= info.cores);
-  CHECK(hk_machine_is_this_system(m));
+  CHECK_EQ_INT(hk_machine_is_this_system(m, &here), HK_SUCCESS);
+  CHECK_EQ_INT(here, 1);
   CHECK_STR(info.source, "this machine");
   hk_machine_info_t mine;
   hk_machine_destroy(&m);
@@ -90,7 +95,8 @@ static void test_sources(const char *xml)
   CHECK(t1 != NULL && t1 == t2);
   CHECK_EQ_INT(hk_machine_info(t1, &mine), HK_SUCCESS);
   CHECK_EQ_INT(mine.cores, info.cores);
-  CHECK(hk_machine_is_this_system(t1));
+  CHECK_EQ_INT(hk_machine_is_this_system(t1, &here), HK_SUCCESS);
+  CHECK_EQ_INT(here, 1);
   CHECK_EQ_INT(hk_machine_this(NULL), HK_ERR_ARG);
   /* bad descriptions */
   CHECK_EQ_INT(hk_machine_load("pack:2 bogus:3", &m), HK_ERR_TOPOLOGY);

@@ -43,13 +43,13 @@ static int usage(const char *msg)
 
 int main(int argc, char **argv)
 {
-  hk_map_policy_t map = HK_MAP_SEQUENTIAL;
+  hk_cart_map_t map = HK_CART_MAP_SEQUENTIAL;
   long long nex = -1, P[3] = {0, 0, 0};
   for (int i = 1; i < argc; i += 2) {
     if (i + 1 >= argc)
       return usage("option needs a value");
     if (!strcmp(argv[i], "--map")) {
-      if (hk_map_policy_parse(argv[i + 1], &map) != HK_SUCCESS)
+      if (hk_cart_map_parse(argv[i + 1], &map) != HK_SUCCESS)
         return usage("unknown mapping");
     } else if (!strcmp(argv[i], "--exchanges")) {
       char *end;
@@ -144,19 +144,19 @@ int main(int argc, char **argv)
         break;
       }
     hk_halo_stats_t st;
-    hk_halo_get_stats(h, &st);
+    hk_halo_stats(h, &st);
     CHECK_EQ_INT(st.exchanges, nex);
     long long mine = st.bytes_inter, sum = 0;
     MPI_Allreduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     hk_cart_surface_t s;
-    CHECK_EQ_INT(hk_cart_surface(&cd, hk_cart_get_layout(cart), &s), HK_SUCCESS);
+    CHECK_EQ_INT(hk_cart_surface(&cd, hk_cart_layout(cart), &s), HK_SUCCESS);
     CHECK_EQ_INT(sum, s.inter_bytes);
     if (hk_test_rank == 0) {
       printf("predicted_inter_bytes_per_exchange=%lld nodes=%d\n", s.inter_bytes, ni.nnodes);
       printf("intra_bytes_per_exchange=%lld self_bytes_per_exchange=%lld inter_msgs=%lld "
              "procs=%dx%dx%d map=%s map_used=%s exchanges=%lld%s%s\n",
              s.intra_bytes, s.self_bytes, s.inter_msgs, ci.procs[0], ci.procs[1], ci.procs[2],
-             hk_map_policy_name(map), hk_map_policy_name(ci.map_used), nex,
+             hk_cart_map_name(map), hk_cart_map_name(ci.map_used), nex,
              ci.note && *ci.note ? " note=" : "", ci.note ? ci.note : "");
       fflush(stdout);
     }

@@ -25,16 +25,24 @@ from hybridkit.appdesc import AppDesc
 from hybridkit.binding import bindings, pus_per_core, verdict
 from hybridkit.errors import HKError
 from hybridkit.model import Prediction, predicted_speedup
+from hybridkit.modes import level_order
 from hybridkit.quality import BUSY_SHARE, FUNCTIONAL, Spread, is_busy, is_functional, spread
 from hybridkit.rundata import Entry, Run, entries
 
 PROBLEMS = ("topology", "intra-node communication", "inter-node bandwidth",
             "sleeping threads", "OpenMP overhead")
-SINGLE_THREAD_MODES = ("pure", "pure-nb")
 
 
-MODE_ORDER = ("pure", "pure-nb", "masteronly", "funneled", "multiple", "task",
-              "task-balanced", "multiple-reserved")
+def thread_level(e: Entry) -> str:
+    """The MPI thread level the run asked for: its mode's, from the library's mode table
+    (hk-jacobi requests hk_mode_thread_level(mode)); '' when the record does not say."""
+    return str(((e.record.get("provenance") or {}).get("thread_level") or {})
+               .get("requested", ""))
+
+
+def single_threaded(e: Entry) -> bool:
+    """A mode of one thread per rank (thread level single: pure MPI)."""
+    return thread_level(e) == "single"
 
 
 @dataclass
@@ -58,9 +66,14 @@ class Config:
         return f"{self.layout} {self.mode}"
 
     def simplicity(self) -> Tuple:
-        """Smaller is simpler: pure MPI first, then fewer threads, then the plainer mode."""
-        order = MODE_ORDER.index(self.mode) if self.mode in MODE_ORDER else len(MODE_ORDER)
-        return (self.threads, order, self.ranks)
+        """Smaller is simpler: fewer threads first, then the plainer mode (the weaker MPI
+        thread level it needs, then its name: pure < pure-nb, funneled < task), then
+        fewer ranks."""
+        return (self.threads, level_order(thread_level(self.rep)), self.mode, self.ranks)
+
+    @property
+    def single_threaded(self) -> bool:
+        return single_threaded(self.rep)
 
 
 @dataclass
@@ -205,7 +218,7 @@ def mismatch_scores(group: Sequence[Entry], runs: Sequence[Run], app: AppDesc
               and r.records and not verdict(bindings(r.records), pus_per_core(r.records)).own_cores]
     if shared:
         scores["topology"] = len(shared) / max(1, len({id(e.run) for e in group}))
-    pure = [e for e in group if _mode(e) in SINGLE_THREAD_MODES]
+    pure = [e for e in group if single_threaded(e)]
     if pure:
         p = _pick(pure, app)
         f = _fcomm(p) or 0.0
@@ -216,7 +229,7 @@ def mismatch_scores(group: Sequence[Entry], runs: Sequence[Run], app: AppDesc
     if mo:
         m = _pick(mo, app)
         scores["sleeping threads"] = (_fcomm(m) or 0.0) * (1 - 1 / m.run.threads)
-    hybrid = [e for e in group if _mode(e) not in SINGLE_THREAD_MODES and e.run.threads >= 2]
+    hybrid = [e for e in group if not single_threaded(e) and e.run.threads >= 2]
     if pure and hybrid:
         comp_pure = _pick(pure, app).result("compute")
         comp_hyb = _pick(hybrid, app).result("compute")
@@ -312,11 +325,11 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
                        f"min-max)")
             if chosen is not winner:
                 reason += f"; the simpler layout {chosen.label()} is recommended"
-        pure = [c for c in configs if c.mode in SINGLE_THREAD_MODES]
-        hyb = [c for c in configs if c.mode not in SINGLE_THREAD_MODES]
+        pure = [c for c in configs if c.single_threaded]
+        hyb = [c for c in configs if not c.single_threaded]
         if pure and hyb:
-            other = hyb[0] if chosen.mode in SINGLE_THREAD_MODES else pure[0]
-            kind = "hybrid" if chosen.mode in SINGLE_THREAD_MODES else "pure MPI"
+            other = hyb[0] if chosen.single_threaded else pure[0]
+            kind = "hybrid" if chosen.single_threaded else "pure MPI"
             if other is not chosen:
                 gain = chosen.spread.median / other.spread.median - 1 \
                     if other.spread.median else 0.0

@@ -17,6 +17,8 @@ naming the file and the field; the other apps work on); a new app needs a file, 
     oversubscribe = false               # may its fixed layouts exceed the cores
     report = ["scaling", ...]           # report sections fed by this app
     timeout = 300                       # seconds one run may take (--timeout overrides)
+    study_order = 10                    # place in a study (lower first: the main application,
+                                        # then benchmarks; default 1000, ties by name)
     [problem]  params = ["grid", ...]   # record parameters that define the problem: runs
                                         # with equal values solve the same problem and are
                                         # compared (every layout and mode); the others are
@@ -31,6 +33,17 @@ naming the file and the field; the other apps work on); a new app needs a file, 
                or ranks = [...], threads = [...|"max"]   (fixed layouts; ranks per node)
     [constraints.PARAM.VALUE]  min_threads / max_threads / min_ranks / max_ranks
     [choices]  PARAM = [allowed values]       (checked for values given on the command line)
+    [modes]    param = "mode"               # the parameter that takes hybrid modes; their
+                                        # names and thread levels are the binary's
+                                        # `--list-modes` (the C library's table), never
+                                        # written here: "all" in a set stands for every
+                                        # mode, a value given on the command line must be
+                                        # one of them
+               list = true                  # the parameter is one comma-separated list
+                                        # ("all": every mode joined)
+               subcommand = "halo"          # `BINARY halo --list-modes`
+               single = {max_threads = 1}   # constraints of modes of thread level single
+               threaded = {min_threads = 2} # ... and of the others
 """
 
 from __future__ import annotations
@@ -40,7 +53,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from hybridkit.errors import HKError, UsageError
 
@@ -121,6 +134,22 @@ class ParamSet:
 
 
 @dataclass(frozen=True)
+class ModesRule:
+    """The [modes] table: which parameter takes the binary's hybrid modes."""
+
+    param: str
+    joined: bool = False
+    subcommand: Tuple[str, ...] = ()
+    single: Dict[str, int] = field(default_factory=dict)
+    threaded: Dict[str, int] = field(default_factory=dict)
+
+
+def _fits(rule: Mapping[str, int], ranks: int, threads: int) -> bool:
+    return (rule.get("min_threads", 1) <= threads <= rule.get("max_threads", threads)
+            and rule.get("min_ranks", 1) <= ranks <= rule.get("max_ranks", ranks))
+
+
+@dataclass(frozen=True)
 class AppDesc:
     name: str
     binary: str
@@ -138,6 +167,30 @@ class AppDesc:
     problem: Problem = Problem()
     timeout: float = 600.0
     source: str = ""
+    modes: Optional[ModesRule] = None
+    study_order: int = 1000
+
+    def mode_table(self):
+        """The hybrid modes of the binary (`BINARY [subcommand] --list-modes`)."""
+        from hybridkit import modes
+
+        return modes.table(self.binary, *(self.modes.subcommand if self.modes else ()))
+
+    def values(self, name: str, value: Any) -> Tuple[Any, ...]:
+        """The values a set's `value` of parameter `name` stands for: every mode for "all"
+        of the modes parameter (joined by ',' for a list parameter), else itself."""
+        if not self.modes or name != self.modes.param or value != "all":
+            return (value,)
+        names = [m.name for m in self.mode_table()]
+        return (",".join(names),) if self.modes.joined else tuple(names)
+
+    def allowed(self, name: str) -> Optional[Tuple[Any, ...]]:
+        """The values a parameter may take ([choices], or the binary's modes), None: any."""
+        if name in self.choices:
+            return self.choices[name]
+        if self.modes and name == self.modes.param and not self.modes.joined:
+            return tuple(m.name for m in self.mode_table())
+        return None
 
     def problem_key(self, params: Mapping[str, Any]) -> Tuple[Tuple[str, str], ...]:
         """The parameters of a record that define its problem, as a hashable key. Without a
@@ -170,11 +223,16 @@ class AppDesc:
         """Whether the constraints admit this combination."""
         for name, value in params.items():
             rule = self.constraints.get(name, {}).get(str(value))
-            if not rule:
-                continue
-            if threads < rule.get("min_threads", 1) or threads > rule.get("max_threads", threads):
+            if rule and not _fits(rule, ranks, threads):
                 return False
-            if ranks < rule.get("min_ranks", 1) or ranks > rule.get("max_ranks", ranks):
+        if self.modes and not self.modes.joined and self.modes.param in params:
+            value = str(params[self.modes.param])
+            mode = next((m for m in self.mode_table() if m.name == value), None)
+            if mode is None:
+                raise UsageError(f"unknown {self.modes.param} {value!r} for {self.name} "
+                                 f"(choose from {', '.join(m.name for m in self.mode_table())})")
+            rule = self.modes.single if mode.single_threaded else self.modes.threaded
+            if not _fits(rule, ranks, threads):
                 return False
         return True
 
@@ -262,6 +320,15 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                       order=tuple(problem_t.get("order", ())))
     if problem.size and problem.params and problem.size not in problem.params:
         raise HKError(f"{source}: problem.size {problem.size!r} is not in problem.params")
+    modes_t = data.get("modes")
+    modes = None
+    if modes_t is not None:
+        sub = modes_t.get("subcommand", ())
+        modes = ModesRule(param=need("param", modes_t, f"{source}: modes"),
+                          joined=bool(modes_t.get("list", False)),
+                          subcommand=(sub,) if isinstance(sub, str) else tuple(sub),
+                          single=dict(modes_t.get("single", {})),
+                          threaded=dict(modes_t.get("threaded", {})))
     timeout = data.get("timeout", 600)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         raise HKError(f"{source}: timeout must be a positive number of seconds")
@@ -273,7 +340,8 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    oversubscribe=bool(data.get("oversubscribe", False)), report=report,
                    constraints=constraints,
                    choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
-                   problem=problem, timeout=float(timeout), source=source)
+                   problem=problem, timeout=float(timeout), source=source, modes=modes,
+                   study_order=int(data.get("study_order", 1000)))
 
 
 _STR = {"type": "string"}
@@ -282,6 +350,8 @@ _STR_MAP = {"type": "object", "additionalProperties": _STR}
 _SET = {"type": "object", "additionalProperties": {
     "anyOf": [{"type": ["string", "number", "boolean"]},
               {"type": "array", "items": {"type": ["string", "number", "boolean"]}}]}}
+_RULE = {"type": "object", "additionalProperties": False,
+         "properties": {k: {"type": "integer", "minimum": 0} for k in CONSTRAINT_KEYS}}
 # the shape of an app description (types and names; parse() checks what follows from them)
 APP_SCHEMA = {
     "type": "object",
@@ -292,19 +362,24 @@ APP_SCHEMA = {
         "env": _STR_MAP, "single_node_env": _STR_MAP, "oversubscribe": {"type": "boolean"},
         "report": {"type": "array", "items": {"enum": list(SECTIONS)}},
         "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "study_order": {"type": "integer"},
         "problem": {"type": "object", "additionalProperties": False, "properties": {
             "params": _STRS, "size": _STR, "order": {"type": "array"}}},
-        "metric": {"type": "object", "required": ["value", "unit"], "properties": {
+        "metric": {"type": "object", "required": ["value", "unit"],
+                   "additionalProperties": False, "properties": {
             "value": _STR, "unit": _STR, "better": {"enum": ["higher", "lower"]},
             "time": _STR, "memory": _STR, "breakdown": _STRS, "series": _STR,
             "verified": _STR}},
         **{name: _SET for name in SETS},
         "constraints": {"type": "object", "additionalProperties": {
-            "type": "object", "additionalProperties": {
-                "type": "object", "additionalProperties": False,
-                "properties": {k: {"type": "integer", "minimum": 0} for k in CONSTRAINT_KEYS}}}},
+            "type": "object", "additionalProperties": _RULE}},
         "choices": {"type": "object", "additionalProperties": {"type": "array"}},
+        "modes": {"type": "object", "required": ["param"], "additionalProperties": False,
+                  "properties": {"param": {"type": "string", "minLength": 1},
+                                 "list": {"type": "boolean"}, "subcommand": _STR,
+                                 "single": _RULE, "threaded": _RULE}},
     },
+    "additionalProperties": False,
 }
 
 
@@ -375,7 +450,7 @@ def by_kind(apps: Mapping[str, AppDesc]) -> Dict[str, AppDesc]:
     return {a.kind: a for a in apps.values()}
 
 
-def order(names: Sequence[str]) -> List[str]:
-    """The study's order: the main application first, then benchmarks, then the rest."""
-    first = ["jacobi", "mz", "mc", "pingpong", "beff", "halo", "overlap", "barrier"]
-    return [n for n in first if n in names] + sorted(n for n in names if n not in first)
+def order(apps: Mapping[str, AppDesc]) -> List[str]:
+    """The study's order of `apps` (by name): each description's `study_order` (main
+    applications first, then benchmarks; default 1000), then the name."""
+    return sorted(apps, key=lambda n: (apps[n].study_order, n))

@@ -9,7 +9,7 @@ builds `Launch(argv, env, rank_env, warnings)`; running it is hybridkit.rundir's
                             env       variables set in the launcher's own environment
                             rank_env  OMP_* every rank gets (carried by -x / -genv / --export)
 
-Binding (same meaning for every launcher; the model of hk_map_compute in src/topo/map.c,
+Binding (same meaning for every launcher; the model of hk_launch_map_compute in src/topo/map.c,
 so `hk-topology --dry-run` shows what a launch gets):
     each rank owns S = max(T, cores per host / ranks per host) consecutive cores (S = T when
     the hosts' core count is unknown); inside them its T threads are placed:
@@ -115,6 +115,7 @@ class Launcher:
     mpi: Optional[str] = None  # value of --mpi it serves, None: any
     programs: Tuple[str, ...] = ()  # candidates, the first one on PATH wins
     unbound_flag = ""  # how the warning names "binding is off"
+    env_prefixes: Tuple[str, ...] = ()  # its variables worth keeping with a run's provenance
 
     def __init__(self, which: Optional[Callable[[str], Optional[str]]] = None,
                  euid: Optional[int] = None) -> None:
@@ -145,7 +146,7 @@ class Launcher:
     def flags(self, spec: LaunchSpec) -> List[str]:
         raise NotImplementedError
 
-    def env(self, spec: LaunchSpec) -> Dict[str, str]:
+    def env(self, spec: Optional[LaunchSpec] = None) -> Dict[str, str]:
         return {}
 
 
@@ -153,6 +154,7 @@ class OpenMPI(Launcher):
     """Open MPI's mpirun: map T cores per rank, bind ranks to them, export OMP_* with -x."""
 
     command, mpi = "mpirun", "openmpi"
+    env_prefixes = ("OMPI_MCA",)
     programs = ("mpirun.openmpi", "mpirun")
     unbound_flag = "--bind-to none"
 
@@ -171,7 +173,8 @@ class OpenMPI(Launcher):
             flags += ["-x", f"{key}={value}"]
         return flags
 
-    def env(self, spec: LaunchSpec) -> Dict[str, str]:
+    def env(self, spec: Optional[LaunchSpec] = None) -> Dict[str, str]:
+        """Open MPI refuses to start as root (even a singleton) without these."""
         if self.euid == 0:
             return {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
         return {}
@@ -181,6 +184,7 @@ class MPICH(Launcher):
     """MPICH's Hydra mpiexec: -bind-to core:T gives each rank T cores, OMP_* with -genv."""
 
     command, mpi = "mpirun", "mpich"
+    env_prefixes = ("MPICH_", "HYDRA_")
     programs = ("mpiexec.mpich", "mpiexec.hydra")
     unbound_flag = "-bind-to none"
 
@@ -199,6 +203,7 @@ class MPICH(Launcher):
 class Srun(Launcher):
     """Slurm's srun: -c T cores per task, --cpu-bind, OMP_* through --export."""
 
+    env_prefixes = ("SLURM_",)
     command, mpi = "srun", None
     programs = ("srun",)
     unbound_flag = "--cpu-bind=none"
@@ -283,6 +288,20 @@ def launcher_for(command: str, mpi: str, **kwargs) -> Launcher:
             return cls(**kwargs)
     raise UsageError(f"unknown launcher {command!r} for --mpi {mpi} "
                      f"(choose from {', '.join(launcher_names())})")
+
+
+def provenance_env(environ: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+    """The variables of `environ` (default os.environ) that shape a run: hybridkit's
+    (HK_*), OpenMP's (OMP_*), PATH, and those of every launcher (its env_prefixes)."""
+    environ = dict(os.environ if environ is None else environ)
+    prefixes = ("HK_", "OMP_", *(p for cls in LAUNCHERS for p in cls.env_prefixes))
+    return {k: v for k, v in environ.items() if k.startswith(prefixes) or k == "PATH"}
+
+
+def singleton_env(mpi: str) -> Dict[str, str]:
+    """What a binary of MPI library `mpi` needs in its environment to start without a
+    launcher (a singleton, e.g. hk-topology printing the machine)."""
+    return OpenMPI().env() if mpi == "openmpi" else {}
 
 
 def default_mpi() -> str:

@@ -21,6 +21,7 @@ import io
 import re
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import __version__
@@ -768,3 +769,17 @@ def csv_text(runs: Sequence[Run]) -> str:
 RENDERERS: Dict[str, Callable[[Sequence[Section], str], str]] = {
     "html": html_page, "md": markdown,
 }
+
+
+def write_report(runs: Sequence[Run], apps: Dict[str, AppDesc], paths: Sequence[Path],
+                 output: Path, fmt: str, title: str, with_csv: bool = False) -> Path:
+    """The report of `runs` (found under `paths`) as `fmt` (html, md) in `output`, and
+    its results as CSV beside it when `with_csv`."""
+    from hybridkit.rundata import study_meta
+
+    sections = build(runs, apps, study_meta(paths))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(RENDERERS[fmt](sections, title))
+    if with_csv:
+        output.with_suffix(".csv").write_text(csv_text(runs))
+    return output

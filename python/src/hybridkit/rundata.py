@@ -260,3 +260,16 @@ def check_usable(runs: Sequence[Run], paths: Sequence[Path]) -> None:
         why = "; ".join(f"{r.path.name}: {r.problem}" for r in runs[:3])
         raise HKError(f"no complete run under {', '.join(map(str, paths))} "
                       f"({len(runs)} incomplete: {why})")
+
+
+def load_results(paths: Sequence[Path], require_complete: bool = True):
+    """(runs, app descriptions) under `paths`, each run assigned its app; HKError when
+    none is complete (if required)."""
+    from hybridkit import appdesc
+
+    apps = appdesc.load_all()
+    runs = find_runs(paths)
+    assign_apps(runs, apps)
+    if require_complete:
+        check_usable(runs, paths)
+    return runs, apps

@@ -175,12 +175,14 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
             known = ", ".join(params) or "none"
             raise UsageError(f"app {app.name!r} has no parameter {name!r} (its parameters: "
                              f"{known})")
-        allowed = app.choices.get(name)
-        bad = [v for v in values if allowed and v not in allowed]
+        allowed = app.allowed(name)
+        # a value must be allowed, or stand for allowed ones ("all" of the modes)
+        bad = [v for v in values if allowed and v not in allowed and app.values(name, v) == (v,)]
         if bad:
             raise UsageError(f"unknown {name} {bad[0]!r} for {app.name} (choose from "
                              f"{', '.join(map(str, allowed))})")
         params[name] = tuple(values)
+    params = {k: tuple(x for v in vals for x in app.values(k, v)) for k, vals in params.items()}
     if cluster.nodes > 1:  # real nodes: no virtual-node parameters
         for name in app.single_node_params():
             params.pop(name, None)
@@ -450,20 +452,6 @@ def plan_table(runs: Sequence[PlannedRun], out: Path,
             state = "redo"
         rows.append((state, r.label(), str(d)))
     return rows
-
-
-def run_all(items: Sequence[Tuple[AppDesc, PlannedRun]], executor: Executor, out: Path,
-            progress: Optional[Callable[[str, Any], None]] = None) -> List[Outcome]:
-    """Execute every (app, run); `progress(event, payload)` gets 'start'/'done' events."""
-    outcomes = []
-    for app, run in items:
-        if progress:
-            progress("start", run)
-        outcome = executor.execute(app, run, out)
-        if progress:
-            progress("done", outcome)
-        outcomes.append(outcome)
-    return outcomes
 
 
 LOCK_NAME = ".hybridkit.lock"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hybridkit.commands.report import load
+from hybridkit.rundata import load_results as load
 
 HELP = "recommend processes x threads, mode and binding from measured runs (overlap model)"
 DESCRIPTION = """\

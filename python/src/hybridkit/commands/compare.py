@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hybridkit.commands.report import load
+from hybridkit.rundata import load_results as load
 from hybridkit.errors import HKError
 
 HELP = "compare two run sets metric by metric; exit 1 on a regression beyond the tolerance"

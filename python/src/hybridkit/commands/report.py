@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Dict, Sequence
-
-from hybridkit import appdesc
-from hybridkit.appdesc import AppDesc
-from hybridkit.rundata import Run, assign_apps, check_usable, find_runs, study_meta
+from hybridkit.report import write_report
+from hybridkit.rundata import check_usable, load_results as load
 
 HELP = "write an HTML (or Markdown) report with plots and advice from run directories"
 DESCRIPTION = """\
@@ -37,28 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", action="store_true",
                         help="also write every result as CSV beside the report (FILE.csv)")
     parser.add_argument("--title", default="hybridkit report", help="page title")
-
-
-def load(paths: Sequence[Path], require_complete: bool = True):
-    """(runs, app descriptions) under `paths`; HKError when none is complete (if required)."""
-    apps = appdesc.load_all()
-    runs = find_runs(paths)
-    assign_apps(runs, apps)
-    if require_complete:
-        check_usable(runs, paths)
-    return runs, apps
-
-
-def write_report(runs: Sequence[Run], apps: Dict[str, AppDesc], paths: Sequence[Path],
-                 output: Path, fmt: str, title: str, with_csv: bool = False) -> Path:
-    from hybridkit.report import RENDERERS, build, csv_text
-
-    sections = build(runs, apps, study_meta(paths))
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(RENDERERS[fmt](sections, title))
-    if with_csv:
-        output.with_suffix(".csv").write_text(csv_text(runs))
-    return output
 
 
 def run(ns: argparse.Namespace) -> int:

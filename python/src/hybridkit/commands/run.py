@@ -10,17 +10,17 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from pathlib import Path
 from typing import List, Optional
 
 from hybridkit import __version__
+from hybridkit.cliargs import add_launch_arguments, mode_name, positive_int
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
-from hybridkit.launch import (BINDS, LAUNCHER_HELP, MPIS, Launch, LaunchSpec, default_mpi,
-                              launcher_for, launcher_names)
+from hybridkit.execute import vcluster_launcher
+from hybridkit.launch import Launch, LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import find_binary
 from hybridkit.rundir import (RESERVE, create_run_dir, iso, run_dir_name, run_streaming,
                               utc_now, write_json, write_launch)
@@ -40,52 +40,6 @@ examples:
   hybridkit run hk-topology --np 1 --threads 2 --bind scatter --dry-run
   hybridkit run hk-bench --np 4 --threads 2 --mpi mpich --hosts n1,n2 -- pingpong"""
 
-MODE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
-KNOWN_MODES = "pure, pure-nb, masteronly, funneled, task, task-balanced, multiple, multiple-reserved"
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def host_list(text: str) -> List[str]:
-    hosts = [h.strip() for h in text.split(",")]
-    if not all(hosts):
-        raise argparse.ArgumentTypeError(f"empty host name in {text!r}")
-    return hosts
-
-
-def mode_name(text: str) -> str:
-    if not MODE_PATTERN.match(text):
-        raise argparse.ArgumentTypeError(f"bad mode name {text!r}")
-    return text
-
-
-def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
-    """Binding, launcher, MPI and where to run (shared by run, sweep and study)."""
-    parser.add_argument("--bind", choices=BINDS, default="compact",
-                        help="compact: threads close on the rank's cores; scatter: spread; "
-                             "none: no binding (default: %(default)s)")
-    parser.add_argument("--launcher", choices=launcher_names(), default="mpirun",
-                        help="; ".join(f"{k}: {v}" for k, v in LAUNCHER_HELP.items())
-                             + " (default: %(default)s)")
-    parser.add_argument("--mpi", choices=MPIS, default=None,
-                        help="MPI library of --launcher mpirun (default: $HK_MPI, else openmpi)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--hosts", type=host_list, metavar="H1,H2,...",
-                       help="run on these hosts, ranks spread evenly (no local core check)")
-    where.add_argument("--hostfile", metavar="F", help="launcher host file (no local core check)")
-    parser.add_argument("--vcluster", type=positive_int, metavar="N",
-                        help="run across N emulated nodes of tools/vcluster (Open MPI, root; "
-                             "brought up when needed; binding off, nodes share this machine's cores)")
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("binary", metavar="BINARY",
                         help="path, or name looked up in $HK_BIN_DIR, build/*/bin, PATH")
@@ -94,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=positive_int, required=True, metavar="T",
                         help="OpenMP threads per rank")
     parser.add_argument("--mode", type=mode_name, metavar="M",
-                        help=f"hybrid mode, passed as '--mode M' ({KNOWN_MODES})")
+                        help="hybrid mode, passed as '--mode M' (the binary's --list-modes "
+                             "names them, e.g. hk-jacobi --list-modes)")
     add_launch_arguments(parser)
     parser.add_argument("--oversubscribe", action="store_true",
                         help="allow more ranks x threads than cores (binding is then off)")
@@ -139,32 +94,6 @@ def check_layout(records: list, np: int, mpi: str) -> None:
 
 def warn(message: str) -> None:
     print(f"hybridkit: warning: {message}", file=sys.stderr)
-
-
-def vcluster_launcher(ns: argparse.Namespace, mpi: str):
-    """The launcher across ns.vcluster emulated nodes, bringing the cluster up if needed."""
-    import subprocess
-
-    from hybridkit.launch import Vcluster
-    from hybridkit.paths import vcluster_nodes, vcluster_tool
-
-    if ns.hosts or ns.hostfile or ns.launcher != "mpirun":
-        raise UsageError("--vcluster chooses the hosts and the launcher itself")
-    if mpi != "openmpi":
-        raise UsageError("--vcluster runs Open MPI (MPICH: tools/vcluster/vcluster mpiexec-mpich, "
-                         "see docs/vcluster.md)")
-    tool = vcluster_tool()
-    up = vcluster_nodes()
-    if up and up != ns.vcluster:
-        raise HKError(f"an emulated cluster of {up} nodes is up; use --vcluster {up} or run "
-                      f"'{tool} down' first")
-    if not up and not ns.dry_run:
-        proc = subprocess.run([str(tool), "up", str(ns.vcluster)], capture_output=True, text=True)
-        if proc.returncode != 0:
-            why = (proc.stderr or proc.stdout).strip().splitlines()
-            raise HKError(f"vcluster up {ns.vcluster} failed (exit {proc.returncode}): "
-                          f"{why[-1] if why else 'no message'}")
-    return Vcluster(str(tool), ns.vcluster)
 
 
 def run(ns: argparse.Namespace) -> int:

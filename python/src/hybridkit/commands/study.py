@@ -20,12 +20,12 @@ from typing import Dict, List, Sequence, Tuple
 
 from hybridkit import __version__, appdesc
 from hybridkit.appdesc import AppDesc
-from hybridkit.commands.sweep import (add_target_arguments, execute_plan, print_plan,
-                                      report_failures, target)
+from hybridkit.cliargs import add_target_arguments, positive_int
 from hybridkit.errors import HKError, UsageError
+from hybridkit.execute import execute_plan, print_plan, report_failures, target
+from hybridkit.launch import provenance_env, singleton_env
 from hybridkit.paths import find_binary
 from hybridkit.rundir import iso, utc_now, write_json
-from hybridkit.commands.run import positive_int
 from hybridkit.sweep import Cluster, Executor, PlannedRun, ResultsLock, expand
 
 HELP = "run the planned experiments of every app, write the HTML report and advise"
@@ -78,7 +78,7 @@ def select_apps(names: Sequence[str], mpi: str
                 ) -> Tuple[List[AppDesc], Dict[str, Path], List[str]]:
     """(apps to run, their binaries, notes on the skipped ones)."""
     apps = appdesc.load_all()
-    wanted = names or appdesc.order(list(apps))
+    wanted = names or appdesc.order(apps)
     unknown = [n for n in wanted if n not in apps]
     if unknown:
         raise UsageError(f"unknown app(s) {', '.join(unknown)} (known: {', '.join(sorted(apps))})")
@@ -125,16 +125,13 @@ def write_provenance(out: Path, ns: argparse.Namespace, items, mpi: str) -> None
         "repeat": ns.repeat,
         "plan": [{"app": r.app, "id": r.run_id, "ranks": r.ranks, "threads": r.threads,
                   "params": r.param_dict, "repeat": r.repeat} for _, r in items]})
-    env = {k: v for k, v in os.environ.items()
-           if k.startswith(("HK_", "OMP_", "OMPI_MCA", "MPICH_", "SLURM_")) or k == "PATH"}
     write_json(out / "environment.json", {
         "python": sys.version, "platform": platform.platform(), "machine": platform.machine(),
-        "env": env})
+        "env": provenance_env()})
     try:
         topo = find_binary("hk-topology", mpi)
         proc = subprocess.run([str(topo)], capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1",
-                                   "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+                              env={**os.environ, **singleton_env(mpi)})
         if proc.returncode == 0:
             (out / "machine.txt").write_text(proc.stdout)
     except (HKError, OSError, subprocess.SubprocessError):
@@ -167,7 +164,7 @@ def summary(out: Path) -> int:
     from rich.table import Table
 
     from hybridkit.advise import advise, usable
-    from hybridkit.commands.report import write_report
+    from hybridkit.report import write_report
     from hybridkit.quality import BUSY_SHARE, is_busy, is_functional
     from hybridkit.rundata import assign_apps, entries, find_runs
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import subprocess
 
-from hybridkit.launch import default_mpi
+from hybridkit.launch import default_mpi, singleton_env
 from hybridkit.paths import find_binary
 from hybridkit.rundir import exit_status
 
@@ -28,14 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("args", nargs="*", metavar="ARGS", help=f"arguments of {BINARY}")
 
 
-def root_env() -> dict:
-    """Open MPI refuses to start as root (even as a singleton) without these."""
-    if os.geteuid() == 0:
-        return {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-    return {}
-
-
 def run(ns: argparse.Namespace) -> int:
-    binary = find_binary(BINARY, default_mpi())
-    proc = subprocess.run([str(binary), *ns.extra], env={**os.environ, **root_env()})
+    mpi = default_mpi()
+    binary = find_binary(BINARY, mpi)
+    proc = subprocess.run([str(binary), *ns.extra], env={**os.environ, **singleton_env(mpi)})
     return exit_status(proc.returncode)

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hybridkit.commands.run import positive_int
+from hybridkit.cliargs import positive_int
 from hybridkit.errors import HKError, UsageError
 
 HELP = "tune the library for this machine"

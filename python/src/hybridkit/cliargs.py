@@ -1,0 +1,87 @@
+"""Argument types and the argument groups several commands share (run, sweep, study,
+tune): parsing only, no behaviour; the commands in hybridkit.commands stay thin."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import List, Tuple
+
+from hybridkit.launch import BINDS, LAUNCHER_HELP, MPIS, launcher_names
+
+MODE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def host_list(text: str) -> List[str]:
+    hosts = [h.strip() for h in text.split(",")]
+    if not all(hosts):
+        raise argparse.ArgumentTypeError(f"empty host name in {text!r}")
+    return hosts
+
+
+def mode_name(text: str) -> str:
+    if not MODE_PATTERN.match(text):
+        raise argparse.ArgumentTypeError(f"bad mode name {text!r}")
+    return text
+
+
+def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
+    """Binding, launcher, MPI and where to run (shared by run, sweep and study)."""
+    parser.add_argument("--bind", choices=BINDS, default="compact",
+                        help="compact: threads close on the rank's cores; scatter: spread; "
+                             "none: no binding (default: %(default)s)")
+    parser.add_argument("--launcher", choices=launcher_names(), default="mpirun",
+                        help="; ".join(f"{k}: {v}" for k, v in LAUNCHER_HELP.items())
+                             + " (default: %(default)s)")
+    parser.add_argument("--mpi", choices=MPIS, default=None,
+                        help="MPI library of --launcher mpirun (default: $HK_MPI, else openmpi)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--hosts", type=host_list, metavar="H1,H2,...",
+                       help="run on these hosts, ranks spread evenly (no local core check)")
+    where.add_argument("--hostfile", metavar="F", help="launcher host file (no local core check)")
+    parser.add_argument("--vcluster", type=positive_int, metavar="N",
+                        help="run across N emulated nodes of tools/vcluster (Open MPI, root; "
+                             "brought up when needed; binding off, nodes share this machine's cores)")
+
+
+def csv_list(text: str) -> List[str]:
+    items = [t.strip() for t in text.split(",")]
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"empty item in {text!r}")
+    return items
+
+
+def param_override(text: str) -> Tuple[str, List[str]]:
+    name, sep, values = text.partition("=")
+    if not sep or not name.strip() or not values:
+        raise argparse.ArgumentTypeError(f"expected NAME=V1,V2,..., got {text!r}")
+    return name.strip(), csv_list(values)
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where and how runs are launched (shared by sweep and study)."""
+    add_launch_arguments(parser)
+    parser.add_argument("--timeout", type=positive_float, metavar="S",
+                        help="seconds one run may take before it is stopped and marked "
+                             "'timeout' (default: the app description's 'timeout')")
+    parser.add_argument("--dry-run", action="store_true", help="list the plan and stop")
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
