@@ -328,7 +328,7 @@ static int run(void *unused)
   if ((err = hk_spmv_create(&d, &A)) != HK_SUCCESS)
     goto done;
   hk_spmv_info_t in;
-  hk_spmv_get_info(A, &in);
+  hk_spmv_info(A, &in);
   x = malloc(((size_t)in.nrows + in.nhalo + 1) * sizeof *x);
   y = malloc(((size_t)in.nrows + 1) * sizeof *y);
   ref = malloc(((size_t)in.nrows + 1) * sizeof *ref);
@@ -355,7 +355,7 @@ static int run(void *unused)
     err = hk_spmv_multiply(A, x, y);
   if ((err = hk_agree(comm, err)) != HK_SUCCESS)
     goto done;
-  hk_spmv_reset_stats(A);
+  hk_spmv_stats_reset(A);
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
   for (int k = 0; k < opt.iters && err == HK_SUCCESS; k++)
@@ -363,7 +363,7 @@ static int run(void *unused)
   ms.t_mult = (MPI_Wtime() - t0) / opt.iters;
   if ((err = hk_agree(comm, err)) != HK_SUCCESS)
     goto done;
-  hk_spmv_get_stats(A, &ms.st);
+  hk_spmv_stats(A, &ms.st);
   double per = 1.0 / (double)ms.st.multiplies;
   ms.st.pack *= per;
   ms.st.comm *= per;

@@ -62,8 +62,12 @@ typedef enum hk_spmv_format {
   HK_SPMV_FORMAT_COUNT
 } hk_spmv_format_t;
 
-/* "crs", "jds", "sell".  Collective: local.  Threads: any thread. */
+/* hk_spmv_format_name: "crs", "jds", "sell" ("invalid" for a value out of range).
+ * Collective: local.  Threads: any thread.  Errors: none. */
 HK_EXPORT const char *hk_spmv_format_name(hk_spmv_format_t format);
+/* hk_spmv_format_parse: the format named `name` into *format.
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for NULL or an unknown name (one line naming the known ones). */
 HK_EXPORT int hk_spmv_format_parse(const char *name, hk_spmv_format_t *format);
 
 /* One rank's rows [row_begin, row_begin + nrows) of an nglobal x nglobal matrix in
@@ -79,11 +83,12 @@ typedef struct hk_spmv_crs {
                          Matrix Market "symmetric") */
 } hk_spmv_crs_t;
 
-/* Free the arrays; the struct is zeroed.  Collective: local.  Threads: any. */
+/* hk_spmv_crs_free: free the arrays; the struct is zeroed (NULL is ignored).
+ * Collective: local.  Threads: any thread.  Errors: none. */
 HK_EXPORT void hk_spmv_crs_free(hk_spmv_crs_t *crs);
 
 /* hk_spmv_block: the default row blocks: rank r of p gets n/p rows, the first
- * n mod p ranks one more.  Collective: local.  Threads: any. */
+ * n mod p ranks one more.  Collective: local.  Threads: any thread.  Errors: none. */
 HK_EXPORT void hk_spmv_block(long long n, int nprocs, int rank, long long *begin, int *count);
 
 /* hk_spmv_generate_size: the rows of a generated matrix spec:
@@ -93,10 +98,12 @@ HK_EXPORT void hk_spmv_block(long long n, int nprocs, int rank, long long *begin
  *                   columns within distance B of the diagonal (fewer where the band
  *                   is narrower than K), values in [-1, 1) and the diagonal K + 1;
  *                   seeded: the same matrix for any row blocks
- * HK_ERR_ARG with one line for a bad spec.  Collective: local.  Threads: any. */
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG with one line for a bad spec or NULL. */
 HK_EXPORT int hk_spmv_generate_size(const char *spec, long long *nglobal);
 /* hk_spmv_generate: rows [row_begin, row_begin + nrows) of the spec's matrix.
- * Collective: local.  Threads: any. */
+ * Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG for a bad spec or rows out of range, HK_ERR_NOMEM. */
 HK_EXPORT int hk_spmv_generate(const char *spec, long long row_begin, int nrows,
                                hk_spmv_crs_t *crs);
 
@@ -105,14 +112,15 @@ HK_EXPORT int hk_spmv_generate(const char *spec, long long row_begin, int nrows,
  * With nrows < 0 the rows are chosen by hk_spmv_block(comm size, rank) of
  * the communicator `comm` (every rank reads the file itself); otherwise the given
  * block.  A malformed file gives HK_ERR_ARG (HK_ERR_IO when unreadable) with one line
- * "FILE:LINE: what is wrong".  Collective: local.  Threads: any. */
+ * "FILE:LINE: what is wrong".  Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG (malformed file, bad block), HK_ERR_IO (unreadable), HK_ERR_NOMEM. */
 HK_EXPORT int hk_spmv_read_mm(const char *path, MPI_Comm comm, long long row_begin, int nrows,
                               hk_spmv_crs_t *crs);
 
 /* hk_spmv_reference: y = A x for the rows of crs in the summation order above,
  * straight from the CRS input (no plan, no format): x_of(j, arg) gives x_j for any
  * global j.  The oracle of the tests and of hk-spmv's self-verification.
- * Collective: local.  Threads: any. */
+ * Collective: local.  Threads: any thread.  Errors: none. */
 HK_EXPORT void hk_spmv_reference(const hk_spmv_crs_t *crs, double (*x_of)(long long j, void *arg),
                                  void *arg, double *y);
 
@@ -133,9 +141,11 @@ typedef struct hk_spmv hk_spmv_t;
  * nglobal; HK_ERR_ARG naming the rank otherwise), the column indices (in range,
  * ascending) and the mode's thread level (HK_ERR_THREAD_LEVEL), plan the exchange,
  * store both parts in the format.  Threads: omp_get_max_threads() at creation
- * (1 for pure and pure-nb).  Collective: comm.  Threads: outside parallel regions. */
+ * (1 for pure and pure-nb).  Collective: comm.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG, HK_ERR_THREAD_LEVEL, HK_ERR_NOMEM, HK_ERR_MPI; agreed over comm. */
 HK_EXPORT int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv);
-/* *spmv = NULL.  Collective: comm. */
+/* hk_spmv_destroy: free the matrix and its plan; *spmv = NULL (NULL is ignored).
+ * Collective: comm.  Threads: outside parallel regions.  Errors: none. */
 HK_EXPORT int hk_spmv_destroy(hk_spmv_t **spmv);
 
 /* The extended x: this rank's nrows entries, then nhalo halo entries the
@@ -152,13 +162,17 @@ typedef struct hk_spmv_info {
                                       halo reads, y write (write-allocate) */
   int nthreads;
 } hk_spmv_info_t;
-HK_EXPORT int hk_spmv_get_info(const hk_spmv_t *spmv, hk_spmv_info_t *info);
-/* Peers and counts of the plan: arrays of length comm size, doubles per multiply
- * this rank sends to / receives from each rank.  Collective: local. */
+/* hk_spmv_info: sizes, plan and traffic model into *info.
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL. */
+HK_EXPORT int hk_spmv_info(const hk_spmv_t *spmv, hk_spmv_info_t *info);
+/* hk_spmv_plan_counts: peers and counts of the plan: arrays of length comm size,
+ * doubles per multiply this rank sends to / receives from each rank.
+ * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for NULL. */
 HK_EXPORT int hk_spmv_plan_counts(const hk_spmv_t *spmv, int *send_counts, int *recv_counts);
 
 /* hk_spmv_multiply: y = A x the mode's way.  x has nrows + nhalo entries.
- * Collective: comm (neighbours).  Threads: outside parallel regions. */
+ * Collective: comm (neighbours).  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG for NULL, HK_ERR_STATE inside a parallel region, HK_ERR_MPI. */
 HK_EXPORT int hk_spmv_multiply(hk_spmv_t *spmv, double *x, double *y);
 
 /* Cumulative times (seconds, summed over multiplies; per multiply the slowest
@@ -170,8 +184,12 @@ typedef struct hk_spmv_stats {
   long long multiplies;
   double pack, comm, wait, local, halo, exposed;
 } hk_spmv_stats_t;
-HK_EXPORT int hk_spmv_get_stats(const hk_spmv_t *spmv, hk_spmv_stats_t *stats);
-HK_EXPORT void hk_spmv_reset_stats(hk_spmv_t *spmv);
+/* hk_spmv_stats: the counters since creation or hk_spmv_stats_reset into *stats.
+ * Collective: local.  Threads: outside parallel regions.  Errors: HK_ERR_ARG for NULL. */
+HK_EXPORT int hk_spmv_stats(const hk_spmv_t *spmv, hk_spmv_stats_t *stats);
+/* hk_spmv_stats_reset: zero the counters (NULL is ignored).
+ * Collective: local.  Threads: outside parallel regions.  Errors: none. */
+HK_EXPORT void hk_spmv_stats_reset(hk_spmv_t *spmv);
 
 #ifdef __cplusplus
 }

@@ -274,7 +274,7 @@ int hk_spmv_destroy(hk_spmv_t **spmv)
   return HK_SUCCESS;
 }
 
-int hk_spmv_get_info(const hk_spmv_t *s, hk_spmv_info_t *info)
+int hk_spmv_info(const hk_spmv_t *s, hk_spmv_info_t *info)
 {
   if (!s || !info)
     return HK_ERROR(HK_ERR_ARG, "spmv and info must not be NULL");
@@ -318,7 +318,7 @@ int hk_spmv_plan_counts(const hk_spmv_t *s, int *send_counts, int *recv_counts)
   return HK_SUCCESS;
 }
 
-int hk_spmv_get_stats(const hk_spmv_t *s, hk_spmv_stats_t *stats)
+int hk_spmv_stats(const hk_spmv_t *s, hk_spmv_stats_t *stats)
 {
   if (!s || !stats)
     return HK_ERROR(HK_ERR_ARG, "spmv and stats must not be NULL");
@@ -326,7 +326,7 @@ int hk_spmv_get_stats(const hk_spmv_t *s, hk_spmv_stats_t *stats)
   return HK_SUCCESS;
 }
 
-void hk_spmv_reset_stats(hk_spmv_t *s)
+void hk_spmv_stats_reset(hk_spmv_t *s)
 {
   if (s)
     memset(&s->stats, 0, sizeof s->stats);

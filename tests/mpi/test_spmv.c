@@ -182,7 +182,7 @@ int main(int argc, char **argv)
             continue;
           }
           hk_spmv_info_t info;
-          hk_spmv_get_info(A, &info);
+          hk_spmv_info(A, &info);
           CHECK_EQ_INT(info.nrows, c);
           CHECK_EQ_INT(info.nnz_local + info.nnz_halo, g.rowptr[b + c] - g.rowptr[b]);
           if (fi == 0 && m == 0) {
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
             }
           }
           hk_spmv_stats_t st;
-          hk_spmv_get_stats(A, &st);
+          hk_spmv_stats(A, &st);
           CHECK_EQ_INT(st.multiplies, 2);
           cases++;
           free(x);
