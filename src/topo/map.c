@@ -92,9 +92,9 @@ int hk_map_compute(const hk_machine_t *machine, const hk_map_desc_t *d, hk_bindi
   if (d->policy != HK_BIND_NONE && share != d->threads && !oversubscribed)
     HK_TRY(err, hk__binding_add_warning(
                     b, "each rank owns PE=%d cores for %d thread%s (%d ranks per node on %d "
-                    "cores): %d core%s per rank stay idle%s", share, d->threads,
+                    "cores): %d core%s per rank stay%s idle%s", share, d->threads,
                     d->threads == 1 ? "" : "s", per_node, ncores, share - d->threads,
-                    share - d->threads == 1 ? "" : "s",
+                    share - d->threads == 1 ? "" : "s", share - d->threads == 1 ? "s" : "",
                     d->policy == HK_BIND_SCATTER ? " (scatter spreads the threads over them)"
                                                  : "; more threads per rank would use them"));
   HK_TRY(err, hk__binding_warnings(b, topo));
