@@ -87,7 +87,12 @@ int main(int argc, char **argv)
       CHECK(hwloc_bitmap_isincluded(set, u));
       if (pol == HK_BIND_NONE) {
         CHECK(hwloc_bitmap_isequal(set, u));
+        /* unbound threads of a rank that may use several cores: rank 0 warns */
+        if (rank == 0 && t == 0 && hwloc_bitmap_weight(u) > mi.pus / mi.cores)
+          CHECK(has_warning(b, "rank 0 on ") && (has_warning(b, "threads are not pinned") ||
+                                                 has_warning(b, "thread is not pinned")));
       } else {
+        CHECK(!has_warning(b, "not pinned"));
         CHECK(hwloc_bitmap_weight(set) == mi.pus / mi.cores); /* one core */
         for (int s = 0; s < t && t < cores_in_rank; s++)
           CHECK(strcmp(e[s].cpuset, e[t].cpuset) != 0);
