@@ -158,9 +158,10 @@ int hk_check_masteronly(const char *where)
   for (char *c = name; *c; c++)
     *c = (char)toupper((unsigned char)*c);
   int err = HK_ERROR(HK_ERR_MASTERONLY,
-                     "%s violated by %s: MPI called %s%s (thread %d of %d) "
+                     "%s violated by %s: MPI called %s%s%s (thread %d of %d) "
                      "[HK_CHECK_MASTERONLY=1]",
-                     name, where ? where : "an MPI call", master ? "" : "from a non-master thread ",
+                     name, where ? where : "an MPI call", master ? "" : "from a non-master thread",
+                     !master && in_parallel ? " " : "",
                      in_parallel ? "inside a parallel region" : "", omp_get_thread_num(),
                      omp_get_num_threads());
   fprintf(stderr, "hybridkit: %s\n", hk_error_message());
