@@ -116,25 +116,99 @@ int hk__binding_add_warning(hk_binding_t *b, const char *fmt, ...)
   return err;
 }
 
-/* One thread's part of the gather: the set words follow (set_words of them). */
-typedef struct {
-  int thread, cpu, node;
-} wire_t;
+/* The binding report at scale: rank 0 gets every rank's threads in one
+ * MPI_Gatherv of ints; the message of a rank is a header {threads, host length
+ * in ints}, its host name once, then per thread {thread, cpu, node} and the
+ * cpuset's `words` unsigned longs (as ints).  The others keep their own. */
+enum { PER_LONG = (int)(sizeof(unsigned long) / sizeof(int)) };
 
-/* Rank 0 gets every rank's threads in one MPI_Gatherv of ints: per rank a
- * header (threads, host length in ints), the host name, then per thread
- * {thread, cpu, node} and the cpuset's words as ints.  The others keep their own. */
+static int pack(const char *host, int nthreads, const int *cpus, hwloc_bitmap_t *sets, int node,
+                int words, int **buf, int *len)
+{
+  int hostints = ((int)strlen(host) + 1 + (int)sizeof(int) - 1) / (int)sizeof(int);
+  int per_thread = 3 + words * PER_LONG;
+  long long n = 2 + hostints + (long long)nthreads * per_thread;
+  if (n > INT32_MAX)
+    return HK_ERROR(HK_ERR_RESOURCES, "binding report of %lld ints from one rank", n);
+  int *p = calloc((size_t)n, sizeof *p);
+  if (!p)
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  p[0] = nthreads;
+  p[1] = hostints;
+  memcpy(p + 2, host, strlen(host) + 1);
+  for (int t = 0; t < nthreads; t++) {
+    int *w = p + 2 + hostints + t * per_thread;
+    w[0] = t;
+    w[1] = cpus[t];
+    w[2] = node;
+    for (int k = 0; k < words; k++) {
+      unsigned long v = hwloc_bitmap_to_ith_ulong(sets[t], (unsigned)k);
+      memcpy(w + 3 + k * PER_LONG, &v, sizeof v);
+    }
+  }
+  *buf = p;
+  *len = (int)n;
+  return HK_SUCCESS;
+}
+
+/* the entries of `nmsg` messages at msg + displs[r] (rank0) or msg (one, of `rank`) */
+static int unpack(const int *msg, int nmsg, const int *displs, int rank, int words,
+                  hk_binding_t **out)
+{
+  int err = HK_SUCCESS, nentries = 0, per_thread = 3 + words * PER_LONG;
+  hk_binding_t *b = NULL;
+  hwloc_bitmap_t one = hwloc_bitmap_alloc();
+  for (int r = 0; r < nmsg; r++)
+    nentries += msg[displs ? displs[r] : 0];
+  HK_ALLOC_TRY(err, b, 1);
+  b->nentries = nentries;
+  b->set_words = words;
+  HK_ALLOC_TRY(err, b->entries, nentries);
+  HK_ALLOC_TRY(err, b->sets, (long long)nentries * words);
+  if (!one) {
+    err = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+    goto cleanup;
+  }
+  for (int r = 0, i = 0; r < nmsg; r++) {
+    const int *p = msg + (displs ? displs[r] : 0);
+    int n = p[0], hi = p[1];
+    for (int t = 0; t < n; t++, i++) {
+      const int *w = p + 2 + hi + t * per_thread;
+      hk_binding_entry_t *e = &b->entries[i];
+      e->rank = displs ? r : rank;
+      e->thread = w[0];
+      e->cpu = w[1];
+      e->node = w[2];
+      snprintf(e->host, sizeof e->host, "%s", (const char *)(p + 2));
+      hwloc_bitmap_zero(one);
+      for (int k = 0; k < words; k++) {
+        unsigned long v;
+        memcpy(&v, w + 3 + k * PER_LONG, sizeof v);
+        hwloc_bitmap_set_ith_ulong(one, (unsigned)k, v);
+      }
+      hk__binding_store_set(b, i, one);
+    }
+  }
+  *out = b;
+  b = NULL;
+cleanup:
+  hk_binding_destroy(&b);
+  hwloc_bitmap_free(one);
+  return err;
+}
+
+/* Every local failure is agreed before the next collective, so no rank waits
+ * in a gather another rank left. */
 int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **binding)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS, rank = 0, size = 1, failed = 0, words = 1;
+  int err = HK_SUCCESS, local = HK_SUCCESS, rank = 0, size = 1, failed = 0, words = 1, len = 0;
   hk_machine_t *m = NULL;
-  hwloc_bitmap_t *sets = NULL, one = hwloc_bitmap_alloc();
+  hwloc_bitmap_t *sets = NULL;
   int *buf = NULL, *counts = NULL, *displs = NULL, *all = NULL, *cpus = NULL;
   hk_binding_t *b = NULL;
   char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
   int hostlen = 0;
   int nthreads = omp_get_max_threads();
-  const int per_long = (int)(sizeof(unsigned long) / sizeof(int));
   if (!binding)
     return HK_ERROR(HK_ERR_ARG, "binding is NULL");
   *binding = NULL;
@@ -142,9 +216,9 @@ int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **bin
   HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
   HK_MPI_TRY(err, MPI_Get_processor_name(host, &hostlen));
   host[sizeof ((hk_binding_entry_t *)0)->host - 1] = '\0'; /* as the entries keep it */
-  HK_ALLOC_TRY(err, sets, nthreads);
-  HK_ALLOC_TRY(err, cpus, nthreads);
-  local = one ? hk__real_machine(&m) : HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  sets = calloc((size_t)nthreads, sizeof *sets);
+  cpus = calloc((size_t)nthreads, sizeof *cpus);
+  local = sets && cpus ? hk__real_machine(&m) : HK_ERROR(HK_ERR_NOMEM, "out of memory");
   if (local == HK_SUCCESS) {
 #pragma omp parallel num_threads(nthreads) reduction(+ : failed)
     {
@@ -162,30 +236,15 @@ int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **bin
     if (hk__set_words(sets[t]) > words)
       words = hk__set_words(sets[t]);
   HK_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, &words, 1, MPI_INT, MPI_MAX, comm));
-
-  /* this rank's message */
-  int hostints = ((int)strlen(host) + 1 + (int)sizeof(int) - 1) / (int)sizeof(int);
-  int per_thread = 3 + words * per_long;
-  long long mylen = 2 + hostints + (long long)nthreads * per_thread;
-  HK_ALLOC_TRY(err, buf, mylen);
-  buf[0] = nthreads;
-  buf[1] = hostints;
-  memcpy(buf + 2, host, strlen(host) + 1);
-  for (int t = 0; t < nthreads; t++) {
-    int *w = buf + 2 + hostints + t * per_thread;
-    w[0] = t;
-    w[1] = cpus[t];
-    w[2] = nodes ? hk_nodes_node_of(nodes, rank) : 0;
-    for (int k = 0; k < words; k++) {
-      unsigned long v = hwloc_bitmap_to_ith_ulong(sets[t], (unsigned)k);
-      memcpy(w + 3 + k * per_long, &v, sizeof v);
-    }
+  local = pack(host, nthreads, cpus, sets, nodes ? hk_nodes_node_of(nodes, rank) : 0, words,
+               &buf, &len);
+  if (local == HK_SUCCESS && rank == 0) {
+    counts = calloc((size_t)size, sizeof *counts);
+    displs = calloc((size_t)size, sizeof *displs);
+    if (!counts || !displs)
+      local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
   }
-  int len = (int)mylen;
-  if (rank == 0) {
-    HK_ALLOC_TRY(err, counts, size);
-    HK_ALLOC_TRY(err, displs, size);
-  }
+  HK_TRY(err, hk_agree(comm, local));
   HK_MPI_TRY(err, MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
   long long total = 0;
   for (int r = 0; rank == 0 && r < size; r++) {
@@ -194,43 +253,13 @@ int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **bin
   }
   local = total > INT32_MAX ? HK_ERROR(HK_ERR_RESOURCES, "binding report of %lld ints", total)
                             : HK_SUCCESS;
+  if (local == HK_SUCCESS && rank == 0 && !(all = calloc((size_t)total, sizeof *all)))
+    local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
   HK_TRY(err, hk_agree(comm, local));
-  if (rank == 0)
-    HK_ALLOC_TRY(err, all, total);
   HK_MPI_TRY(err, MPI_Gatherv(buf, len, MPI_INT, all, counts, displs, MPI_INT, 0, comm));
-
-  /* unpack: rank 0 all ranks, the others their own message */
-  const int *msg = rank == 0 ? all : buf;
-  int nmsg = rank == 0 ? size : 1, nentries = 0;
-  for (int r = 0; r < nmsg; r++)
-    nentries += msg[rank == 0 ? displs[r] : 0];
-  HK_ALLOC_TRY(err, b, 1);
-  b->nentries = nentries;
-  b->set_words = words;
-  HK_ALLOC_TRY(err, b->entries, nentries);
-  HK_ALLOC_TRY(err, b->sets, (long long)nentries * words);
-  for (int r = 0, i = 0; r < nmsg; r++) {
-    const int *p = msg + (rank == 0 ? displs[r] : 0);
-    int n = p[0], hi = p[1];
-    const char *h = (const char *)(p + 2);
-    for (int t = 0; t < n; t++, i++) {
-      const int *w = p + 2 + hi + t * per_thread;
-      hk_binding_entry_t *e = &b->entries[i];
-      e->rank = rank == 0 ? r : rank;
-      e->thread = w[0];
-      e->cpu = w[1];
-      e->node = w[2];
-      snprintf(e->host, sizeof e->host, "%s", h);
-      hwloc_bitmap_zero(one);
-      for (int k = 0; k < words; k++) {
-        unsigned long v;
-        memcpy(&v, w + 3 + k * per_long, sizeof v);
-        hwloc_bitmap_set_ith_ulong(one, (unsigned)k, v);
-      }
-      hk__binding_store_set(b, i, one);
-    }
-  }
-  local = rank == 0 ? hk__binding_warnings(b, m->topo) : HK_SUCCESS;
+  local = rank == 0 ? unpack(all, size, displs, 0, words, &b) : unpack(buf, 1, NULL, rank, words, &b);
+  if (local == HK_SUCCESS && rank == 0)
+    local = hk__binding_warnings(b, m->topo);
   HK_TRY(err, hk_agree(comm, local));
   *binding = b;
   b = NULL;
@@ -240,7 +269,6 @@ cleanup:
     hwloc_bitmap_free(sets[t]);
   free(sets);
   free(cpus);
-  hwloc_bitmap_free(one);
   free(buf);
   free(all);
   free(counts);
