@@ -41,8 +41,8 @@ foreach(np 1 2 3)
     SUMMARY "MPI_THREAD_FUNNELED .*: ${n3} violation\\(s\\): MPI_Iprobe ${n3} \\(${np} rank"
     COMMAND ${CL} --level funneled --violate)
   check_test(serialized.violation.np${np} ${np}
-    "${V}MPI_Iprobe violates MPI_THREAD_SERIALIZED: another thread is inside an MPI call .* first at serialized_probe\\+0x"
-    SUMMARY "MPI_THREAD_SERIALIZED .* violation\\(s\\): MPI_Iprobe [0-9]+ \\(${np} rank"
+    "${V}MPI_Comm_rank violates MPI_THREAD_SERIALIZED: another thread is inside an MPI call .* first at serialized_rank\\+0x"
+    SUMMARY "MPI_THREAD_SERIALIZED .* violation\\(s\\): MPI_Comm_rank [0-9]+ \\(${np} rank"
     COMMAND ${CL} --level serialized --violate)
 endforeach()
 
