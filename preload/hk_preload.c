@@ -59,13 +59,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hk_interpose.h"
 #include "hk_preload.h"
 #include "hybridkit/coll.h"
 #include "hybridkit/env.h"
 #include "hybridkit/error.h"
 #include "internal/hk_launcher.h"
 
-#define HK_PUBLIC __attribute__((visibility("default")))
 #define NCLASS 48
 #define SAMPLE_EVERY 32
 #define NALG HK_ALLREDUCE_ALG_COUNT
@@ -207,13 +207,7 @@ static int delete_counters(MPI_Comm comm, int kv, void *value, void *extra)
   return MPI_SUCCESS;
 }
 
-static const char *level_name(int l)
-{
-  static const char *const n[] = {"single", "funneled", "serialized", "multiple"};
-  int i = l == MPI_THREAD_SINGLE ? 0 : l == MPI_THREAD_FUNNELED ? 1
-          : l == MPI_THREAD_SERIALIZED ? 2 : 3;
-  return n[i];
-}
+static const char *level_name(int l) { return hk__mpi_level_short(l); }
 
 static int init_common(int rc, int required, int *provided, int mpi_level)
 {
@@ -526,8 +520,6 @@ HK_PUBLIC int MPI_Finalize(void)
  * Fortran MPI_IN_PLACE / MPI_BOTTOM (addresses of its common blocks) and calls
  * the C wrapper.  MPICH's Fortran bindings call the C MPI_* functions, so that
  * build needs none of this; `use mpi_f08` is not intercepted by either. */
-#include <dlfcn.h>
-
 void mpi_init_(MPI_Fint *ierr);
 void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
@@ -540,12 +532,7 @@ typedef void (*f_ierr_t)(MPI_Fint *);
 
 static void *fortran_symbol(const char *name)
 {
-  void *f = dlsym(RTLD_DEFAULT, name);
-  if (!f) {
-    fprintf(stderr, "hybridkit-preload: error: %s not found (Open MPI's Fortran library)\n", name);
-    abort(); /* a Fortran program without its MPI Fortran library cannot have called us */
-  }
-  return f;
+  return hk__fortran_symbol("hybridkit-preload", name);
 }
 
 static void f_init(MPI_Fint required, MPI_Fint *provided, MPI_Fint *ierr)

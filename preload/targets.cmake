@@ -9,3 +9,12 @@ target_compile_options(hybridkit-preload PRIVATE ${HK_WARN_FLAGS})
 target_link_libraries(hybridkit-preload PRIVATE hybridkit MPI::MPI_C OpenMP::OpenMP_C)
 set_target_properties(hybridkit-preload PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(TARGETS hybridkit-preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# libhybridkit-check.so (issue 17): PMPI wrappers that check every wrapped MPI
+# call of the program against the rule of the thread level it asked for
+# (docs/check.md).  No dependency on libhybridkit.
+add_library(hybridkit-check SHARED ${CMAKE_SOURCE_DIR}/preload/hk_check.c)
+target_include_directories(hybridkit-check PRIVATE ${CMAKE_SOURCE_DIR}/preload)
+target_compile_options(hybridkit-check PRIVATE ${HK_WARN_FLAGS})
+target_link_libraries(hybridkit-check PRIVATE MPI::MPI_C OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
+install(TARGETS hybridkit-check LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

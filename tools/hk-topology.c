@@ -48,8 +48,13 @@ static const hk_app_t app = {
            "[--topology DESC] [--oversubscribe]",
   .description =
       "Run it under mpirun/srun to see where every thread of every rank may run (cpuset) and\n"
-      "where it ran last (cpu); warnings name threads that share PUs.  The dry run models\n"
-      "`mpirun --map-by slot:PE=T --bind-to core` with the thread policy inside each rank.\n"
+      "where it ran last (cpu).  Warnings name threads that share PUs, threads not pinned to\n"
+      "one core, ranks whose threads span packages or NUMA domains, threads pinned inside one\n"
+      "core (SMT siblings), ranks owning more cores than threads (PE) and oversubscribed\n"
+      "hosts.  The machine part shows the CPU model, the PUs sharing each cache and the NUMA\n"
+      "distances when hwloc has them.  The dry run models `mpirun --map-by slot:PE=S\n"
+      "--bind-to core` (S = the rank's share of the node's cores, at least T) with the\n"
+      "thread policy inside each rank.\n"
       "Environment: HK_TOPOLOGY (machine), HK_NODE_SIZE (virtual nodes), OMP_NUM_THREADS.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),

@@ -82,8 +82,10 @@ HK_EXPORT const char *hk_thread_level_name(hk_thread_level_t level);
 HK_EXPORT int hk_thread_level_parse(const char *name, hk_thread_level_t *level);
 
 /* hk_check_masteronly: when HK_CHECK_MASTERONLY=1, HK_ERR_MASTERONLY (and a
- * line on stderr naming `where`) if called from a thread other than the one
- * that called hk_init, or inside an active parallel region; HK_SUCCESS
+ * line on stderr naming `where`) if the calling thread breaks the rule of the
+ * level hk_init asked for (or the lower one available): SINGLE/MASTERONLY a
+ * thread other than the one that called hk_init, or inside an active parallel
+ * region; FUNNELED another thread; SERIALIZED/MULTIPLE never.  HK_SUCCESS
  * otherwise or when checking is off.  Programs may call it before their own
  * MPI calls.  Collective: local.  Threads: any thread.
  * Errors: HK_ERR_MASTERONLY (only when HK_CHECK_MASTERONLY=1). */

@@ -152,23 +152,29 @@ typedef struct hk_binding_entry {
   int thread;          /* OpenMP thread number */
   int node;            /* node id (hk_nodes) */
   char host[64];       /* MPI_Get_processor_name */
-  char cpuset[128];    /* PUs it may run on, hwloc list syntax, OS indexes ("0-1,4") */
+  char cpuset[128];    /* PUs it may run on, hwloc list syntax, OS indexes ("0-1,4"), for
+                          display: a longer list is cut (ends in "..."); the exact
+                          set is the entry's bitmap in hk_binding_t.sets */
   int cpu;             /* OS index of the PU it last ran on, -1 unknown */
 } hk_binding_entry_t;
 
 typedef struct hk_binding {
   int nentries;                  /* sum over ranks of their thread counts */
   hk_binding_entry_t *entries;   /* ordered by rank, then thread */
+  int set_words;                 /* unsigned longs per entry in sets */
+  unsigned long *sets;           /* entry i's PUs: sets[i * set_words + w], bit b = OS PU
+                                    w * bits-per-long + b (hwloc_bitmap_from_ith_ulong) */
   int nwarnings;
   char **warnings;               /* e.g. "rank 0: 2 threads share 1 PU (0) ..." */
 } hk_binding_t;
 
 /* hk_binding_report: every thread of every rank (threads of a parallel region
- * of omp_get_max_threads() threads) reports its cpuset and current PU; the
- * result, with warnings when threads of a rank share PUs or ranks of a node
- * overlap, is returned on every rank.  `nodes` may be NULL (node 0 for all).
+ * of omp_get_max_threads() threads) reports its cpuset and current PU,
+ * gathered to rank 0 of comm (MPI_Gatherv): rank 0 gets every entry and the
+ * warnings (see hk_launch_map_compute); the other ranks get their own threads'
+ * entries only, without warnings.  `nodes` may be NULL (node 0 for all).
  * Collective: comm.  Threads: outside parallel regions (opens one).
- * Errors: HK_ERR_NOMEM, HK_ERR_TOPOLOGY, HK_ERR_MPI. */
+ * Errors: HK_ERR_NOMEM, HK_ERR_TOPOLOGY, HK_ERR_MPI (agreed over comm). */
 HK_EXPORT int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **binding);
 /* hk_binding_print: a table "rank thread node host cpuset cpu" (warnings are
  * the caller's to print: the reporter prints them in its header).
@@ -195,6 +201,10 @@ typedef struct hk_launch_map_desc {
  * its T threads go on T of them: the first T (compact) or spread (scatter).
  * HK_ERR_RESOURCES ("4 ranks x 2 threads need 8 cores per node, the machine has 4")
  * unless oversubscribe, which wraps around (and adds a warning).
+ * Warnings (here and in hk_binding_report), as likwid-pin users expect: threads
+ * of a rank sharing PUs, threads not pinned to one core, a rank whose threads
+ * span packages or NUMA domains, two threads on SMT siblings of one core, a
+ * rank with more cores than threads (PE != threads), an oversubscribed host.
  * The result uses the hk_binding_t layout (host "node<N>", cpu -1).
  * Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG (bad desc), HK_ERR_RESOURCES (as above), HK_ERR_NOMEM. */

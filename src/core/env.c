@@ -136,18 +136,32 @@ int hk__env_bool(const char *name, int *value)
   return HK_ERROR(HK_ERR_ARG, "%s=%s: expected 1/yes/true/on or 0/no/false/off", name, v);
 }
 
+/* The rule of the level the program asked hk_init for (or the lower one
+ * available): SINGLE and MASTERONLY
+ * the master thread outside active parallel regions, FUNNELED the master
+ * thread; SERIALIZED and MULTIPLE allow any thread (that two calls never
+ * overlap under SERIALIZED needs a hook after the call too:
+ * libhybridkit-check.so checks it). */
 int hk_check_masteronly(const char *where)
 {
   if (!hk_env.check_masteronly)
     return HK_SUCCESS;
-  int in_parallel = omp_in_parallel();
+  hk_thread_level_t rule = hk_env.provided < hk_env.requested ? hk_env.provided : hk_env.requested;
+  if (rule >= HK_THREAD_SERIALIZED)
+    return HK_SUCCESS;
+  int in_parallel = omp_in_parallel() && rule <= HK_THREAD_MASTERONLY;
   int master = pthread_equal(pthread_self(), hk_env.master);
   if (!in_parallel && master)
     return HK_SUCCESS;
+  char name[16];
+  snprintf(name, sizeof name, "%s", hk_thread_level_name(rule));
+  for (char *c = name; *c; c++)
+    *c = (char)toupper((unsigned char)*c);
   int err = HK_ERROR(HK_ERR_MASTERONLY,
-                     "MASTERONLY violated by %s: MPI called %s%s (thread %d of %d) "
+                     "%s violated by %s: MPI called %s%s%s (thread %d of %d) "
                      "[HK_CHECK_MASTERONLY=1]",
-                     where ? where : "an MPI call", master ? "" : "from a non-master thread ",
+                     name, where ? where : "an MPI call", master ? "" : "from a non-master thread",
+                     !master && in_parallel ? " " : "",
                      in_parallel ? "inside a parallel region" : "", omp_get_thread_num(),
                      omp_get_num_threads());
   fprintf(stderr, "hybridkit: %s\n", hk_error_message());

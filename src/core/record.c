@@ -112,13 +112,14 @@ static int build_provenance(hk_reporter_t *rep, const hk_nodes_t *nodes, int nra
   hk_json_key(&j, "virtual_nodes"); hk_json_bool(&j, ni.is_virtual);
   hk_json_key(&j, "hosts");
   hk_json_arr_begin(&j);
-  for (int i = 0; i < rep->binding->nentries; i++) {
-    int seen = 0;
-    for (int k = 0; k < i && !seen; k++)
-      seen = strcmp(rep->binding->entries[k].host, rep->binding->entries[i].host) == 0;
-    if (!seen)
-      hk_json_str(&j, rep->binding->entries[i].host);
-  }
+  int *host = calloc((size_t)rep->binding->nentries + 1, sizeof *host), nhosts = 0;
+  if (host && hk__binding_host_ids(rep->binding, host, &nhosts) == HK_SUCCESS)
+    for (int i = 0, next = 0; i < rep->binding->nentries; i++)
+      if (host[i] == next) { /* ids are numbered by first appearance */
+        hk_json_str(&j, rep->binding->entries[i].host);
+        next++;
+      }
+  free(host);
   hk_json_arr_end(&j);
   hk_json_key(&j, "omp_places"); hk_json_str(&j, getenv("OMP_PLACES"));
   hk_json_key(&j, "omp_proc_bind"); hk_json_str(&j, getenv("OMP_PROC_BIND"));

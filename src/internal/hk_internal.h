@@ -89,8 +89,16 @@ int hk__cores_in(hwloc_topology_t topo, hwloc_const_cpuset_t set, hwloc_obj_t **
 /* The cpusets for `nthreads` threads inside `set` by policy (caller frees each and the array). */
 int hk__place_threads(hwloc_topology_t topo, hwloc_const_cpuset_t set, hk_bind_policy_t policy,
                       int nthreads, hwloc_bitmap_t **sets, int *wrapped);
-/* Adds the warnings that `entries` deserve (shared PUs inside a rank, overlapping ranks on a node). */
-int hk__binding_warnings(hk_binding_t *b);
+/* Adds the warnings that `entries` deserve on machines like `topo` (src/topo/binding_check.c). */
+int hk__binding_warnings(hk_binding_t *b, hwloc_topology_t topo);
+/* Entry i's PUs into `set` (from b->sets). */
+void hk__binding_entry_set(const hk_binding_t *b, int i, hwloc_bitmap_t set);
+/* Stores `set` as entry i's bitmap and display string (b->sets allocated). */
+void hk__binding_store_set(hk_binding_t *b, int i, hwloc_const_bitmap_t set);
+/* Unsigned longs needed for the PUs of `topo` / of `set`. */
+int hk__set_words(hwloc_const_bitmap_t set);
+/* ids[i] = a host number for entry i (0 .. *nhosts-1, by first appearance), by hashing. */
+int hk__binding_host_ids(const hk_binding_t *b, int *ids, int *nhosts);
 void hk__rank_set_free(void);  /* binding.c: forget the rank's launch cpuset */
 int hk__binding_add_warning(hk_binding_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,72 +116,97 @@ int hk__binding_add_warning(hk_binding_t *b, const char *fmt, ...)
   return err;
 }
 
-/* Warn when threads of one rank share PUs, or a host runs more threads than it has PUs. */
-int hk__binding_warnings(hk_binding_t *b)
+/* The binding report at scale: rank 0 gets every rank's threads in one
+ * MPI_Gatherv of ints; the message of a rank is a header {threads, host length
+ * in ints}, its host name once, then per thread {thread, cpu, node} and the
+ * cpuset's `words` unsigned longs (as ints).  The others keep their own. */
+enum { PER_LONG = (int)(sizeof(unsigned long) / sizeof(int)) };
+
+static int pack(const char *host, int nthreads, const int *cpus, hwloc_bitmap_t *sets, int node,
+                int words, int **buf, int *len)
 {
-  int err = HK_SUCCESS;
-  hwloc_bitmap_t u = hwloc_bitmap_alloc(), one = hwloc_bitmap_alloc();
-  char list[128];
-  for (int i = 0; i < b->nentries;) {
-    int j = i;
-    hwloc_bitmap_zero(u);
-    for (; j < b->nentries && b->entries[j].rank == b->entries[i].rank; j++) {
-      hwloc_bitmap_list_sscanf(one, b->entries[j].cpuset);
-      hwloc_bitmap_or(u, u, one);
-    }
-    int nthreads = j - i, npus = hwloc_bitmap_weight(u);
-    if (npus < nthreads) {
-      hwloc_bitmap_list_snprintf(list, sizeof list, u);
-      HK_TRY(err, hk__binding_add_warning(
-                      b,
-                      "rank %d on %s: %d threads share %d PU%s (%s) and time-slice; give each "
-                      "thread its own core (mpirun --map-by slot:PE=%d --bind-to core, "
-                      "OMP_PLACES=cores OMP_PROC_BIND=close)",
-                      b->entries[i].rank, b->entries[i].host, nthreads, npus, npus == 1 ? "" : "s",
-                      list, nthreads));
-    }
-    i = j;
-  }
-  /* per host: threads vs PUs available to them */
-  for (int i = 0; i < b->nentries; i++) {
-    int first = 1;
-    for (int k = 0; k < i; k++)
-      if (strcmp(b->entries[k].host, b->entries[i].host) == 0) {
-        first = 0;
-        break;
-      }
-    if (!first)
-      continue;
-    int nthreads = 0;
-    hwloc_bitmap_zero(u);
-    for (int k = i; k < b->nentries; k++)
-      if (strcmp(b->entries[k].host, b->entries[i].host) == 0) {
-        hwloc_bitmap_list_sscanf(one, b->entries[k].cpuset);
-        hwloc_bitmap_or(u, u, one);
-        nthreads++;
-      }
-    int npus = hwloc_bitmap_weight(u);
-    if (npus < nthreads) {
-      hwloc_bitmap_list_snprintf(list, sizeof list, u);
-      HK_TRY(err, hk__binding_add_warning(b, "host %s: %d threads on %d PU%s (%s): oversubscribed",
-                                          b->entries[i].host, nthreads, npus, npus == 1 ? "" : "s",
-                                          list));
+  int hostints = ((int)strlen(host) + 1 + (int)sizeof(int) - 1) / (int)sizeof(int);
+  int per_thread = 3 + words * PER_LONG;
+  long long n = 2 + hostints + (long long)nthreads * per_thread;
+  if (n > INT32_MAX)
+    return HK_ERROR(HK_ERR_RESOURCES, "binding report of %lld ints from one rank", n);
+  int *p = calloc((size_t)n, sizeof *p);
+  if (!p)
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  p[0] = nthreads;
+  p[1] = hostints;
+  memcpy(p + 2, host, strlen(host) + 1);
+  for (int t = 0; t < nthreads; t++) {
+    int *w = p + 2 + hostints + t * per_thread;
+    w[0] = t;
+    w[1] = cpus[t];
+    w[2] = node;
+    for (int k = 0; k < words; k++) {
+      unsigned long v = hwloc_bitmap_to_ith_ulong(sets[t], (unsigned)k);
+      memcpy(w + 3 + k * PER_LONG, &v, sizeof v);
     }
   }
+  *buf = p;
+  *len = (int)n;
+  return HK_SUCCESS;
+}
+
+/* the entries of `nmsg` messages at msg + displs[r] (rank0) or msg (one, of `rank`) */
+static int unpack(const int *msg, int nmsg, const int *displs, int rank, int words,
+                  hk_binding_t **out)
+{
+  int err = HK_SUCCESS, nentries = 0, per_thread = 3 + words * PER_LONG;
+  hk_binding_t *b = NULL;
+  hwloc_bitmap_t one = hwloc_bitmap_alloc();
+  for (int r = 0; r < nmsg; r++)
+    nentries += msg[displs ? displs[r] : 0];
+  HK_ALLOC_TRY(err, b, 1);
+  b->nentries = nentries;
+  b->set_words = words;
+  HK_ALLOC_TRY(err, b->entries, nentries);
+  HK_ALLOC_TRY(err, b->sets, (long long)nentries * words);
+  if (!one) {
+    err = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+    goto cleanup;
+  }
+  for (int r = 0, i = 0; r < nmsg; r++) {
+    const int *p = msg + (displs ? displs[r] : 0);
+    int n = p[0], hi = p[1];
+    for (int t = 0; t < n; t++, i++) {
+      const int *w = p + 2 + hi + t * per_thread;
+      hk_binding_entry_t *e = &b->entries[i];
+      e->rank = displs ? r : rank;
+      e->thread = w[0];
+      e->cpu = w[1];
+      e->node = w[2];
+      snprintf(e->host, sizeof e->host, "%s", (const char *)(p + 2));
+      hwloc_bitmap_zero(one);
+      for (int k = 0; k < words; k++) {
+        unsigned long v;
+        memcpy(&v, w + 3 + k * PER_LONG, sizeof v);
+        hwloc_bitmap_set_ith_ulong(one, (unsigned)k, v);
+      }
+      hk__binding_store_set(b, i, one);
+    }
+  }
+  *out = b;
+  b = NULL;
 cleanup:
-  hwloc_bitmap_free(u);
+  hk_binding_destroy(&b);
   hwloc_bitmap_free(one);
   return err;
 }
 
+/* Every local failure is agreed before the next collective, so no rank waits
+ * in a gather another rank left. */
 int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **binding)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS, rank = 0, size = 1, failed = 0;
+  int err = HK_SUCCESS, local = HK_SUCCESS, rank = 0, size = 1, failed = 0, words = 1, len = 0;
   hk_machine_t *m = NULL;
-  hk_binding_entry_t *mine = NULL;
-  int *counts = NULL, *displs = NULL;
+  hwloc_bitmap_t *sets = NULL;
+  int *buf = NULL, *counts = NULL, *displs = NULL, *all = NULL, *cpus = NULL;
   hk_binding_t *b = NULL;
-  char host[MPI_MAX_PROCESSOR_NAME];
+  char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
   int hostlen = 0;
   int nthreads = omp_get_max_threads();
   if (!binding)
@@ -189,48 +215,62 @@ int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **bin
   HK_MPI_TRY(err, MPI_Comm_rank(comm, &rank));
   HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
   HK_MPI_TRY(err, MPI_Get_processor_name(host, &hostlen));
-  HK_ALLOC_TRY(err, mine, nthreads);
-  local = hk__real_machine(&m);
+  host[sizeof ((hk_binding_entry_t *)0)->host - 1] = '\0'; /* as the entries keep it */
+  sets = calloc((size_t)nthreads, sizeof *sets);
+  cpus = calloc((size_t)nthreads, sizeof *cpus);
+  local = sets && cpus ? hk__real_machine(&m) : HK_ERROR(HK_ERR_NOMEM, "out of memory");
   if (local == HK_SUCCESS) {
 #pragma omp parallel num_threads(nthreads) reduction(+ : failed)
     {
       int t = omp_get_thread_num();
-      hwloc_bitmap_t s = hwloc_bitmap_alloc();
-      mine[t].rank = rank;
-      mine[t].thread = t;
-      mine[t].node = nodes ? hk__nodes_node_of(nodes, rank) : 0;
-      snprintf(mine[t].host, sizeof mine[t].host, "%s", host);
-      if (s && hwloc_get_cpubind(m->topo, s, HWLOC_CPUBIND_THREAD) == 0)
-        hwloc_bitmap_list_snprintf(mine[t].cpuset, sizeof mine[t].cpuset, s);
-      else
+      sets[t] = hwloc_bitmap_alloc();
+      if (!sets[t] || hwloc_get_cpubind(m->topo, sets[t], HWLOC_CPUBIND_THREAD) != 0)
         failed++;
-      mine[t].cpu = sched_getcpu();
-      hwloc_bitmap_free(s);
+      cpus[t] = sched_getcpu();
     }
     if (failed)
       local = HK_ERROR(HK_ERR_BIND, "hwloc_get_cpubind failed in %d thread(s)", failed);
   }
   HK_TRY(err, hk_agree(comm, local));
-
-  HK_ALLOC_TRY(err, counts, size);
-  HK_ALLOC_TRY(err, displs, size);
-  int nbytes = nthreads * (int)sizeof(hk_binding_entry_t);
-  HK_MPI_TRY(err, MPI_Allgather(&nbytes, 1, MPI_INT, counts, 1, MPI_INT, comm));
+  for (int t = 0; t < nthreads; t++)
+    if (hk__set_words(sets[t]) > words)
+      words = hk__set_words(sets[t]);
+  HK_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, &words, 1, MPI_INT, MPI_MAX, comm));
+  local = pack(host, nthreads, cpus, sets, nodes ? hk__nodes_node_of(nodes, rank) : 0, words,
+               &buf, &len);
+  if (local == HK_SUCCESS && rank == 0) {
+    counts = calloc((size_t)size, sizeof *counts);
+    displs = calloc((size_t)size, sizeof *displs);
+    if (!counts || !displs)
+      local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  }
+  HK_TRY(err, hk_agree(comm, local));
+  HK_MPI_TRY(err, MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
   long long total = 0;
-  for (int r = 0; r < size; r++) {
+  for (int r = 0; rank == 0 && r < size; r++) {
     displs[r] = (int)total;
     total += counts[r];
   }
-  HK_ALLOC_TRY(err, b, 1);
-  b->nentries = (int)(total / (long long)sizeof(hk_binding_entry_t));
-  HK_ALLOC_TRY(err, b->entries, b->nentries);
-  HK_MPI_TRY(err, MPI_Allgatherv(mine, nbytes, MPI_BYTE, b->entries, counts, displs, MPI_BYTE, comm));
-  HK_TRY(err, hk__binding_warnings(b));
+  local = total > INT32_MAX ? HK_ERROR(HK_ERR_RESOURCES, "binding report of %lld ints", total)
+                            : HK_SUCCESS;
+  if (local == HK_SUCCESS && rank == 0 && !(all = calloc((size_t)total, sizeof *all)))
+    local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  HK_TRY(err, hk_agree(comm, local));
+  HK_MPI_TRY(err, MPI_Gatherv(buf, len, MPI_INT, all, counts, displs, MPI_INT, 0, comm));
+  local = rank == 0 ? unpack(all, size, displs, 0, words, &b) : unpack(buf, 1, NULL, rank, words, &b);
+  if (local == HK_SUCCESS && rank == 0)
+    local = hk__binding_warnings(b, m->topo);
+  HK_TRY(err, hk_agree(comm, local));
   *binding = b;
   b = NULL;
 cleanup:
   hk_binding_destroy(&b);
-  free(mine);
+  for (int t = 0; sets && t < nthreads; t++)
+    hwloc_bitmap_free(sets[t]);
+  free(sets);
+  free(cpus);
+  free(buf);
+  free(all);
   free(counts);
   free(displs);
   return err;
@@ -258,6 +298,7 @@ void hk_binding_destroy(hk_binding_t **binding)
     free((*binding)->warnings[i]);
   free((*binding)->warnings);
   free((*binding)->entries);
+  free((*binding)->sets);
   free(*binding);
   *binding = NULL;
 }

@@ -207,6 +207,55 @@ static void print_obj(hwloc_topology_t t, hwloc_obj_t o, int indent, FILE *out)
     print_obj(t, c, indent + 2, out);
 }
 
+/* like likwid-topology: the CPU model, the PUs that share each cache, the NUMA
+ * distances (when hwloc has them: real machines and XML with a distance matrix) */
+static void print_details(hwloc_topology_t t, FILE *out)
+{
+  hwloc_obj_t pack = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, 0);
+  const char *model = pack ? hwloc_obj_get_info_by_name(pack, "CPUModel") : NULL;
+  if (!model)
+    model = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "CPUModel");
+  fprintf(out, "# CPU model: %s\n", model ? model : "unknown (not in this topology)");
+  int depth = hwloc_topology_get_depth(t);
+  for (int d = depth - 1; d >= 0; d--) {
+    hwloc_obj_t o = hwloc_get_obj_by_depth(t, d, 0);
+    if (!o || !hwloc_obj_type_is_cache(o->type))
+      continue;
+    char type[32];
+    hwloc_obj_type_snprintf(type, sizeof type, o, 0);
+    fprintf(out, "# %s %llu KiB, PUs sharing one:", type,
+            o->attr ? (unsigned long long)o->attr->cache.size / 1024 : 0ULL);
+    unsigned n = (unsigned)hwloc_get_nbobjs_by_depth(t, d);
+    for (unsigned i = 0; i < n; i++) {
+      char pus[96];
+      hwloc_bitmap_list_snprintf(pus, sizeof pus, hwloc_get_obj_by_depth(t, d, i)->cpuset);
+      if (i == 8 && n > 9) {
+        fprintf(out, " ... (%u in all)", n);
+        break;
+      }
+      fprintf(out, "%s%s", i ? " | " : " ", pus);
+    }
+    fprintf(out, "\n");
+  }
+  struct hwloc_distances_s *dist = NULL;
+  unsigned nr = 1;
+  if (hwloc_distances_get_by_type(t, HWLOC_OBJ_NUMANODE, &nr, &dist, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) != 0 || nr == 0) {
+    fprintf(out, "# NUMA distances: not known to hwloc\n");
+    return;
+  }
+  fprintf(out, "# NUMA distances (relative latency, hwloc):\n#      ");
+  for (unsigned j = 0; j < dist->nbobjs; j++)
+    fprintf(out, " %5u", dist->objs[j]->logical_index);
+  fprintf(out, "\n");
+  for (unsigned i = 0; i < dist->nbobjs; i++) {
+    fprintf(out, "# %5u", dist->objs[i]->logical_index);
+    for (unsigned j = 0; j < dist->nbobjs; j++)
+      fprintf(out, " %5llu", (unsigned long long)dist->values[i * dist->nbobjs + j]);
+    fprintf(out, "\n");
+  }
+  hwloc_distances_release(t, dist);
+}
+
 int hk_machine_print(const hk_machine_t *machine, FILE *out)
 {
   hk_machine_info_t info;
@@ -220,6 +269,7 @@ int hk_machine_print(const hk_machine_t *machine, FILE *out)
             info.cache[i].size_bytes / 1024);
   fprintf(out, "\n");
   print_obj(machine->topo, hwloc_get_root_obj(machine->topo), 0, out);
+  print_details(machine->topo, out);
   return HK_SUCCESS;
 }
 

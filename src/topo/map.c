@@ -69,7 +69,9 @@ int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_
   }
   HK_ALLOC_TRY(err, b, 1);
   b->nentries = d->ranks * d->threads;
+  b->set_words = hk__set_words(all);
   HK_ALLOC_TRY(err, b->entries, b->nentries);
+  HK_ALLOC_TRY(err, b->sets, (long long)b->nentries * b->set_words);
   for (int r = 0; r < d->ranks; r++) {
     int node = r / per_node, k = r % per_node, wrapped = 0;
     hwloc_bitmap_zero(rankset);
@@ -87,7 +89,7 @@ int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_
       e->node = node;
       e->cpu = -1;
       snprintf(e->host, sizeof e->host, "node%d", node);
-      hwloc_bitmap_list_snprintf(e->cpuset, sizeof e->cpuset, sets[t]);
+      hk__binding_store_set(b, r * d->threads + t, sets[t]);
       hwloc_bitmap_free(sets[t]);
     }
     free(sets);
@@ -96,7 +98,15 @@ int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_
   if (oversubscribed)
     HK_TRY(err, hk__binding_add_warning(b, "oversubscribed: %d ranks x %d threads per node on %d cores",
                                         per_node, d->threads, ncores));
-  HK_TRY(err, hk__binding_warnings(b));
+  if (d->policy != HK_BIND_NONE && share != d->threads && !oversubscribed)
+    HK_TRY(err, hk__binding_add_warning(
+                    b, "each rank owns PE=%d cores for %d thread%s (%d ranks per node on %d "
+                    "cores): %d core%s per rank stay%s idle%s", share, d->threads,
+                    d->threads == 1 ? "" : "s", per_node, ncores, share - d->threads,
+                    share - d->threads == 1 ? "" : "s", share - d->threads == 1 ? "s" : "",
+                    d->policy == HK_BIND_SCATTER ? " (scatter spreads the threads over them)"
+                                                 : "; more threads per rank would use them"));
+  HK_TRY(err, hk__binding_warnings(b, topo));
   *map = b;
   b = NULL;
 cleanup:

@@ -42,8 +42,15 @@ int main(int argc, char **argv)
 
   hk_binding_t *b = NULL;
   CHECK_EQ_INT(hk_binding_report(MPI_COMM_WORLD, NULL, &b), HK_SUCCESS);
-  CHECK_EQ_INT(b->nentries, total);
+  /* gathered to rank 0; the others keep their own threads */
+  CHECK_EQ_INT(b->nentries, rank == 0 ? total : nt);
   for (int i = 0; i < b->nentries; i++) {
+    /* the bitmap and the display string name the same PUs */
+    hk_binding_entry_t *bi = &b->entries[i];
+    hwloc_bitmap_zero(u);
+    for (int w = 0; w < b->set_words; w++)
+      hwloc_bitmap_set_ith_ulong(u, (unsigned)w, b->sets[i * b->set_words + w]);
+    CHECK(hwloc_bitmap_list_sscanf(set, bi->cpuset) == 0 && hwloc_bitmap_isequal(set, u));
     CHECK(hwloc_bitmap_list_sscanf(set, b->entries[i].cpuset) == 0 && !hwloc_bitmap_iszero(set));
     if (b->entries[i].cpu >= 0)
       CHECK(hwloc_bitmap_isset(set, (unsigned)b->entries[i].cpu));
@@ -80,7 +87,12 @@ int main(int argc, char **argv)
       CHECK(hwloc_bitmap_isincluded(set, u));
       if (pol == HK_BIND_NONE) {
         CHECK(hwloc_bitmap_isequal(set, u));
+        /* unbound threads of a rank that may use several cores: rank 0 warns */
+        if (rank == 0 && t == 0 && hwloc_bitmap_weight(u) > mi.pus / mi.cores)
+          CHECK(has_warning(b, "rank 0 on ") && (has_warning(b, "threads are not pinned") ||
+                                                 has_warning(b, "thread is not pinned")));
       } else {
+        CHECK(!has_warning(b, "not pinned"));
         CHECK(hwloc_bitmap_weight(set) == mi.pus / mi.cores); /* one core */
         for (int s = 0; s < t && t < cores_in_rank; s++)
           CHECK(strcmp(e[s].cpuset, e[t].cpuset) != 0);
@@ -97,12 +109,15 @@ int main(int argc, char **argv)
   sched_setaffinity(0, sizeof one, &one);
   CHECK_EQ_INT(hk_binding_report(MPI_COMM_WORLD, NULL, &b), HK_SUCCESS);
   char want[64];
-  snprintf(want, sizeof want, "rank %d on ", rank);
-  if (nt > 1) {
-    CHECK(has_warning(b, want));
-    CHECK(has_warning(b, "threads share 1 PU"));
+  /* rank 0 holds the warnings of every rank */
+  for (int r = 0; r < size && rank == 0; r++) {
+    snprintf(want, sizeof want, "rank %d on ", r);
+    if (nt > 1)
+      CHECK(has_warning(b, want));
   }
-  if (total > 1)
+  if (rank == 0 && nt > 1)
+    CHECK(has_warning(b, "threads share 1 PU"));
+  if (rank == 0 && total > 1)
     CHECK(has_warning(b, "oversubscribed"));
   else
     CHECK_EQ_INT(b->nwarnings, 0);

@@ -74,12 +74,16 @@ static void test_agree_and_timing(int rank, int size)
   CHECK_EQ_INT(hk_time_loop(&td, count_calls, &calls, &st), HK_ERR_ARG);
 }
 
-/* HK_CHECK_MASTERONLY=1: MPI through hybridkit from inside an active parallel
- * region is refused (before any MPI call is made, so nothing can hang). */
-static void test_masteronly_check(void)
+/* HK_CHECK_MASTERONLY=1: MPI through hybridkit against the rule of the level
+ * asked for: from inside an active parallel region refused under SINGLE and
+ * MASTERONLY, from a worker thread under FUNNELED too, nothing under MULTIPLE
+ * (refused before any MPI call is made, so nothing can hang). */
+static void test_masteronly_check(hk_thread_level_t level)
 {
   const char *on = getenv("HK_CHECK_MASTERONLY");
   int enabled = on && !strcmp(on, "1");
+  int region_rule = enabled && level <= HK_THREAD_MASTERONLY;
+  enabled = enabled && level <= HK_THREAD_FUNNELED; /* the worker-thread rule */
   CHECK_EQ_INT(hk_check_masteronly("outside"), HK_SUCCESS);
   int in_region = HK_SUCCESS, active = 0;
   hk_stats_t st;
@@ -92,19 +96,23 @@ static void test_masteronly_check(void)
     }
   }
   /* a region of one thread is not active: that is legal under MASTERONLY */
-  if (enabled && active) {
+  if (region_rule && active) {
     CHECK_EQ_INT(in_region, HK_ERR_MASTERONLY);
     CHECK_CONTAINS(hk_error_message(), "MASTERONLY violated");
   } else {
     CHECK_EQ_INT(in_region, HK_SUCCESS);
   }
-  int other = HK_SUCCESS;
+  int other = HK_SUCCESS, named = 0;
 #pragma omp parallel
   {
-    if (omp_get_thread_num() == omp_get_num_threads() - 1 && omp_get_thread_num() > 0)
+    if (omp_get_thread_num() == omp_get_num_threads() - 1 && omp_get_thread_num() > 0) {
       other = hk_check_masteronly("a worker thread");
+      named = strstr(hk_error_message(), "FUNNELED violated by a worker thread") != NULL;
+    }
   }
   CHECK_EQ_INT(other, enabled && omp_get_max_threads() > 1 ? HK_ERR_MASTERONLY : HK_SUCCESS);
+  if (enabled && omp_get_max_threads() > 1 && level == HK_THREAD_FUNNELED)
+    CHECK(named); /* the message (per thread) names the rule */
 }
 
 int main(int argc, char **argv)
@@ -161,7 +169,7 @@ int main(int argc, char **argv)
     }
     CHECK_EQ_INT(hk_init(&argc, &argv, want), HK_ERR_STATE); /* twice */
     test_agree_and_timing(rank, size);
-    test_masteronly_check();
+    test_masteronly_check(want);
   }
   int rc = hk_test_mpi_report("test_env");
   CHECK_EQ_INT(hk_finalize(), HK_SUCCESS);

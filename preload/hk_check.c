@@ -1,0 +1,229 @@
+/* preload/hk_check.c: libhybridkit-check.so, a PMPI checker of the MPI thread
+ * level for a program's own MPI calls (issue 17):
+ *
+ *   LD_PRELOAD=libhybridkit-check.so  (mpirun -x LD_PRELOAD=... / mpiexec -genv ...)
+ *
+ * MPI_Init means MPI_THREAD_SINGLE; MPI_Init_thread the lower of the level the
+ * program required and the one MPI provided.  The thread that initialised MPI
+ * is the main thread.  Every wrapped call (hk_check_calls.h) is checked against
+ * that level's rule:
+ *   SINGLE      the main thread, outside any OpenMP parallel region
+ *               (omp_get_level() == 0: hybrid MASTERONLY; a region of one
+ *               thread counts too, it would break with more)
+ *   FUNNELED    the main thread (inside a parallel region or not)
+ *   SERIALIZED  never two threads inside MPI at once: an atomic count of the
+ *               threads inside a wrapped call; a call entering while another
+ *               thread is inside is the violation (calls that never overlap
+ *               in this run are not caught: the check sees what happens)
+ *   MULTIPLE    anything
+ * The first violation of each call name on a rank prints one line: the rule,
+ * the thread (kernel id, OpenMP thread and team size, parallel level) and the
+ * call site (the wrapper's return address, symbolised with dladdr: the
+ * function when its symbol is exported (-rdynamic), always the file and the
+ * offset for addr2line).  At MPI_Finalize rank 0 prints the violations per
+ * call name summed over ranks.  HK_CHECK_FATAL=1: after MPI_Finalize every
+ * rank exits with status 3 if any rank saw a violation (for tests).
+ *
+ * hybridkit's own MPI calls go to PMPI_ and are not seen here
+ * (HK_CHECK_MASTERONLY checks those).  Fortran programs are not checked (Open
+ * MPI's Fortran bindings call PMPI_ directly).  Do not preload this library
+ * together with libhybridkit-preload.so: both define MPI_Init. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <mpi.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "hk_check.h"
+#include "hk_interpose.h"
+
+enum {
+#define HK_CHECK_CALL(name, params, args) CALL_##name,
+#include "hk_check_calls.h"
+#undef HK_CHECK_CALL
+  NCALLS
+};
+
+static const char *const call_names[NCALLS] = {
+#define HK_CHECK_CALL(name, params, args) "MPI_" #name,
+#include "hk_check_calls.h"
+#undef HK_CHECK_CALL
+};
+
+static struct {
+  int active;              /* between our MPI_Init(_thread) and MPI_Finalize */
+  int level, required, provided, rank;
+  pthread_t main_thread;
+  int in_call;             /* atomic: threads inside a wrapped call */
+  long long count[NCALLS]; /* atomic: violations per call */
+  int reported[NCALLS];    /* atomic: the first one was printed */
+} ck;
+
+/* wrapped calls this thread is inside (a wrapper reached from another one,
+ * e.g. an MPI library calling its own MPI_ symbols, is not a second call) */
+static __thread __attribute__((tls_model("initial-exec"))) int depth;
+
+static void call_site(const void *ret, char *out, size_t n)
+{
+  Dl_info di;
+  if (ret && dladdr(ret, &di) && di.dli_fname) {
+    uintptr_t off = (uintptr_t)ret - (uintptr_t)di.dli_fbase;
+    if (di.dli_sname)
+      snprintf(out, n, "%s+0x%lx (%s+0x%lx)", di.dli_sname,
+               (unsigned long)((uintptr_t)ret - (uintptr_t)di.dli_saddr), di.dli_fname,
+               (unsigned long)off);
+    else
+      snprintf(out, n, "%s+0x%lx", di.dli_fname, (unsigned long)off);
+  } else {
+    snprintf(out, n, "%p", ret);
+  }
+}
+
+static __attribute__((noinline, cold)) void violation(int call, const void *ret, const char *why)
+{
+  __atomic_add_fetch(&ck.count[call], 1, __ATOMIC_RELAXED);
+  if (__atomic_exchange_n(&ck.reported[call], 1, __ATOMIC_ACQ_REL))
+    return;
+  char site[512];
+  call_site(ret, site, sizeof site);
+  fprintf(stderr, "hybridkit-check: rank %d: %s violates %s: %s (thread %ld, OpenMP thread %d "
+          "of %d, parallel level %d); first at %s\n", ck.rank, call_names[call],
+          hk__mpi_level_long(ck.level), why, (long)syscall(SYS_gettid), omp_get_thread_num(),
+          omp_get_num_threads(), omp_get_level(), site);
+  fflush(stderr);
+}
+
+/* returns whether this call counts as one (1) or runs inside another (0) */
+static inline int enter(int call, const void *ret)
+{
+  if (depth++ > 0 || !__atomic_load_n(&ck.active, __ATOMIC_RELAXED))
+    return 0;
+  int others = __atomic_fetch_add(&ck.in_call, 1, __ATOMIC_ACQ_REL);
+  switch (ck.level) {
+  case MPI_THREAD_SINGLE:
+    if (!pthread_equal(pthread_self(), ck.main_thread))
+      violation(call, ret, "not the main thread");
+    else if (omp_get_level() > 0)
+      violation(call, ret, "inside an OpenMP parallel region");
+    break;
+  case MPI_THREAD_FUNNELED:
+    if (!pthread_equal(pthread_self(), ck.main_thread))
+      violation(call, ret, "not the main thread");
+    break;
+  case MPI_THREAD_SERIALIZED:
+    if (others > 0)
+      violation(call, ret, "another thread is inside an MPI call");
+    break;
+  default:
+    break;
+  }
+  return 1;
+}
+
+static inline void leave(int counted)
+{
+  depth--;
+  if (counted)
+    __atomic_fetch_sub(&ck.in_call, 1, __ATOMIC_ACQ_REL);
+}
+
+#define HK_CHECK_CALL(name, params, args)                                                       \
+  HK_PUBLIC int MPI_##name params                                                               \
+  {                                                                                             \
+    int counted = enter(CALL_##name, __builtin_return_address(0));                              \
+    int rc = PMPI_##name args;                                                                  \
+    leave(counted);                                                                             \
+    return rc;                                                                                  \
+  }
+#include "hk_check_calls.h"
+#undef HK_CHECK_CALL
+
+static int started(int rc, int required, int provided)
+{
+  if (rc != MPI_SUCCESS)
+    return rc;
+  ck.required = required;
+  ck.provided = provided;
+  ck.level = required < provided ? required : provided;
+  ck.main_thread = pthread_self();
+  PMPI_Comm_rank(MPI_COMM_WORLD, &ck.rank);
+  __atomic_store_n(&ck.active, 1, __ATOMIC_RELEASE);
+  return rc;
+}
+
+HK_PUBLIC int MPI_Init(int *argc, char ***argv)
+{
+  int provided = MPI_THREAD_SINGLE;
+  int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS)
+    PMPI_Query_thread(&provided);
+  return started(rc, MPI_THREAD_SINGLE, provided);
+}
+
+HK_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  return started(rc, required, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
+}
+
+HK_PUBLIC int hk_check_query(hk_check_state_t *s)
+{
+  long long v = 0;
+  for (int c = 0; c < NCALLS; c++)
+    v += __atomic_load_n(&ck.count[c], __ATOMIC_RELAXED);
+  *s = (hk_check_state_t){__atomic_load_n(&ck.active, __ATOMIC_ACQUIRE), ck.level,
+                          __atomic_load_n(&ck.in_call, __ATOMIC_ACQUIRE), v};
+  return 0;
+}
+
+/* rank 0: the rule, then the violations per call summed over ranks and the
+ * number of ranks that saw them; returns the total (every rank) */
+static long long summary(void)
+{
+  long long mine[2 * NCALLS], all[2 * NCALLS];
+  for (int c = 0; c < NCALLS; c++) {
+    mine[c] = __atomic_load_n(&ck.count[c], __ATOMIC_RELAXED);
+    mine[NCALLS + c] = mine[c] > 0;
+  }
+  PMPI_Allreduce(mine, all, 2 * NCALLS, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long long total = 0;
+  for (int c = 0; c < NCALLS; c++)
+    total += all[c];
+  if (ck.rank != 0)
+    return total;
+  int size = 1;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  fprintf(stderr, "hybridkit-check: %d rank(s), rule of %s (program asked %s, MPI provides %s): ",
+          size, hk__mpi_level_long(ck.level), hk__mpi_level_short(ck.required),
+          hk__mpi_level_short(ck.provided));
+  if (!total)
+    fprintf(stderr, "no violation\n");
+  else {
+    fprintf(stderr, "%lld violation(s):", total);
+    for (int c = 0; c < NCALLS; c++)
+      if (all[c])
+        fprintf(stderr, " %s %lld (%lld rank(s))", call_names[c], all[c], all[NCALLS + c]);
+    fprintf(stderr, "\n");
+  }
+  fflush(stderr);
+  return total;
+}
+
+HK_PUBLIC int MPI_Finalize(void)
+{
+  long long total = 0;
+  int active = __atomic_exchange_n(&ck.active, 0, __ATOMIC_ACQ_REL);
+  if (active)
+    total = summary();
+  int rc = PMPI_Finalize();
+  const char *fatal = getenv("HK_CHECK_FATAL");
+  if (total > 0 && fatal && !strcmp(fatal, "1"))
+    exit(3);
+  return rc;
+}
