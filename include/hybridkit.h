@@ -12,5 +12,6 @@
 #include "hybridkit/cart.h"
 #include "hybridkit/halo.h"
 #include "hybridkit/coll.h"
+#include "hybridkit/dsm.h"
 
 #endif
