@@ -10,3 +10,17 @@ hk_expect_test(dsm.misuse.late 1 "hk_dsm_barrier: not every rank of the region a
                ENV HK_DSM_TIMEOUT=1 COMMAND ${TD} --misuse late)
 hk_expect_test(dsm.misuse.after_free nonzero "hk_dsm: access to freed region" NP 2
                COMMAND ${TD} --misuse after-free)
+
+# hk-dsm-heat: bit-identical to the serial reference of hk-jacobi --dims 2 (exit 1 when
+# not) at every layout: ranks x threads, block and chunked schedules, both boundaries,
+# block and cyclic homes; uneven grids so that rows of different workers share pages
+set(HEAT $<TARGET_FILE:hk-dsm-heat>)
+hk_mpi_test(dsm.heat.periodic hk-dsm-heat ARGS --grid 67x45 --iters 7 --warmup 1)
+hk_mpi_test(dsm.heat.dirichlet hk-dsm-heat ARGS --grid 130x33 --iters 6 --boundary dirichlet)
+hk_mpi_test(dsm.heat.chunked hk-dsm-heat ARGS --grid 50x61 --iters 5 --schedule static,2 RANKS 2 3 4)
+hk_mpi_test(dsm.heat.cyclic hk-dsm-heat ARGS --size 40 --iters 5 --home cyclic --schedule static,5
+            --boundary dirichlet RANKS 3 THREADS 2)
+hk_mpi_test(dsm.heat.tiny hk-dsm-heat ARGS --grid 1x3 --iters 4 RANKS 4 THREADS 2)
+hk_expect_test(dsm.heat.help 0 "^usage: hk-dsm-heat" COMMAND ${HEAT} --help)
+hk_expect_test(dsm.heat.bad_schedule 2 "--schedule dynamic: static or static,N" ONCE NP 2
+               COMMAND ${HEAT} --schedule dynamic)
