@@ -232,9 +232,15 @@ static void fetch(struct hk_dsm *d, long p)
   long idx;
   int home = hk__dsm_home(d, p, &idx);
   char *dst = d->alias + (size_t)p * d->page;
-  int ok = PMPI_Get(dst, (int)d->page, MPI_BYTE, home, (MPI_Aint)idx * (MPI_Aint)d->page,
-                    (int)d->page, MPI_BYTE, d->win) == MPI_SUCCESS &&
-           PMPI_Win_flush(home, d->win) == MPI_SUCCESS;
+  int ok;
+  if (home == d->rank) { /* this rank's own home copy */
+    ok = PMPI_Win_sync(d->win) == MPI_SUCCESS;
+    memcpy(dst, d->store + (size_t)idx * d->page, d->page);
+  } else {
+    ok = PMPI_Get(dst, (int)d->page, MPI_BYTE, home, (MPI_Aint)idx * (MPI_Aint)d->page,
+                  (int)d->page, MPI_BYTE, d->win) == MPI_SUCCESS &&
+         PMPI_Win_flush(home, d->win) == MPI_SUCCESS;
+  }
   if (ok && mprotect(d->base + (size_t)p * d->page, d->page, PROT_READ) != 0)
     ok = 0;
   atomic_fetch_add(&d->st_fetched, 1);

@@ -99,6 +99,12 @@ static int put_diff(struct hk_dsm *d, long p)
     while (e < nw && cur[e] != twin[e])
       e++;
     int len = (int)((e - w) * 8);
+    if (home == d->rank) { /* this rank's own home copy: a local store (MPI_Win_sync after) */
+      memcpy(d->store + disp0 + (MPI_Aint)(w * 8), cur + w, (size_t)len);
+      d->st_runs++;
+      w = e;
+      continue;
+    }
     DSM_MPI(err, PMPI_Put(cur + w, len, MPI_BYTE, home, disp0 + (MPI_Aint)(w * 8), len, MPI_BYTE,
                           d->win));
     d->st_runs++;
@@ -135,6 +141,8 @@ static int flush_dirty(struct hk_dsm *d, int *scratch, long *nflushed)
       break;
   }
   int rc = PMPI_Win_flush_all(d->win);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Win_sync(d->win); /* the local stores into this rank's home copies */
   if (err == HK_SUCCESS && rc != MPI_SUCCESS)
     err = hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Win_flush_all");
   for (long i = 0; i < k; i++)
