@@ -206,19 +206,37 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     goto cleanup;
   DSM_MPI(err, PMPI_Comm_dup(comm, &d->comm));
+  PMPI_Comm_set_errhandler(d->comm, MPI_ERRORS_RETURN); /* errors come back as codes */
   PMPI_Comm_rank(d->comm, &d->rank);
   PMPI_Comm_size(d->comm, &d->size);
   if ((err = map_common(d)) != HK_SUCCESS)
     goto cleanup;
   /* the home copies, zero like the region */
   MPI_Aint mine = (MPI_Aint)hk__dsm_home_pages(d, d->rank) * (MPI_Aint)d->page;
-  DSM_MPI(err, PMPI_Win_allocate(mine, 1, MPI_INFO_NULL, d->comm, &d->store, &d->win));
+  MPI_Aint lbytes = d->rank == 0 ? (MPI_Aint)(DSM_MAX_LOCKS + 1 + 2 * DSM_RING) * 8 : 0;
+  int rc1 = PMPI_Win_allocate(mine, 1, MPI_INFO_NULL, d->comm, &d->store, &d->win);
+  int rc2 = rc1 == MPI_SUCCESS ? PMPI_Win_allocate(lbytes, 8, MPI_INFO_NULL, d->comm, &d->lmem, &d->lwin)
+                               : MPI_SUCCESS;
+  local = HK_SUCCESS;
+  if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    PMPI_Error_string(rc1 != MPI_SUCCESS ? rc1 : rc2, text, &len);
+    local = HK_ERROR(HK_ERR_MPI, "MPI_Win_allocate failed (%s): this MPI cannot make a "
+                     "passive-target window over this network (Open MPI across TCP nodes: "
+                     "--mca osc ucx)", text);
+    if (rc1 != MPI_SUCCESS)
+      d->win = MPI_WIN_NULL;
+    d->lwin = MPI_WIN_NULL;
+  }
+  if ((err = hk_agree(d->comm, local)) != HK_SUCCESS)
+    goto cleanup;
   if (mine)
     memset(d->store, 0, (size_t)mine);
-  MPI_Aint lbytes = d->rank == 0 ? (MPI_Aint)(DSM_MAX_LOCKS + 1 + 2 * DSM_RING) * 8 : 0;
-  DSM_MPI(err, PMPI_Win_allocate(lbytes, 8, MPI_INFO_NULL, d->comm, &d->lmem, &d->lwin));
   if (lbytes)
     memset(d->lmem, 0, (size_t)lbytes);
+  PMPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN);
+  PMPI_Win_set_errhandler(d->lwin, MPI_ERRORS_RETURN);
   DSM_MPI(err, PMPI_Win_lock_all(MPI_MODE_NOCHECK, d->win));
   DSM_MPI(err, PMPI_Win_sync(d->win));
   local = hk__dsm_service_start(d);
