@@ -46,9 +46,11 @@ struct hk_dsm {
   unsigned char *mark;             /* scratch per page (barrier) */
   dsm_list_t dirty;                /* pages in state RW (to flush) */
   dsm_list_t wrote;                /* pages written this interval (write notices) */
-  /* home copies: this rank's home pages, in window `win` (passive target, lock_all) */
+  _Atomic unsigned char *lwritten; /* per page: written since this rank's last lock release */
+  dsm_list_t lwrote;               /* those pages (the notices of the next release) */
+  /* window `win` over the alias (passive target, lock_all): a page's master copy is
+   * its home's copy; the home never invalidates it and makes no twin */
   MPI_Win win;
-  char *store;
   /* locks: at rank 0, per lock an owner word, then a cursor and DSM_RING notices */
   MPI_Win lwin;
   long long *lmem;
@@ -66,6 +68,7 @@ struct hk_dsm {
   unsigned qhead, qtail;
   atomic_flag qspin;
   double timeout;
+  long progress_ns;                /* idle service thread polls MPI this often (0: never) */
   int broken;                      /* a collective failed: only local cleanup is possible */
   long long barriers;
   int slot;

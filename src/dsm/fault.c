@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 #include "dsm_internal.h"
 #include "internal/hk_internal.h"
@@ -51,6 +52,12 @@ static long long now_ns(void)
 static void futex_wait(_Atomic int *addr, int val)
 {
   syscall(SYS_futex, (int *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wait_for(_Atomic int *addr, int val, long ns)
+{
+  struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+  syscall(SYS_futex, (int *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
 static void futex_wake(_Atomic int *addr)
@@ -91,8 +98,10 @@ static void die(const char *msg)
   signal(SIGSEGV, SIG_DFL); /* the faulting instruction runs again and ends the rank */
 }
 
-/* the fault of region d on page p: returns when the access can be retried */
-static void handle(struct hk_dsm *d, long p)
+/* the fault of region d on page p: returns when the access can be retried.
+ * is_write: 1 write, 0 read, -1 unknown (then a fault on a readable page is taken for a
+ * write; a read that raced with another thread's fetch may then make a needless twin) */
+static void handle(struct hk_dsm *d, long p, int is_write)
 {
   long long t0 = now_ns();
   for (;;) {
@@ -108,26 +117,40 @@ static void handle(struct hk_dsm *d, long p)
       futex_wake(&d->work);
       while ((s = atomic_load(&d->state[p])) == DSM_FETCHING)
         futex_wait(&d->state[p], DSM_FETCHING);
-      if (s == DSM_FAILED)
+      if (s == DSM_FAILED) {
         die("hk_dsm: fetching a page from its home failed; the access cannot complete\n");
-      break; /* a write faults once more (RO -> RW) */
+        break;
+      }
+      if (is_write == 1)
+        continue; /* on to RO -> RW without faulting again */
+      break;      /* a write of unknown kind faults once more */
     } else if (s == DSM_FETCHING) {
       /* another thread fetches it: wait, then retry the access (a write faults again);
        * never go on to the RO case from here, this fault may have been a read */
       while ((s = atomic_load(&d->state[p])) == DSM_FETCHING)
         futex_wait(&d->state[p], DSM_FETCHING);
-      if (s == DSM_FAILED)
+      if (s == DSM_FAILED) {
         die("hk_dsm: fetching a page from its home failed; the access cannot complete\n");
+        break;
+      }
+      if (is_write == 1)
+        continue;
       break;
     } else if (s == DSM_RO) {
+      if (is_write == 0) /* a read that faulted before another thread's fetch finished */
+        break;
       /* a write to a valid page: twin it, note it, open it for writing */
       if (!atomic_compare_exchange_strong(&d->state[p], &s, DSM_BUSY))
         continue;
       atomic_fetch_add(&d->st_write_faults, 1);
-      memcpy(d->twins + (size_t)p * d->page, d->alias + (size_t)p * d->page, d->page);
+      long idx;
+      if (hk__dsm_home(d, p, &idx) != d->rank) /* the home writes its master copy in place */
+        memcpy(d->twins + (size_t)p * d->page, d->alias + (size_t)p * d->page, d->page);
       hk__dsm_list_add(&d->dirty, (int)p);
       if (!atomic_exchange(&d->written[p], 1))
         hk__dsm_list_add(&d->wrote, (int)p);
+      if (!atomic_exchange(&d->lwritten[p], 1))
+        hk__dsm_list_add(&d->lwrote, (int)p);
       mprotect(d->base + (size_t)p * d->page, d->page, PROT_READ | PROT_WRITE);
       atomic_store(&d->state[p], DSM_RW);
       break;
@@ -150,7 +173,12 @@ static void dsm_segv(int sig, siginfo_t *si, void *uc)
   for (int i = 0; i < DSM_MAX_REGIONS; i++) {
     struct hk_dsm *d = atomic_load(&regions[i]);
     if (d && a >= d->base && a < d->base + d->bytes) {
-      handle(d, (long)((size_t)(a - d->base) / d->page));
+      int is_write = -1;
+#if defined(__x86_64__) && defined(REG_ERR)
+      /* the page-fault error code: bit 1 set for a write */
+      is_write = (((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+#endif
+      handle(d, (long)((size_t)(a - d->base) / d->page), is_write);
       errno = saved;
       return;
     }
@@ -232,15 +260,11 @@ static void fetch(struct hk_dsm *d, long p)
   long idx;
   int home = hk__dsm_home(d, p, &idx);
   char *dst = d->alias + (size_t)p * d->page;
-  int ok;
-  if (home == d->rank) { /* this rank's own home copy */
-    ok = PMPI_Win_sync(d->win) == MPI_SUCCESS;
-    memcpy(dst, d->store + (size_t)idx * d->page, d->page);
-  } else {
-    ok = PMPI_Get(dst, (int)d->page, MPI_BYTE, home, (MPI_Aint)idx * (MPI_Aint)d->page,
-                  (int)d->page, MPI_BYTE, d->win) == MPI_SUCCESS &&
-         PMPI_Win_flush(home, d->win) == MPI_SUCCESS;
-  }
+  (void)idx;
+  /* a home never invalidates its own pages, so home != rank here */
+  int ok = PMPI_Get(dst, (int)d->page, MPI_BYTE, home, (MPI_Aint)p * (MPI_Aint)d->page,
+                    (int)d->page, MPI_BYTE, d->win) == MPI_SUCCESS &&
+           PMPI_Win_flush(home, d->win) == MPI_SUCCESS;
   if (ok && mprotect(d->base + (size_t)p * d->page, d->page, PROT_READ) != 0)
     ok = 0;
   atomic_fetch_add(&d->st_fetched, 1);
@@ -266,7 +290,17 @@ static void *service(void *arg)
     }
     if (atomic_load(&d->svc_stop))
       return NULL;
-    futex_wait(&d->work, w);
+    if (d->progress_ns > 0 && d->size > 1) {
+      /* idle: drive MPI's progress now and then, so that other ranks' one-sided
+       * operations on this rank complete while its threads compute (MPI libraries
+       * without hardware RMA, e.g. Open MPI's osc/ucx over TCP, serve them only inside
+       * MPI calls of the target) */
+      futex_wait_for(&d->work, w, d->progress_ns);
+      int flag = 0;
+      PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, d->comm, &flag, MPI_STATUS_IGNORE);
+    } else {
+      futex_wait(&d->work, w);
+    }
   }
 }
 

@@ -88,7 +88,9 @@ static int put_diff(struct hk_dsm *d, long p)
   const unsigned long long *cur = (const unsigned long long *)(d->alias + (size_t)p * d->page);
   const unsigned long long *twin = (const unsigned long long *)(d->twins + (size_t)p * d->page);
   size_t nw = d->page / 8;
-  MPI_Aint disp0 = (MPI_Aint)idx * (MPI_Aint)d->page;
+  MPI_Aint disp0 = (MPI_Aint)p * (MPI_Aint)d->page;
+  if (home == d->rank) /* written in place in the master copy: nothing to send */
+    return HK_SUCCESS;
   d->st_diffs++;
   for (size_t w = 0; w < nw;) {
     if (cur[w] == twin[w]) {
@@ -99,12 +101,6 @@ static int put_diff(struct hk_dsm *d, long p)
     while (e < nw && cur[e] != twin[e])
       e++;
     int len = (int)((e - w) * 8);
-    if (home == d->rank) { /* this rank's own home copy: a local store (MPI_Win_sync after) */
-      memcpy(d->store + disp0 + (MPI_Aint)(w * 8), cur + w, (size_t)len);
-      d->st_runs++;
-      w = e;
-      continue;
-    }
     DSM_MPI(err, PMPI_Put(cur + w, len, MPI_BYTE, home, disp0 + (MPI_Aint)(w * 8), len, MPI_BYTE,
                           d->win));
     d->st_runs++;
@@ -140,9 +136,9 @@ static int flush_dirty(struct hk_dsm *d, int *scratch, long *nflushed)
     if ((err = put_diff(d, p)) != HK_SUCCESS)
       break;
   }
-  int rc = PMPI_Win_flush_all(d->win);
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Win_sync(d->win); /* the local stores into this rank's home copies */
+  int rc = d->win == MPI_WIN_NULL ? MPI_SUCCESS : PMPI_Win_flush_all(d->win);
+  if (rc == MPI_SUCCESS && d->win != MPI_WIN_NULL)
+    rc = PMPI_Win_sync(d->win);
   if (err == HK_SUCCESS && rc != MPI_SUCCESS)
     err = hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Win_flush_all");
   for (long i = 0; i < k; i++)
@@ -165,7 +161,10 @@ static void invalidate_marked(struct hk_dsm *d)
     long e = p;
     for (; e < d->npages && d->mark[e]; e++) {
       int s = DSM_RO;
+      long idx;
       d->mark[e] = 0;
+      if (hk__dsm_home(d, e, &idx) == d->rank) /* the master copy stays valid */
+        break;
       if (!atomic_compare_exchange_strong(&d->state[e], &s, DSM_BUSY))
         break; /* not a clean valid copy: nothing to invalidate */
     }
@@ -262,6 +261,8 @@ int hk_dsm_barrier(hk_dsm_t *d)
   if ((err = hk__dsm_wait(d, &req, "hk_dsm_barrier")) != HK_SUCCESS)
     goto cleanup;
   d->st_bytes_notices += (total - n) * (long long)sizeof(int);
+  if (d->win != MPI_WIN_NULL)
+    PMPI_Win_sync(d->win); /* others' diffs put into this rank's master copies */
   /* 3. invalidate the copies of pages written by others */
   for (int r = 0; r < d->size; r++)
     if (r != d->rank)
@@ -322,6 +323,8 @@ static int acquire_notices(struct hk_dsm *d)
   if (all) /* lost track: every clean copy goes */
     memset(d->mark, 1, (size_t)d->npages);
   invalidate_marked(d);
+  if (d->win != MPI_WIN_NULL)
+    PMPI_Win_sync(d->win);
   d->seen = c;
 cleanup:
   free(scratch);
@@ -334,8 +337,12 @@ static int release_notices(struct hk_dsm *d)
 {
   int err = HK_SUCCESS, *pages = NULL;
   HK_ALLOC_TRY(err, pages, d->npages);
-  long n = 0; /* the pages flushed (of this rank's threads: more notices than needed) */
-  HK_TRY(err, flush_dirty(d, pages, &n));
+  HK_TRY(err, flush_dirty(d, pages, NULL));
+  /* the notices: every page this rank wrote since its last release, whether flushed now
+   * or earlier (an acquire flushes too, but writes no notices) */
+  long n = hk__dsm_list_take(&d->lwrote, pages);
+  for (long i = 0; i < n; i++)
+    atomic_store(&d->lwritten[pages[i]], 0);
   if (n == 0)
     goto cleanup;
   long long pos = 0, *e = NULL;

@@ -142,6 +142,18 @@ static double env_timeout(void)
   return (v && *v && end && !*end && t > 0) ? t : 300.0;
 }
 
+/* HK_DSM_PROGRESS_US: microseconds between the idle service thread's MPI progress
+ * calls (default 200; 0: none) */
+static long env_progress_ns(void)
+{
+  const char *v = getenv("HK_DSM_PROGRESS_US");
+  char *end = NULL;
+  long us = v && *v ? strtol(v, &end, 10) : 200;
+  if (v && *v && (!end || *end || us < 0))
+    us = 200;
+  return us * 1000L;
+}
+
 int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void **base)
 {
   int err = HK_SUCCESS, local = check_desc(comm, desc, dsm, base);
@@ -171,11 +183,15 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
     d->home = desc->home;
     d->nlocks = desc->nlocks;
     d->timeout = desc->timeout > 0 ? desc->timeout : env_timeout();
+    d->progress_ns = env_progress_ns();
     d->state = calloc((size_t)d->npages, sizeof *d->state);
     d->written = calloc((size_t)d->npages, sizeof *d->written);
     d->mark = calloc((size_t)d->npages, 1);
     d->dirty.page = malloc((size_t)d->npages * sizeof(int));
     d->wrote.page = malloc((size_t)d->npages * sizeof(int));
+    d->lwritten = calloc((size_t)d->npages, sizeof *d->lwritten);
+    d->lwrote.page = malloc((size_t)d->npages * sizeof(int));
+    atomic_flag_clear(&d->lwrote.spin);
     atomic_flag_clear(&d->dirty.spin);
     atomic_flag_clear(&d->wrote.spin);
     atomic_flag_clear(&d->qspin);
@@ -183,7 +199,8 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
       pthread_mutex_init(&d->tlock[i], NULL);
     pthread_mutex_init(&d->proto, NULL);
     pthread_mutex_init(&d->lwm, NULL);
-    if (!d->state || !d->written || !d->mark || !d->dirty.page || !d->wrote.page)
+    if (!d->state || !d->written || !d->mark || !d->dirty.page || !d->wrote.page || !d->lwritten ||
+        !d->lwrote.page)
       local = HK_ERROR(HK_ERR_NOMEM, "out of memory (page tables of %ld pages)", d->npages);
     for (long p = 0; p < d->npages && local == HK_SUCCESS; p++)
       atomic_init(&d->state[p], DSM_RO); /* zero everywhere: every copy starts valid */
@@ -212,9 +229,14 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
   if ((err = map_common(d)) != HK_SUCCESS)
     goto cleanup;
   /* the home copies, zero like the region */
-  MPI_Aint mine = (MPI_Aint)hk__dsm_home_pages(d, d->rank) * (MPI_Aint)d->page;
   MPI_Aint lbytes = d->rank == 0 ? (MPI_Aint)(DSM_MAX_LOCKS + 1 + 2 * DSM_RING) * 8 : 0;
-  int rc1 = PMPI_Win_allocate(mine, 1, MPI_INFO_NULL, d->comm, &d->store, &d->win);
+  /* the master copy of a page is its home's own copy (in the alias): remote ranks get
+   * pages from and put diffs into the home's alias at offset page * p */
+  /* (one rank: every page is its own, nothing is ever fetched or put: no window, which
+   * Open MPI's osc/rdma could not make with only the self BTL anyway) */
+  d->win = MPI_WIN_NULL;
+  int rc1 = d->size == 1 ? MPI_SUCCESS
+                         : PMPI_Win_create(d->alias, (MPI_Aint)d->bytes, 1, MPI_INFO_NULL, d->comm, &d->win);
   int rc2 = rc1 == MPI_SUCCESS ? PMPI_Win_allocate(lbytes, 8, MPI_INFO_NULL, d->comm, &d->lmem, &d->lwin)
                                : MPI_SUCCESS;
   local = HK_SUCCESS;
@@ -222,7 +244,7 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     PMPI_Error_string(rc1 != MPI_SUCCESS ? rc1 : rc2, text, &len);
-    local = HK_ERROR(HK_ERR_MPI, "MPI_Win_allocate failed (%s): this MPI cannot make a "
+    local = HK_ERROR(HK_ERR_MPI, "MPI_Win_create/allocate failed (%s): this MPI cannot make a "
                      "passive-target window over this network (Open MPI across TCP nodes: "
                      "--mca osc ucx)", text);
     if (rc1 != MPI_SUCCESS)
@@ -231,14 +253,14 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
   }
   if ((err = hk_agree(d->comm, local)) != HK_SUCCESS)
     goto cleanup;
-  if (mine)
-    memset(d->store, 0, (size_t)mine);
   if (lbytes)
     memset(d->lmem, 0, (size_t)lbytes);
-  PMPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN);
+  if (d->win != MPI_WIN_NULL) {
+    PMPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN);
+    DSM_MPI(err, PMPI_Win_lock_all(MPI_MODE_NOCHECK, d->win));
+    DSM_MPI(err, PMPI_Win_sync(d->win));
+  }
   PMPI_Win_set_errhandler(d->lwin, MPI_ERRORS_RETURN);
-  DSM_MPI(err, PMPI_Win_lock_all(MPI_MODE_NOCHECK, d->win));
-  DSM_MPI(err, PMPI_Win_sync(d->win));
   local = hk__dsm_service_start(d);
   if (local == HK_SUCCESS && (local = hk__dsm_handler_install(d)) != HK_SUCCESS)
     hk__dsm_service_stop(d);
@@ -272,6 +294,8 @@ cleanup:
     free(d->mark);
     free(d->dirty.page);
     free(d->wrote.page);
+    free((void *)d->lwritten);
+    free(d->lwrote.page);
     free(d);
   }
   return err;
@@ -291,8 +315,10 @@ int hk_dsm_free(hk_dsm_t **dsm)
   /* the program's view becomes an inaccessible reservation (releases the memory) */
   mmap(d->base, d->bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
   if (!d->broken) { /* collectives only when every rank got here */
-    PMPI_Win_unlock_all(d->win);
-    PMPI_Win_free(&d->win);
+    if (d->win != MPI_WIN_NULL) {
+      PMPI_Win_unlock_all(d->win);
+      PMPI_Win_free(&d->win);
+    }
     PMPI_Win_free(&d->lwin);
     PMPI_Comm_free(&d->comm);
   }
@@ -304,6 +330,8 @@ int hk_dsm_free(hk_dsm_t **dsm)
   free(d->mark);
   free(d->dirty.page);
   free(d->wrote.page);
+  free((void *)d->lwritten);
+  free(d->lwrote.page);
   free(d);
   return err;
 }
