@@ -112,6 +112,12 @@ cleanup:
   return err;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
 /* send the diffs of every written page to its home; the pages become clean (RO).
  * Completed at the homes when this returns.  Caller holds d->proto. */
 static int flush_dirty(struct hk_dsm *d, int *scratch, long *nflushed)
@@ -130,12 +136,20 @@ static int flush_dirty(struct hk_dsm *d, int *scratch, long *nflushed)
     }
     if (s != DSM_RW)
       continue;
-    /* writers from other threads fault from now on and wait for RO */
-    mprotect(d->base + (size_t)p * d->page, d->page, PROT_READ);
     scratch[k++] = p;
-    if ((err = put_diff(d, p)) != HK_SUCCESS)
-      break;
   }
+  /* writers from other threads fault from now on and wait for RO: runs of consecutive
+   * pages in one mprotect each */
+  qsort(scratch, (size_t)k, sizeof *scratch, cmp_int);
+  for (long i = 0; i < k;) {
+    long j = i + 1;
+    while (j < k && scratch[j] == scratch[j - 1] + 1)
+      j++;
+    mprotect(d->base + (size_t)scratch[i] * d->page, (size_t)(j - i) * d->page, PROT_READ);
+    i = j;
+  }
+  for (long i = 0; i < k && err == HK_SUCCESS; i++)
+    err = put_diff(d, scratch[i]);
   int rc = d->win == MPI_WIN_NULL ? MPI_SUCCESS : PMPI_Win_flush_all(d->win);
   if (rc == MPI_SUCCESS && d->win != MPI_WIN_NULL)
     rc = PMPI_Win_sync(d->win);
