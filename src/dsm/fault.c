@@ -151,7 +151,14 @@ static void handle(struct hk_dsm *d, long p, int is_write)
         hk__dsm_list_add(&d->wrote, (int)p);
       if (!atomic_exchange(&d->lwritten[p], 1))
         hk__dsm_list_add(&d->lwrote, (int)p);
-      mprotect(d->base + (size_t)p * d->page, d->page, PROT_READ | PROT_WRITE);
+      if (mprotect(d->base + (size_t)p * d->page, d->page, PROT_READ | PROT_WRITE) != 0) {
+        /* ENOMEM: the process has too many mappings (pages of alternating protection
+         * each count; vm.max_map_count) */
+        atomic_store(&d->state[p], DSM_FAILED);
+        die("hk_dsm: mprotect failed (too many mappings? see vm.max_map_count); the write "
+            "cannot complete\n");
+        break;
+      }
       atomic_store(&d->state[p], DSM_RW);
       break;
     } else if (s == DSM_BUSY) {
