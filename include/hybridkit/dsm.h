@@ -5,11 +5,12 @@
  * communicator, kept coherent by the runtime with page protection and a fault handler,
  * twins and run-length diffs, and home-based lazy release consistency:
  *
- *   - every page has a home rank (block or cyclic) that keeps its master copy;
+ *   - every page has a home rank (block or cyclic) whose own copy is the master copy;
  *   - a rank reads a page it has no valid copy of: the access faults, the runtime
  *     fetches the page from its home (MPI_Get, passive target), the access restarts;
  *   - a rank writes a page: the first write faults, the runtime keeps a twin (a copy
- *     of the page before the write) and lets the writes go ahead;
+ *     of the page before the write; not at the home, which writes in place) and lets
+ *     the writes go ahead;
  *   - at hk_dsm_barrier every rank sends the diffs of its written pages (twin vs page)
  *     to their homes and the write notices (which pages it wrote) to everybody; each
  *     rank then invalidates its copies of the pages written by others;
@@ -59,10 +60,10 @@ typedef struct hk_dsm_desc {
 /* per-rank statistics (counted since create or the last hk_dsm_reset_stats) */
 typedef struct hk_dsm_stats {
   long long read_faults;     /* faults on invalid pages (each fetches the page) */
-  long long write_faults;    /* first writes to a valid page (each makes a twin) */
-  long long pages_fetched;   /* pages fetched from their home (remote or local) */
+  long long write_faults;    /* first writes to a valid page (a twin unless this rank is home) */
+  long long pages_fetched;   /* pages fetched from their home (a home never fetches its own) */
   long long pages_fetched_remote;
-  long long diffs_made;      /* diffs of written pages (twin vs page) */
+  long long diffs_made;      /* diffs of written pages (twin vs page) sent to other homes */
   long long diff_runs;       /* runs of changed bytes in them (one MPI_Put each) */
   long long notices_sent;    /* write notices this rank sent (pages it wrote) */
   long long invalidations;   /* copies invalidated because others wrote the page */
@@ -81,7 +82,9 @@ typedef struct hk_dsm_stats {
  * Errors (the same on every rank): HK_ERR_ARG (size 0, sizes differ between ranks,
  * nlocks out of range), HK_ERR_NOMEM (larger than the machine's memory, or no common
  * address range found), HK_ERR_THREAD_LEVEL (MPI must provide MPI_THREAD_MULTIPLE: the
- * runtime's service thread calls MPI while the program runs), HK_ERR_MPI.
+ * runtime's service thread calls MPI while the program runs), HK_ERR_MPI (also when the
+ * MPI cannot make a passive-target window over the network: Open MPI across TCP nodes
+ * needs --mca osc ucx).  Environment: HK_DSM_TIMEOUT, HK_DSM_PROGRESS_US (README).
  * Collective: comm.  Threads: outside parallel regions. */
 HK_EXPORT int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void **base);
 
