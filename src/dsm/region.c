@@ -371,7 +371,7 @@ int hk_dsm_reset_stats(hk_dsm_t *d)
   atomic_store(&d->st_bytes_fetched, 0);
   atomic_store(&d->st_fault_ns, 0);
   d->st_diffs = d->st_runs = d->st_notices = d->st_inval = d->st_bytes_diffs = 0;
-  d->st_bytes_notices = d->st_acquires = 0;
+  d->st_bytes_notices = d->st_acquires = d->barriers = 0;
   d->st_t_barrier = d->st_t_lock = 0.0;
   return HK_SUCCESS;
 }
