@@ -13,5 +13,6 @@
 #include "hybridkit/halo.h"
 #include "hybridkit/coll.h"
 #include "hybridkit/spmv.h"
+#include "hybridkit/dsm.h"
 
 #endif

@@ -10,3 +10,8 @@ add_test(NAME vcluster.nodes2 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vcluster/run_t
          $<TARGET_FILE:hk-bench>)
 set_tests_properties(vcluster.nodes2 PROPERTIES LABELS vcluster SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE TIMEOUT 240 ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")
+# the DSM (issue 21) across 3-4 emulated nodes: protocol test and heat example
+add_test(NAME vcluster.dsm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vcluster/dsm.sh
+         ${CMAKE_SOURCE_DIR}/tools/vcluster/vcluster $<TARGET_FILE:test_dsm> $<TARGET_FILE:hk-dsm-heat>)
+set_tests_properties(vcluster.dsm PROPERTIES LABELS vcluster SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE TIMEOUT 240 ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")
