@@ -21,6 +21,7 @@ from typing import List, Optional
 from hybridkit.errors import HKError
 
 SCHEMA_RELPATH = Path("schema") / "record.schema.json"
+KINDS_RELPATH = Path("schema") / "kinds"
 
 # build directory of each MPI flavour, relative to the repository root
 BUILD_BIN_DIRS = {
@@ -109,3 +110,16 @@ def schema_path() -> Path:
         "record schema not found: set HK_SCHEMA to schema/record.schema.json of the "
         "hybridkit repository"
     )
+
+
+def kind_schema_dir() -> Optional[Path]:
+    """The schemas of the declared record kinds (generated from the C declarations, see
+    include/hybridkit/record.h): $HK_KIND_SCHEMAS, else <repo>/schema/kinds; None when
+    neither exists (then app descriptions must name their metric themselves)."""
+    env = os.environ.get("HK_KIND_SCHEMAS")
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    root = repo_root()
+    if root is not None and (root / KINDS_RELPATH).is_dir():
+        return root / KINDS_RELPATH
+    return None
