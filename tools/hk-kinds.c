@@ -10,8 +10,9 @@
 #include <string.h>
 #include "hybridkit.h"
 #include "jacobi_kinds.h"
+#include "mz_kinds.h"
 
-static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange};
+static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind};
 
 int main(int argc, char **argv)
 {

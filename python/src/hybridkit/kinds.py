@@ -98,9 +98,10 @@ def _avg(record: Mapping[str, Any], name: str) -> Optional[float]:
 
 
 def phase_error(record: Mapping[str, Any], info: KindInfo) -> Optional[str]:
-    """The phases of a record must be disjoint parts of its time per iteration: with the
-    rest they add up to it exactly (a phase that contains another, as comm contains wait,
-    breaks the sum).  None when they do, or none are declared."""
+    """The phases of a record must be disjoint parts of its time per iteration: with a
+    declared rest they add up to it exactly, without one to at most it (a phase that
+    contains another, as comm contains wait, breaks the sum).  None when they do, or
+    none are declared."""
     if not info.time or not info.phases:
         return None
     t = _avg(record, info.time)
@@ -108,7 +109,11 @@ def phase_error(record: Mapping[str, Any], info: KindInfo) -> Optional[str]:
     if t is None or any(v is None for v in values.values()):
         return None
     total = sum(values.values())
-    if abs(total - t) > PHASE_SUM_RTOL * abs(t) + 1e-300:
+    if info.rest is None and total > t + PHASE_SUM_RTOL * abs(t):
+        return (f"the phases {' + '.join(info.phases)} add up to {total:.6g} s, more than "
+                f"{info.time} {t:.6g} s: phases must be disjoint parts of the time per "
+                f"iteration")
+    if info.rest is not None and abs(total - t) > PHASE_SUM_RTOL * abs(t) + 1e-300:
         return (f"the phases {' + '.join(info.phases)} add up to {total:.6g} s, not to "
                 f"{info.time} {t:.6g} s: phases must be disjoint parts of the time per "
                 f"iteration")
