@@ -10,9 +10,10 @@
 #include <string.h>
 #include "hybridkit.h"
 #include "jacobi_kinds.h"
+#include "mc_kinds.h"
 #include "mz_kinds.h"
 
-static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind};
+static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind, &mc_kind};
 
 int main(int argc, char **argv)
 {

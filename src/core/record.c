@@ -285,7 +285,9 @@ static const char *const type_names[HK_FIELD_TYPE_COUNT] = {
 static int check_declared(const hk_record_t *r, hk_field_type_t type, const char *name,
                           const char **unit)
 {
-  const hk_field_decl_t *d = hk__kind_field(r->decl, name);
+  const hk_field_decl_t *d = hk__kind_field(r->decl, name, hk__field_is_param(type));
+  if (!d)
+    d = hk__kind_field(r->decl, name, !hk__field_is_param(type)); /* for the message */
   if (!d)
     return HK_ERROR(HK_ERR_ARG, "field '%s' is not declared for '%s' records", name, r->kind);
   if (d->type != type)
@@ -401,7 +403,7 @@ int hk_record_stats(hk_record_t *r, const char *name, double local, const char *
   if (err != HK_SUCCESS && r->err == HK_SUCCESS)
     r->err = err;
   if (r->decl && r->err == HK_SUCCESS) {
-    const hk_field_decl_t *d = hk__kind_field(r->decl, name);
+    const hk_field_decl_t *d = hk__kind_field(r->decl, name, 0);
     if (d && d->ranks != HK_RANKS_MIN_AVG_MAX)
       r->err = HK_ERROR(HK_ERR_ARG, "field '%s' of '%s' records is not reduced over the ranks",
                         name, r->kind);

@@ -10,10 +10,11 @@
 
 static const char *const ranks_names[HK_RANKS_COUNT] = {"same", "rank0", "min/avg/max", "given"};
 
-const hk_field_decl_t *hk__kind_field(const hk_kind_decl_t *decl, const char *name)
+const hk_field_decl_t *hk__kind_field(const hk_kind_decl_t *decl, const char *name, int param)
 {
   for (int i = 0; decl && name && i < decl->nfields; i++)
-    if (strcmp(decl->fields[i].name, name) == 0)
+    if (strcmp(decl->fields[i].name, name) == 0 &&
+        hk__field_is_param(decl->fields[i].type) == param)
       return &decl->fields[i];
   return NULL;
 }
@@ -21,8 +22,8 @@ const hk_field_decl_t *hk__kind_field(const hk_kind_decl_t *decl, const char *na
 /* the declared stats/value field `name` with a unit, for metric and time */
 static int check_result(const hk_kind_decl_t *k, const char *what, const char *name)
 {
-  const hk_field_decl_t *f = hk__kind_field(k, name);
-  if (!f || hk__field_is_param(f->type))
+  const hk_field_decl_t *f = hk__kind_field(k, name, 0);
+  if (!f)
     return HK_ERROR(HK_ERR_ARG, "kind '%s': its %s '%s' is not a declared result", k->kind, what,
                     name);
   return HK_SUCCESS;
@@ -45,13 +46,14 @@ static int check_field(const hk_kind_decl_t *k, int i)
   if (hk__field_is_param(f->type) && f->unit && *f->unit)
     return HK_ERROR(HK_ERR_ARG, "kind '%s': param '%s' has a unit (params have none)", k->kind,
                     f->name);
-  for (int j = 0; j < i; j++)
-    if (strcmp(k->fields[j].name, f->name) == 0)
+  for (int j = 0; j < i; j++) /* a param and a result may share a name */
+    if (strcmp(k->fields[j].name, f->name) == 0 &&
+        hk__field_is_param(k->fields[j].type) == hk__field_is_param(f->type))
       return HK_ERROR(HK_ERR_ARG, "kind '%s': field '%s' declared twice", k->kind, f->name);
   if ((int)f->phase < HK_PHASE_NO || f->phase > HK_PHASE_REST)
     return HK_ERROR(HK_ERR_ARG, "kind '%s': field '%s' has an unknown phase", k->kind, f->name);
   if (f->phase != HK_PHASE_NO) {
-    const hk_field_decl_t *t = k->time ? hk__kind_field(k, k->time) : NULL;
+    const hk_field_decl_t *t = k->time ? hk__kind_field(k, k->time, 0) : NULL;
     if (!t || !stats || strcmp(f->unit ? f->unit : "", t->unit ? t->unit : "") != 0 ||
         f == t)
       return HK_ERROR(HK_ERR_ARG, "kind '%s': phase '%s' must be stats in the unit of the "

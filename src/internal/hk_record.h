@@ -47,8 +47,9 @@ struct hk_reporter {
 static inline int hk__field_is_param(hk_field_type_t t) { return t <= HK_FIELD_PARAM_STR; }
 
 int hk__record_valid_kind(const char *kind);
-/* the declaration of `name` in decl, NULL when not declared */
-const hk_field_decl_t *hk__kind_field(const hk_kind_decl_t *decl, const char *name);
+/* the declaration of `name` among the params (param 1) or the results (0) of decl,
+ * NULL when not declared */
+const hk_field_decl_t *hk__kind_field(const hk_kind_decl_t *decl, const char *name, int param);
 void hk__record_table_list(const hk_record_t *r, FILE *t);
 void hk__record_table_row(hk_record_t *r, FILE *t);
 char *hk__record_json(const hk_record_t *r); /* NULL: out of memory */

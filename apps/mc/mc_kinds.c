@@ -1,0 +1,45 @@
+/* apps/mc/mc_kinds.c: the fields of hk-mc's record (kind "mc"), declared once; the
+ * schema schema/kinds/mc.schema.json is generated from it. */
+#include "mc_kinds.h"
+
+#define PI HK_FIELD_PARAM_INT
+#define PS HK_FIELD_PARAM_STR
+#define V HK_FIELD_VALUE
+#define VI HK_FIELD_VALUE_INT
+#define ST HK_FIELD_STATS
+#define SAME HK_RANKS_SAME
+#define RANKS HK_RANKS_MIN_AVG_MAX
+
+static const hk_field_decl_t fields[] = {
+  /* name, type, unit, ranks, phase, optional, meaning */
+  {"procs", PI, NULL, SAME, 0, 0, "MPI processes"},
+  {"threads", PI, NULL, SAME, 0, 0, "OpenMP threads per process"},
+  {"particles", PI, NULL, SAME, 0, 0, "particles in total"},
+  {"steps", PI, NULL, SAME, 0, 0, "timed time steps"},
+  {"tally_bytes", PI, NULL, SAME, 0, 0, "bytes of the tally array allreduced every step"},
+  {"seed", PI, NULL, SAME, 0, 0, "random seed"},
+  {"allreduce", PS, NULL, SAME, 0, 0, "the allreduce asked for (--allreduce)"},
+  {"preload", PS, NULL, SAME, 0, 0, "on: the preload library is loaded"},
+  {"allreduce_used", PS, NULL, SAME, 0, 0, "the allreduce that ran (mpi, preload or an algorithm)"},
+  {"time_per_step", ST, "s", RANKS, 0, 0, "wall time of one timed step"},
+  {"allreduce", ST, "s", RANKS, HK_PHASE_YES, 0, "the allreduce of the tally, per step"},
+  {"compute", ST, "s", RANKS, HK_PHASE_YES, 0, "moving the particles and merging the tallies, per step"},
+  {"maxrss", ST, "KiB", RANKS, 0, 0, "peak resident memory of a rank"},
+  {"allreduce_fraction", V, "fraction", SAME, 0, 0,
+   "slowest rank's allreduce time over the slowest rank's step time"},
+  {"allreduce_bandwidth", V, "MB/s", SAME, 0, 0, "tally bytes over the slowest allreduce time"},
+  {"checksum", VI, "fnv1a64 & (2^53-1)", SAME, 0, 0,
+   "FNV-1a over every step's global tally (the same for every layout and algorithm)"},
+  {"absorptions", VI, "events", SAME, 0, 0, "absorptions in the timed steps"},
+  {"preload_accelerated", VI, "calls", SAME, 0, 1, "allreduce calls the preload library accelerated"},
+};
+
+const hk_kind_decl_t mc_kind = {
+  .kind = "mc",
+  .caption = "hk-mc: Monte Carlo particles with one allreduce of a tally array per step",
+  .metric = "allreduce_fraction",
+  .better = "lower",
+  .time = "time_per_step",
+  .fields = fields,
+  .nfields = (int)(sizeof fields / sizeof fields[0]),
+};
