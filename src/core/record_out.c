@@ -1,10 +1,131 @@
-/* src/core/record_out.c: a record as rows of the OSU-style table and as one JSON
- * line (schema/record.schema.json); the reporter (record.c) writes both from rank 0. */
+/* src/core/record_out.c: what the reporter (record.c) writes from rank 0: the
+ * provenance (JSON, and the table's header lines), a record as rows of the OSU-style
+ * table and as one JSON line (schema/record.schema.json). */
+#include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "internal/hk_internal.h"
 #include "internal/hk_record.h"
 #include "internal/json.h"
+
+static const char *mpi_impl_of(const char *libversion)
+{
+  if (strstr(libversion, "Open MPI"))
+    return "openmpi";
+  if (strstr(libversion, "MPICH"))
+    return "mpich";
+  return "other";
+}
+
+/* provenance JSON, built on rank 0 from facts gathered collectively */
+int hk__record_provenance(hk_reporter_t *rep, const hk_nodes_t *nodes, int nranks)
+{
+  int err = HK_SUCCESS, maxthreads = 0, threads = omp_get_max_threads(), len = 0;
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  hk_thread_level_t req, prov;
+  hk_nodes_info_t ni;
+  hk_machine_t *m = NULL;
+  hk_machine_info_t mi;
+  hk_json_t j;
+  hk_json_init(&j);
+  HK_TRY(err, hk_thread_levels(&req, &prov));
+  HK_TRY(err, hk_nodes_info(nodes, &ni));
+  HK_MPI_TRY(err, MPI_Allreduce(&threads, &maxthreads, 1, MPI_INT, MPI_MAX, rep->comm));
+  HK_MPI_TRY(err, MPI_Get_library_version(lib, &len));
+  lib[strcspn(lib, "\n")] = '\0';
+  HK_TRY(err, hk__real_machine(&m));
+  HK_TRY(err, hk_machine_info(m, &mi));
+  if (rep->rank != 0)
+    goto cleanup;
+
+  hk_build_info_t bi;
+  hk_build_info(&bi);
+  char stamp[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+  hk_json_obj_begin(&j);
+  hk_json_key(&j, "hybridkit_version"); hk_json_str(&j, bi.version);
+  hk_json_key(&j, "git_sha"); hk_json_str(&j, bi.git_sha);
+  hk_json_key(&j, "compiler"); hk_json_str(&j, bi.compiler);
+  hk_json_key(&j, "cflags"); hk_json_str(&j, bi.cflags);
+  hk_json_key(&j, "mpi_library"); hk_json_str(&j, lib);
+  hk_json_key(&j, "mpi_impl"); hk_json_str(&j, mpi_impl_of(lib));
+  hk_json_key(&j, "thread_level");
+  hk_json_obj_begin(&j);
+  hk_json_key(&j, "requested"); hk_json_str(&j, hk_thread_level_name(req));
+  hk_json_key(&j, "provided"); hk_json_str(&j, hk_thread_level_name(prov));
+  hk_json_obj_end(&j);
+  hk_json_key(&j, "ranks"); hk_json_int(&j, nranks);
+  hk_json_key(&j, "threads_per_rank"); hk_json_int(&j, maxthreads);
+  hk_json_key(&j, "nodes"); hk_json_int(&j, ni.nnodes);
+  hk_json_key(&j, "virtual_nodes"); hk_json_bool(&j, ni.is_virtual);
+  hk_json_key(&j, "hosts");
+  hk_json_arr_begin(&j);
+  for (int i = 0; i < rep->binding->nentries; i++) {
+    int seen = 0;
+    for (int k = 0; k < i && !seen; k++)
+      seen = strcmp(rep->binding->entries[k].host, rep->binding->entries[i].host) == 0;
+    if (!seen)
+      hk_json_str(&j, rep->binding->entries[i].host);
+  }
+  hk_json_arr_end(&j);
+  hk_json_key(&j, "omp_places"); hk_json_str(&j, getenv("OMP_PLACES"));
+  hk_json_key(&j, "omp_proc_bind"); hk_json_str(&j, getenv("OMP_PROC_BIND"));
+  hk_json_key(&j, "machine");
+  hk_json_obj_begin(&j);
+  hk_json_key(&j, "source"); hk_json_str(&j, mi.source);
+  hk_json_key(&j, "packages"); hk_json_int(&j, mi.packages);
+  hk_json_key(&j, "numa_nodes"); hk_json_int(&j, mi.numa_nodes);
+  hk_json_key(&j, "cores"); hk_json_int(&j, mi.cores);
+  hk_json_key(&j, "pus"); hk_json_int(&j, mi.pus);
+  hk_json_obj_end(&j);
+  hk_json_key(&j, "binding");
+  hk_json_arr_begin(&j);
+  for (int i = 0; i < rep->binding->nentries; i++) {
+    const hk_binding_entry_t *e = &rep->binding->entries[i];
+    hk_json_obj_begin(&j);
+    hk_json_key(&j, "rank"); hk_json_int(&j, e->rank);
+    hk_json_key(&j, "thread"); hk_json_int(&j, e->thread);
+    hk_json_key(&j, "host"); hk_json_str(&j, e->host);
+    hk_json_key(&j, "node"); hk_json_int(&j, e->node);
+    hk_json_key(&j, "cpuset"); hk_json_str(&j, e->cpuset);
+    hk_json_key(&j, "cpu"); hk_json_int(&j, e->cpu);
+    hk_json_obj_end(&j);
+  }
+  hk_json_arr_end(&j);
+  hk_json_key(&j, "timestamp"); hk_json_str(&j, stamp);
+  hk_json_obj_end(&j);
+  if (j.nomem) {
+    err = HK_ERROR(HK_ERR_NOMEM, "out of memory building provenance");
+    goto cleanup;
+  }
+  rep->provenance = j.buf;
+  j.buf = NULL;
+
+  if (rep->table) {
+    FILE *t = rep->table;
+    fprintf(t, "# %s %s (git %s), %s, %s %s\n", rep->program, bi.version, bi.git_sha,
+            bi.build_type, bi.compiler, bi.cflags);
+    fprintf(t, "# MPI: %s\n", lib);
+    fprintf(t, "# thread level: requested %s, provided %s\n", hk_thread_level_name(req),
+            hk_thread_level_name(prov));
+    fprintf(t, "# ranks: %d, threads/rank: %d, nodes: %d%s\n", nranks, maxthreads, ni.nnodes,
+            ni.is_virtual ? " (virtual, HK_NODE_SIZE)" : "");
+    fprintf(t, "# OMP_PLACES=%s OMP_PROC_BIND=%s\n", getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "",
+            getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "");
+    for (int i = 0; i < rep->binding->nwarnings; i++)
+      fprintf(t, "# WARNING: %s\n", rep->binding->warnings[i]);
+    fflush(t);
+  }
+cleanup:
+  hk_json_free(&j);
+  return err;
+}
 
 static void field_text(const hk__field_t *f, char *cell, size_t size)
 {

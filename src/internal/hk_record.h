@@ -47,6 +47,9 @@ struct hk_reporter {
 static inline int hk__field_is_param(hk_field_type_t t) { return t <= HK_FIELD_PARAM_STR; }
 
 int hk__record_valid_kind(const char *kind);
+/* the provenance JSON (rep->provenance on rank 0) and the table's header lines, from
+ * facts gathered collectively.  Collective: rep->comm. */
+int hk__record_provenance(hk_reporter_t *rep, const hk_nodes_t *nodes, int nranks);
 /* the declaration of `name` among the params (param 1) or the results (0) of decl,
  * NULL when not declared */
 const hk_field_decl_t *hk__kind_field(const hk_kind_decl_t *decl, const char *name, int param);
