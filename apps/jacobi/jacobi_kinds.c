@@ -1,19 +1,10 @@
 /* apps/jacobi/jacobi_kinds.c: the fields of hk-jacobi's records, declared once.
  * The report's metric, units, captions and time breakdown come from here (through
  * the generated schema/kinds/jacobi.schema.json), not from the app description. */
+#include "hk_kind_fields.h"
 #include "jacobi_kinds.h"
 
-#define PI HK_FIELD_PARAM_INT
-#define PS HK_FIELD_PARAM_STR
-#define V HK_FIELD_VALUE
-#define VI HK_FIELD_VALUE_INT
-#define ST HK_FIELD_STATS
-#define SAME HK_RANKS_SAME
-#define RANKS HK_RANKS_MIN_AVG_MAX
-#define OPT 1
-
 static const hk_field_decl_t run_fields[] = {
-  /* name, type, unit, ranks, phase, optional, meaning */
   {"mode", PS, NULL, SAME, 0, 0, "hybrid mode of the halo exchange"},
   {"dims", PI, NULL, SAME, 0, 0, "2: 5-point heat equation, 3: 7-point Jacobi"},
   {"grid", PS, NULL, SAME, 0, 0, "global grid NXxNYxNZ"},
@@ -68,8 +59,7 @@ const hk_kind_decl_t jac_kind_run = {
   .metric = "mlups",
   .better = "higher",
   .time = "time_per_iter",
-  .fields = run_fields,
-  .nfields = (int)(sizeof run_fields / sizeof run_fields[0]),
+  HK_KIND_FIELDS(run_fields),
 };
 
 static const hk_field_decl_t exchange_fields[] = {
@@ -86,6 +76,5 @@ const hk_kind_decl_t jac_kind_exchange = {
   .caption = "hk-jacobi --compare-sendrecv: the halo engine against a hand-written MPI_Sendrecv loop",
   .metric = "engine_over_sendrecv",
   .better = "lower",
-  .fields = exchange_fields,
-  .nfields = (int)(sizeof exchange_fields / sizeof exchange_fields[0]),
+  HK_KIND_FIELDS(exchange_fields),
 };

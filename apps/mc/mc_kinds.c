@@ -1,17 +1,9 @@
 /* apps/mc/mc_kinds.c: the fields of hk-mc's record (kind "mc"), declared once; the
  * schema schema/kinds/mc.schema.json is generated from it. */
+#include "hk_kind_fields.h"
 #include "mc_kinds.h"
 
-#define PI HK_FIELD_PARAM_INT
-#define PS HK_FIELD_PARAM_STR
-#define V HK_FIELD_VALUE
-#define VI HK_FIELD_VALUE_INT
-#define ST HK_FIELD_STATS
-#define SAME HK_RANKS_SAME
-#define RANKS HK_RANKS_MIN_AVG_MAX
-
 static const hk_field_decl_t fields[] = {
-  /* name, type, unit, ranks, phase, optional, meaning */
   {"procs", PI, NULL, SAME, 0, 0, "MPI processes"},
   {"threads", PI, NULL, SAME, 0, 0, "OpenMP threads per process"},
   {"particles", PI, NULL, SAME, 0, 0, "particles in total"},
@@ -22,8 +14,8 @@ static const hk_field_decl_t fields[] = {
   {"preload", PS, NULL, SAME, 0, 0, "on: the preload library is loaded"},
   {"allreduce_used", PS, NULL, SAME, 0, 0, "the allreduce that ran (mpi, preload or an algorithm)"},
   {"time_per_step", ST, "s", RANKS, 0, 0, "wall time of one timed step"},
-  {"allreduce", ST, "s", RANKS, HK_PHASE_YES, 0, "the allreduce of the tally, per step"},
   {"compute", ST, "s", RANKS, HK_PHASE_YES, 0, "moving the particles and merging the tallies, per step"},
+  {"allreduce", ST, "s", RANKS, HK_PHASE_YES, 0, "the allreduce of the tally, per step"},
   {"maxrss", ST, "KiB", RANKS, 0, 0, "peak resident memory of a rank"},
   {"allreduce_fraction", V, "fraction", SAME, 0, 0,
    "slowest rank's allreduce time over the slowest rank's step time"},
@@ -40,6 +32,5 @@ const hk_kind_decl_t mc_kind = {
   .metric = "allreduce_fraction",
   .better = "lower",
   .time = "time_per_step",
-  .fields = fields,
-  .nfields = (int)(sizeof fields / sizeof fields[0]),
+  HK_KIND_FIELDS(fields),
 };

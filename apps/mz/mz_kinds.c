@@ -1,17 +1,9 @@
 /* apps/mz/mz_kinds.c: the fields of hk-mz's record (kind "mz"), declared once; the
  * schema schema/kinds/mz.schema.json is generated from it. */
+#include "hk_kind_fields.h"
 #include "mz_kinds.h"
 
-#define PI HK_FIELD_PARAM_INT
-#define PS HK_FIELD_PARAM_STR
-#define V HK_FIELD_VALUE
-#define VI HK_FIELD_VALUE_INT
-#define ST HK_FIELD_STATS
-#define SAME HK_RANKS_SAME
-#define RANKS HK_RANKS_MIN_AVG_MAX
-
 static const hk_field_decl_t fields[] = {
-  /* name, type, unit, ranks, phase, optional, meaning */
   {"bench", PS, NULL, SAME, 0, 0, "sp (SP-MZ) or bt (BT-MZ)"},
   {"class", PS, NULL, SAME, 0, 0, "NPB problem class"},
   {"procs", PI, NULL, SAME, 0, 0, "MPI processes"},
@@ -42,6 +34,5 @@ const hk_kind_decl_t mz_kind = {
   .metric = "mops",
   .better = "higher",
   .time = "time_per_step",
-  .fields = fields,
-  .nfields = (int)(sizeof fields / sizeof fields[0]),
+  HK_KIND_FIELDS(fields),
 };
