@@ -1,7 +1,7 @@
 /* tools/hk-kinds.c: writes the JSON schema of every declared record kind
  * (hk_kind_schema_write) to DIR/KIND.schema.json.  Run at build time (the target
- * kind_schemas writes build/schema/kinds/); ctest compares the result with the
- * committed schema/kinds/, which the Python front end reads.  No MPI needed.
+ * kind_schemas writes build/schema/kinds/); ctest compares the result with the committed
+ * python/src/hybridkit/schemas/, which the Python front end reads.  No MPI needed.
  *
  *   hk-kinds DIR        write the schemas
  *   hk-kinds --list     print the kinds

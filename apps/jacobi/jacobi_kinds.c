@@ -1,6 +1,6 @@
 /* apps/jacobi/jacobi_kinds.c: the fields of hk-jacobi's records, declared once.
  * The report's metric, units, captions and time breakdown come from here (through
- * the generated schema/kinds/jacobi.schema.json), not from the app description. */
+ * the generated python/src/hybridkit/schemas/jacobi.schema.json), not from the app description. */
 #include "hk_kind_fields.h"
 #include "jacobi_kinds.h"
 

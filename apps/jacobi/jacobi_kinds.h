@@ -1,5 +1,5 @@
 /* apps/jacobi/jacobi_kinds.h: the record kinds hk-jacobi writes, declared once
- * (jacobi_kinds.c); their schemas are generated from it (schema/kinds/). */
+ * (jacobi_kinds.c); their schemas are generated from it (python/src/hybridkit/schemas/). */
 #ifndef JACOBI_KINDS_H
 #define JACOBI_KINDS_H
 

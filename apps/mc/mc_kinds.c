@@ -1,5 +1,5 @@
 /* apps/mc/mc_kinds.c: the fields of hk-mc's record (kind "mc"), declared once; the
- * schema schema/kinds/mc.schema.json is generated from it. */
+ * schema python/src/hybridkit/schemas/mc.schema.json is generated from it. */
 #include "hk_kind_fields.h"
 #include "mc_kinds.h"
 

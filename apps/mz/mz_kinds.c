@@ -1,5 +1,5 @@
 /* apps/mz/mz_kinds.c: the fields of hk-mz's record (kind "mz"), declared once; the
- * schema schema/kinds/mz.schema.json is generated from it. */
+ * schema python/src/hybridkit/schemas/mz.schema.json is generated from it. */
 #include "hk_kind_fields.h"
 #include "mz_kinds.h"
 

@@ -72,7 +72,7 @@ HK_EXPORT int hk_record_create(hk_reporter_t *reporter, const char *kind, hk_rec
 /* Declared record kinds: each field of a kind declared once, with its type, unit,
  * meaning, how the ranks are aggregated and whether it is a phase of the time per
  * iteration.  The kind's JSON schema is generated from the declaration
- * (hk_kind_schema_write; schema/kinds/KIND.schema.json), and the Python side reads
+ * (hk_kind_schema_write; python/src/hybridkit/schemas/KIND.schema.json), and the Python side reads
  * metrics, units, captions and the time breakdown from it. */
 typedef enum hk_field_type {
   HK_FIELD_PARAM_INT = 0, /* params: configuration of the measurement */

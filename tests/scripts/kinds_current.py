@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The committed schemas of the declared record kinds (schema/kinds/) are the ones the C
-declarations generate (hk-kinds writes them into the build tree at build time).
+"""The committed schemas of the declared record kinds (python/src/hybridkit/schemas/) are the
+ones the C declarations generate (hk-kinds writes them into the build tree at build time).
 
     kinds_current.py GENERATED_DIR COMMITTED_DIR [--update]
 

@@ -27,7 +27,7 @@ naming the file and the field; the other apps work on); a new app needs a file, 
     [metric]   value = "mlups"  unit = "MLUP/s"  better = "higher"|"lower"
                time, memory, breakdown = [...], series = "mode", verified (optional)
                (value, unit, better, time and breakdown come from the C declaration of
-               the record kind when it is declared, schema/kinds/KIND.schema.json, and
+               the record kind when it is declared, hybridkit/schemas/KIND.schema.json, and
                the description must not repeat them; see hybridkit.kinds)
     [quick] / [full]                    # parameter sets: param = [values...] and either
                cores = ["max"|"powers"|N...]     (every ranks x threads factorisation)
@@ -57,7 +57,7 @@ APPS_DIR = Path(__file__).with_name("apps")
 SETS = ("quick", "full")
 LAYOUT_KEYS = ("cores", "ranks", "threads")
 CONSTRAINT_KEYS = ("min_threads", "max_threads", "min_ranks", "max_ranks")
-# what a declared record kind says (schema/kinds/KIND.schema.json), never its description
+# what a declared record kind says (hybridkit/schemas/KIND.schema.json), never its description
 DECLARED_METRIC_KEYS = ("value", "unit", "better", "time", "breakdown")
 SECTIONS = ("scaling", "breakdown", "memory", "pingpong", "beff", "ratio", "overlap",
             "barrier", "halo")
@@ -249,7 +249,7 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
         given = [k for k in DECLARED_METRIC_KEYS if k in metric_t]
         if given:
             raise HKError(f"{source}: metric.{', metric.'.join(given)}: declared in C for record "
-                          f"kind {info.kind!r} (schema/kinds/{info.kind}.schema.json), not here")
+                          f"kind {info.kind!r} (hybridkit/schemas/{info.kind}.schema.json), not here")
         metric = Metric(value=info.metric, unit=info.unit(info.metric) or "",
                         better=info.better or "higher", time=info.time,
                         memory=metric_t.get("memory"), breakdown=info.measured_phases,

@@ -3,8 +3,8 @@
 Every record kind an app writes is declared once in C (hk_kind_decl_t, e.g.
 apps/jacobi/jacobi_kinds.c): per field its type, unit, meaning, how the ranks are
 aggregated and whether it is a phase of the time per iteration.  The build generates
-one JSON schema per kind (tools/hk-kinds; committed as schema/kinds/KIND.schema.json,
-compared with the generated copy in ctest).  This module reads them: app descriptions
+one JSON schema per kind (tools/hk-kinds; committed as package data,
+python/src/hybridkit/schemas/KIND.schema.json, compared with the generated copy in ctest).  This module reads them: app descriptions
 take their metric, units, captions and time breakdown from here, and record
 validation checks each record against its kind's schema and its phases against its
 time per iteration.

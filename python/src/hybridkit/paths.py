@@ -21,7 +21,7 @@ from typing import List, Optional
 from hybridkit.errors import HKError
 
 SCHEMA_RELPATH = Path("schema") / "record.schema.json"
-KINDS_RELPATH = Path("schema") / "kinds"
+KINDS_DIR = Path(__file__).with_name("schemas")
 
 # build directory of each MPI flavour, relative to the repository root
 BUILD_BIN_DIRS = {
@@ -114,12 +114,9 @@ def schema_path() -> Path:
 
 def kind_schema_dir() -> Optional[Path]:
     """The schemas of the declared record kinds (generated from the C declarations, see
-    include/hybridkit/record.h): $HK_KIND_SCHEMAS, else <repo>/schema/kinds; None when
-    neither exists (then app descriptions must name their metric themselves)."""
+    include/hybridkit/record.h): $HK_KIND_SCHEMAS, else the package's own copies
+    (hybridkit/schemas, package data, so an installed package has them too); None when
+    the directory does not exist."""
     env = os.environ.get("HK_KIND_SCHEMAS")
-    if env:
-        return Path(env) if Path(env).is_dir() else None
-    root = repo_root()
-    if root is not None and (root / KINDS_RELPATH).is_dir():
-        return root / KINDS_RELPATH
-    return None
+    path = Path(env) if env else KINDS_DIR
+    return path if path.is_dir() else None
