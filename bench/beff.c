@@ -4,14 +4,7 @@
  *
  * Sizes: 21, the original's: 1 B, 2 B, ... 4 KiB doubling, then 8 geometric
  * steps up to Lmax = memory per process / 128 (beff_calc.c).
- * Patterns (each a list of ping-pong pairs: send to dst[k], receive from src[k]):
- *   6 rings   rings of about 2, 4, 8, max(16, n/4), max(32, n/2) and n ranks, cut
- *             from the rank order as the original cuts them
- *   30 random a ring through a random permutation of the ranks
- *   3D-cyclic both neighbours in each dimension of extent > 1 of a periodic 3D
- *             grid of the largest rank count the original accepts (not in b_eff)
- * A pong whose destination is its ping's (a ring of 2, a dimension of 2) is
- * dropped, with its messages, as the original does.
+ * Patterns: 6 rings, 30 random rings and 3D-cyclic (beff_patterns.c).
  * Methods: Sendrecv per pair, one Alltoallv, Irecv+Isend per pair then Waitall.
  * Loop lengths: the original's time-per-loop rule (a pass of 10 loops at 1 B,
  * then per size the previous loop length scaled so that all patterns of one
@@ -34,24 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "bench.h"
-#include "beff_calc.h"
+#include "beff.h"
 
-enum {
-  NMSG = BEFF_NMSG,
-  NRING = 6,
-  NRAND = 30,
-  P_CYC = NRING + NRAND,
-  NPAT = P_CYC + 1,
-  NREP = 3,     /* the original's REPETITIONS */
-  MINREP = 2,   /* MIN_REPETITIONS, for the largest size when shortened */
-  NMETH = 3,
-  MAXSR = 6,
-  PRE_MSG_LOOPS = 10,
-  WITH_PRELOOPS = 18, /* one untimed loop before the timed ones below this size index */
-};
-enum { M_SENDRECV, M_ALLTOALLV, M_NONBLK };
-static const char *const meth_names[NMETH] = {"sendrecv", "alltoallv", "nonblocking"};
+const char *const beff_meth_names[NMETH] = {"sendrecv", "alltoallv", "nonblocking"};
 static const double max_for_last_two = 60.0; /* seconds, the original's MAX_FOR_LAST_TWO */
 static const double posinf = 1e30;
 
@@ -73,179 +51,6 @@ static const hk_opt_t beff_opts[] = {
   {"seed", HK_OPT_INT, &opt_seed, "N", "seed of the random permutations", 0},
 };
 
-typedef struct pattern {
-  char name[24];
-  MPI_Comm comm;                 /* MPI_COMM_NULL: this rank is not in the pattern */
-  int nsr;                       /* pairs this rank sends (and receives) per loop */
-  int dst[MAXSR], src[MAXSR];    /* ranks in comm */
-  long long cnt[MAXSR];          /* messages of this pair in the whole pattern */
-  long long all_msg;             /* messages of the pattern, as this rank counts them */
-} pattern_t;
-
-typedef struct run_set {
-  MPI_Comm comm;     /* the measured communicator (MPI_COMM_NULL: not taking part) */
-  int rank, size;
-  const int *mult;   /* bytes multiplier of each rank's messages (NULL: 1) */
-  const char *name;  /* "mpp" or "hybrid" */
-  MPI_Comm cyc_comm; /* the 3D grid's ranks */
-  int cyc_dims[3];
-  pattern_t pat[NPAT];
-  long long all_msg0[NPAT];
-  int nsr0[NPAT];
-  double rate[NREP][NPAT][NMSG][NMETH]; /* this rank's bytes sent / s, then the min */
-  int loops[NMSG][NREP][NMETH];
-  double b[NPAT][NMSG];                 /* bytes/s of the whole pattern */
-  double elapsed;                       /* seconds of the measurement loop */
-} run_set_t;
-
-/* what one run set needs while measuring */
-typedef struct mbuf {
-  unsigned char *sbuf, *rbuf;
-  long long len, base;
-  int *scounts, *rcounts, *sdispls, *rdispls;
-} mbuf_t;
-
-static unsigned long long rng_next(unsigned long long *s)
-{
-  /* xorshift64* */
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return *s * 2685821657736338717ULL;
-}
-
-static void add_pingpong(pattern_t *p, int next, int prev, long long cnt)
-{
-  p->dst[p->nsr] = next; /* ping */
-  p->src[p->nsr] = prev;
-  p->cnt[p->nsr++] = cnt;
-  p->dst[p->nsr] = prev; /* pong */
-  p->src[p->nsr] = next;
-  p->cnt[p->nsr++] = cnt;
-  p->all_msg += 2 * cnt;
-}
-
-/* the original's ring cut: `rings` rings of two sizes differing by one, the
- * odd-sized ones first when there are both */
-static void ring_pattern(pattern_t *p, int me, int n, int medium)
-{
-  medium = medium < n ? medium : n;
-  int rings = (int)(1.0 * n / medium + 0.4);
-  rings = rings < n / 2 ? rings : n / 2;
-  rings = rings > 1 ? rings : 1;
-  int lo = n / rings, hi_count = n - lo * rings, lo_count = rings - hi_count;
-  int s1 = lo, s2 = lo + 1, c1 = lo_count, c2 = hi_count;
-  if (lo % 2 && hi_count > 0) {
-    s1 = lo + 1;
-    s2 = lo;
-    c1 = hi_count;
-    c2 = lo_count;
-  }
-  snprintf(p->name, sizeof p->name, "ring-%d*%d%s", rings, s1,
-           c2 == 0 ? "fix" : s2 > s1 ? "&+1" : "&-1");
-  int size, base;
-  if (me < c1 * s1) {
-    size = s1;
-    base = me / s1 * s1;
-  } else {
-    size = s2;
-    base = (me - c1 * s1) / s2 * s2 + c1 * s1;
-  }
-  add_pingpong(p, (me - base + 1) % size + base, (me - base + size - 1) % size + base, n);
-}
-
-/* drop every pong that goes where its ping goes (one message between two
- * ranks per direction, as one Alltoallv can carry), with its messages */
-static void drop_double_pongs(pattern_t *p)
-{
-  for (int k = p->nsr - 2; k >= 0; k -= 2) {
-    if (p->dst[k] != p->dst[k + 1])
-      continue;
-    p->all_msg -= p->cnt[k];
-    for (int j = k + 2; j < p->nsr; j++) {
-      p->dst[j - 1] = p->dst[j];
-      p->src[j - 1] = p->src[j];
-      p->cnt[j - 1] = p->cnt[j];
-    }
-    p->nsr--;
-  }
-}
-
-/* every pattern; collective over rs->comm */
-static int make_patterns(run_set_t *rs)
-{
-  int n = rs->size, me = rs->rank, err = HK_SUCCESS;
-  const int medium[NRING] = {2, 4, 8, n / 4 > 16 ? n / 4 : 16, n / 2 > 32 ? n / 2 : 32, n};
-  for (int i = 0; i < NRING; i++) {
-    rs->pat[i].comm = rs->comm;
-    ring_pattern(&rs->pat[i], me, n, medium[i]);
-  }
-  int *order = malloc((size_t)n * sizeof *order);
-  if (!order)
-    return hk_error_set(HK_ERR_NOMEM, "no memory for a permutation of %d ranks", n);
-  unsigned long long s = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)(unsigned)opt_seed;
-  for (int r = 0; r < NRAND && err == HK_SUCCESS; r++) {
-    if (me == 0) {
-      for (int i = 0; i < n; i++)
-        order[i] = i;
-      for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
-        int j = (int)(rng_next(&s) % (unsigned long long)(i + 1)), t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-      }
-    }
-    if (MPI_Bcast(order, n, MPI_INT, 0, rs->comm) != MPI_SUCCESS)
-      err = hk_error_set(HK_ERR_MPI, "broadcast of a random permutation failed");
-    int pos = 0;
-    for (int i = 0; i < n; i++)
-      pos = order[i] == me ? i : pos;
-    pattern_t *p = &rs->pat[NRING + r];
-    p->comm = rs->comm;
-    snprintf(p->name, sizeof p->name, "random-%02d", r);
-    add_pingpong(p, order[(pos + 1) % n], order[(pos + n - 1) % n], n);
-  }
-  free(order);
-  if (err != HK_SUCCESS)
-    return err;
-  /* 3D-cyclic: the largest rank count whose MPI_Dims_create grid has a last
-   * dimension > 1, or is even below 8, or is below 4 (the original's rule) */
-  int cs = n + 1, *dims = rs->cyc_dims;
-  do {
-    cs--;
-    dims[0] = dims[1] = dims[2] = 0;
-    MPI_Dims_create(cs, 3, dims);
-  } while (!(dims[2] > 1 || (cs < 8 && cs % 2 == 0) || cs < 4));
-  if (MPI_Comm_split(rs->comm, me < cs ? 0 : MPI_UNDEFINED, me, &rs->cyc_comm) != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "splitting off the 3D grid's ranks failed");
-  pattern_t *p = &rs->pat[P_CYC];
-  snprintf(p->name, sizeof p->name, "cyclic-3dim-all");
-  p->comm = rs->cyc_comm;
-  if (me < cs) {
-    int c[3] = {me / (dims[1] * dims[2]), me / dims[2] % dims[1], me % dims[2]};
-    for (int d = 0; d < 3; d++) {
-      if (dims[d] < 2)
-        continue;
-      int cp[3] = {c[0], c[1], c[2]}, cm[3] = {c[0], c[1], c[2]};
-      cp[d] = (c[d] + 1) % dims[d];
-      cm[d] = (c[d] + dims[d] - 1) % dims[d];
-      add_pingpong(p, (cp[0] * dims[1] + cp[1]) * dims[2] + cp[2],
-                   (cm[0] * dims[1] + cm[1]) * dims[2] + cm[2], cs);
-    }
-    if (p->nsr == 0) /* a single rank (one node leader): it exchanges with itself */
-      add_pingpong(p, me, me, 1);
-  }
-  for (int i = 0; i < NPAT; i++)
-    drop_double_pongs(&rs->pat[i]);
-  /* the original computes b from rank 0's accounting */
-  for (int i = 0; i < NPAT; i++) {
-    rs->all_msg0[i] = rs->pat[i].all_msg;
-    rs->nsr0[i] = rs->pat[i].nsr;
-  }
-  if (MPI_Bcast(rs->all_msg0, NPAT, MPI_LONG_LONG, 0, rs->comm) != MPI_SUCCESS ||
-      MPI_Bcast(rs->nsr0, NPAT, MPI_INT, 0, rs->comm) != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "broadcast of the pattern accounting failed");
-  return HK_SUCCESS;
-}
 
 static unsigned char stamp(int sender, int k, int loop, int which)
 {
@@ -316,7 +121,7 @@ static int one_loop(const run_set_t *rs, const pattern_t *p, int m, long long L,
   }
   if (rc != MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "beff %s %s %s of %lld-byte messages failed", rs->name,
-                        p->name, meth_names[m], L);
+                        p->name, beff_meth_names[m], L);
   /* the peer's pair index of the message received in pair k is k: pairs are
    * matched by tag (Sendrecv, Irecv) and every pattern is symmetric */
   for (int k = 0; k < p->nsr; k++) {
@@ -512,169 +317,6 @@ static int measure_set(run_set_t *rs, const long long *sizes, double factor, mbu
   return err;
 }
 
-/* the numbers of the original's summary, bytes/s for the whole run set */
-typedef struct beff_numbers {
-  double beff, beff_lmax, ring_lmax, cyc, cyc_lmax, latency;
-  double ring, random, ring_at[NMSG], random_at[NMSG], beff_at[NMSG];
-} beff_numbers_t;
-
-static void numbers(const run_set_t *rs, beff_numbers_t *x)
-{
-  x->beff = beff_combine(&rs->b[0][0], NRING, NRAND, NMSG, -1, &x->ring, &x->random);
-  for (int i = 0; i < NMSG; i++)
-    x->beff_at[i] =
-        beff_combine(&rs->b[0][0], NRING, NRAND, NMSG, i, &x->ring_at[i], &x->random_at[i]);
-  x->beff_lmax = x->beff_at[NMSG - 1];
-  x->ring_lmax = x->ring_at[NMSG - 1];
-  x->cyc = beff_arith_mean(rs->b[P_CYC], NMSG);
-  x->cyc_lmax = rs->b[P_CYC][NMSG - 1];
-  /* the original's "Latency": 1 byte over b_eff at 1 byte per process */
-  x->latency = x->beff_at[0] > 0 ? rs->size / x->beff_at[0] : 0.0;
-}
-
-static int emit_sizes(hk_bench_ctx_t *c, const run_set_t *rs, const long long *sizes,
-                      const beff_numbers_t *x)
-{
-  static const char *const names[4] = {"ring", "random", "b_eff", "3d-cyclic"};
-  int err = HK_SUCCESS;
-  long long mmax = 1;
-  for (int r = 0; rs->mult && r < rs->size; r++)
-    mmax = rs->mult[r] > mmax ? rs->mult[r] : mmax;
-  for (int k = 0; k < 4 && err == HK_SUCCESS; k++)
-    for (int i = 0; i < NMSG && err == HK_SUCCESS; i++) {
-      double v = k == 0 ? x->ring_at[i] : k == 1 ? x->random_at[i] : k == 2 ? x->beff_at[i]
-                                                                               : rs->b[P_CYC][i];
-      hk_record_t *rec = NULL;
-      err = hk_record_create(c->rep, "bench.beff", &rec);
-      if (err == HK_SUCCESS)
-        err = hk_record_param_str(rec, "run", rs->name);
-      if (err == HK_SUCCESS)
-        err = hk_record_param_str(rec, "pattern", names[k]);
-      if (err == HK_SUCCESS)
-        err = hk_record_param_int(rec, "size", sizes[i]);
-      if (err == HK_SUCCESS)
-        err = hk_record_param_int(rec, "msg_bytes", sizes[i] * mmax);
-      if (err == HK_SUCCESS)
-        err = hk_record_param_int(rec, "loops", rs->loops[i][0][M_NONBLK]);
-      if (err == HK_SUCCESS)
-        err = hk_record_value(rec, "bandwidth", v / 1e6, "MB/s");
-      if (err == HK_SUCCESS)
-        err = hk_record_value(rec, "bandwidth_per_proc", v / rs->size / 1e6, "MB/s");
-      if (err == HK_SUCCESS)
-        err = hk_record_emit(&rec);
-      hk_record_discard(&rec);
-    }
-  return err;
-}
-
-static int emit_patterns(hk_bench_ctx_t *c, const run_set_t *rs)
-{
-  int err = HK_SUCCESS;
-  for (int p = 0; p < NPAT && err == HK_SUCCESS; p++) {
-    /* which method was best at Lmax (repetition-best), for information */
-    int bm = 0;
-    double bv = 0.0;
-    for (int m = 0; m < NMETH; m++)
-      for (int r = 0; r < NREP; r++)
-        if (rs->rate[r][p][NMSG - 1][m] > bv) {
-          bv = rs->rate[r][p][NMSG - 1][m];
-          bm = m;
-        }
-    double avg = beff_arith_mean(rs->b[p], NMSG);
-    hk_record_t *rec = NULL;
-    err = hk_record_create(c->rep, "bench.beff.pattern", &rec);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_str(rec, "run", rs->name);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_str(rec, "pattern", rs->pat[p].name);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "messages", rs->all_msg0[p]);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_str(rec, "best_at_lmax", meth_names[bm]);
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "bandwidth", avg / 1e6, "MB/s");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "bandwidth_per_proc", avg / rs->size / 1e6, "MB/s");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "bandwidth_lmax", rs->b[p][NMSG - 1] / 1e6, "MB/s");
-    if (err == HK_SUCCESS)
-      err = hk_record_emit(&rec);
-    hk_record_discard(&rec);
-  }
-  return err;
-}
-
-static int emit_summary(hk_bench_ctx_t *c, const run_set_t *rs, const beff_numbers_t *x,
-                        int procs, int nodes, long long lmax)
-{
-  static const char *const names[4] = {"b_eff", "b_eff_lmax", "cyclic3d", "cyclic3d_lmax"};
-  const double v[4] = {x->beff, x->beff_lmax, x->cyc, x->cyc_lmax};
-  hk_record_t *rec = NULL;
-  char name[48];
-  int err = hk_record_create(c->rep, "bench.beff.summary", &rec);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "run", rs->name);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "procs", procs);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "nodes", nodes);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "lmax", lmax);
-  for (int i = 0; i < 4 && err == HK_SUCCESS; i++) {
-    err = hk_record_value(rec, names[i], v[i] / 1e6, "MB/s");
-    snprintf(name, sizeof name, "%s_per_proc", names[i]);
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, name, v[i] / procs / 1e6, "MB/s");
-    snprintf(name, sizeof name, "%s_per_node", names[i]);
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, name, v[i] / nodes / 1e6, "MB/s");
-  }
-  if (err == HK_SUCCESS)
-    err = hk_record_value(rec, "b_eff_lmax_ring", x->ring_lmax / 1e6, "MB/s");
-  if (err == HK_SUCCESS)
-    err = hk_record_value(rec, "latency", x->latency * 1e6, "us");
-  if (err == HK_SUCCESS)
-    err = hk_record_value(rec, "elapsed", rs->elapsed, "s");
-  if (err == HK_SUCCESS)
-    err = hk_record_emit(&rec);
-  hk_record_discard(&rec);
-  return err;
-}
-
-static int emit_compare(hk_bench_ctx_t *c, const beff_numbers_t *xm, const beff_numbers_t *xh,
-                        int nodes)
-{
-  static const char *const names[4] = {"ring", "random", "3d-cyclic", "b_eff"};
-  int err = HK_SUCCESS;
-  for (int p = 0; p < 4 && err == HK_SUCCESS; p++) {
-    const double ma[4] = {xm->ring, xm->random, xm->cyc, xm->beff};
-    const double ha[4] = {xh->ring, xh->random, xh->cyc, xh->beff};
-    const double ml[4] = {xm->ring_lmax, xm->random_at[NMSG - 1], xm->cyc_lmax, xm->beff_lmax};
-    const double hl[4] = {xh->ring_lmax, xh->random_at[NMSG - 1], xh->cyc_lmax, xh->beff_lmax};
-    hk_record_t *rec = NULL;
-    err = hk_record_create(c->rep, "bench.beff.hybrid", &rec);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_str(rec, "pattern", names[p]);
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "b_mpp_per_node", ma[p] / nodes / 1e6, "MB/s");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "b_hybrid_per_node", ha[p] / nodes / 1e6, "MB/s");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "t_hybrid_over_t_mpp", ma[p] / ha[p], "ratio");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "b_mpp_lmax_per_node", ml[p] / nodes / 1e6, "MB/s");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "b_hybrid_lmax_per_node", hl[p] / nodes / 1e6, "MB/s");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "t_hybrid_over_t_mpp_lmax", ml[p] / hl[p], "ratio");
-    if (err == HK_SUCCESS)
-      err = hk_record_emit(&rec);
-    hk_record_discard(&rec);
-  }
-  return err;
-}
-
-/* one run set, collective over ctx->comm: the ranks outside rs->comm sleep */
 static int run_set(hk_bench_ctx_t *c, run_set_t *rs, const long long *sizes, double factor,
                    long long lmax, int procs, int nodes)
 {
@@ -696,7 +338,7 @@ static int run_set(hk_bench_ctx_t *c, run_set_t *rs, const long long *sizes, dou
       mb.rdispls = mb.sdispls + rs->size;
       memset(mb.sbuf, 0, (size_t)mb.len);
       memset(mb.rbuf, 0, (size_t)mb.len);
-      local = make_patterns(rs);
+      local = beff_make_patterns(rs, opt_seed);
     }
     if ((local = hk_agree(rs->comm, local)) == HK_SUCCESS)
       local = measure_set(rs, sizes, factor, &mb);
@@ -712,12 +354,12 @@ static int run_set(hk_bench_ctx_t *c, run_set_t *rs, const long long *sizes, dou
     return err;
   /* rank 0 of ctx->comm is rank 0 of rs->comm and writes the records */
   beff_numbers_t x;
-  numbers(rs, &x);
-  err = emit_sizes(c, rs, sizes, &x);
+  beff_numbers(rs, &x);
+  err = beff_emit_sizes(c, rs, sizes, &x);
   if (err == HK_SUCCESS)
-    err = emit_patterns(c, rs);
+    err = beff_emit_patterns(c, rs);
   if (err == HK_SUCCESS)
-    err = emit_summary(c, rs, &x, procs, nodes, lmax);
+    err = beff_emit_summary(c, rs, &x, procs, nodes, lmax);
   return err;
 }
 
@@ -813,9 +455,9 @@ static int run(hk_bench_ctx_t *c)
   if (err == HK_SUCCESS) {
     /* rank 0 is a leader (the lowest rank of node 0): its results count */
     beff_numbers_t xm, xh;
-    numbers(mpp, &xm);
-    numbers(hyb, &xh);
-    err = emit_compare(c, &xm, &xh, ni.nnodes);
+    beff_numbers(mpp, &xm);
+    beff_numbers(hyb, &xh);
+    err = beff_emit_compare(c, &xm, &xh, ni.nnodes);
   }
 done:
   free(mult);

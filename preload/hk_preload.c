@@ -61,17 +61,16 @@
 #include <unistd.h>
 #include "hk_interpose.h"
 #include "hk_preload.h"
+#include "preload_internal.h"
 #include "hybridkit/coll.h"
 #include "hybridkit/env.h"
 #include "hybridkit/error.h"
-#include "internal/hk_launcher.h"
 
 #define NCLASS 48
 #define SAMPLE_EVERY 32
 #define NALG HK_ALLREDUCE_ALG_COUNT
 
 enum { P_SAMPLED = HK_FALLBACK_COUNT, P_NREASONS };
-enum { LEVEL_AUTO, LEVEL_PROGRAM, LEVEL_MULTIPLE, LEVEL_BOGUS };
 
 static struct {
   int inited, active, program_level, mpi_level, asked_level, mode, world_size;
@@ -135,67 +134,10 @@ static int size_class(long long bytes)
   return c;
 }
 
-/* a positive integer from the environment, 0 when unset or not one */
-static long env_count(const char *name)
+int hk__preload_ask(int required)
 {
-  const char *v = getenv(name);
-  char *end = NULL;
-  long n = v && *v ? strtol(v, &end, 10) : 0;
-  return v && *v && !*end && n > 0 && n < 1L << 24 ? n : 0;
-}
-
-static int mode_of_env(void)
-{
-  const char *v = getenv("HK_PRELOAD_THREAD_LEVEL");
-  if (!v || !*v || !strcmp(v, "auto"))
-    return LEVEL_AUTO;
-  if (!strcmp(v, "program"))
-    return LEVEL_PROGRAM;
-  if (!strcmp(v, "multiple"))
-    return LEVEL_MULTIPLE;
-  return LEVEL_BOGUS;
-}
-
-/* the level to ask PMPI for (before MPI_Init: only the environment and the
- * process's own affinity are known); st.why says why */
-static int level_to_ask(int required)
-{
-  st.mode = mode_of_env();
-  if (st.mode == LEVEL_PROGRAM) {
-    snprintf(st.why, sizeof st.why, "HK_PRELOAD_THREAD_LEVEL=program");
-    return required;
-  }
-  if (st.mode == LEVEL_MULTIPLE) {
-    snprintf(st.why, sizeof st.why, "HK_PRELOAD_THREAD_LEVEL=multiple");
-    return MPI_THREAD_MULTIPLE;
-  }
-  if (required >= MPI_THREAD_MULTIPLE) {
-    snprintf(st.why, sizeof st.why, "the program's own request");
-    return required;
-  }
-  long world = env_count("OMPI_COMM_WORLD_SIZE");
-  if (!world)
-    world = env_count("PMI_SIZE");
-  long local = hk__launcher_local_ranks(), cpus, online;
-  long usable = hk__usable_cores(local, &cpus, &online);
-  long threads = env_count("HK_ALLREDUCE_THREADS");
-  if (!threads)
-    threads = omp_get_max_threads();
-  const char *alg = getenv("HK_ALLREDUCE_ALGORITHM");
-  if (world == 1)
-    snprintf(st.why, sizeof st.why, "one rank");
-  else if (alg && !strcmp(alg, "mpi"))
-    snprintf(st.why, sizeof st.why, "HK_ALLREDUCE_ALGORITHM=mpi");
-  else if (usable < 2)
-    snprintf(st.why, sizeof st.why, "%ld usable core(s) per rank (%ld in the affinity mask, "
-             "%ld online, %ld rank(s) on the node)", usable, cpus, online, local ? local : 1);
-  else if (threads < 2)
-    snprintf(st.why, sizeof st.why, "one thread per rank");
-  else {
-    snprintf(st.why, sizeof st.why, "%ld usable cores per rank, %ld threads", usable, threads);
-    return MPI_THREAD_MULTIPLE;
-  }
-  return required;
+  st.asked_level = hk__preload_level(required, &st.mode, st.why, sizeof st.why);
+  return st.asked_level;
 }
 
 static int delete_counters(MPI_Comm comm, int kv, void *value, void *extra)
@@ -209,7 +151,7 @@ static int delete_counters(MPI_Comm comm, int kv, void *value, void *extra)
 
 static const char *level_name(int l) { return hk__mpi_level_short(l); }
 
-static int init_common(int rc, int required, int *provided, int mpi_level)
+int hk__preload_init_common(int rc, int required, int *provided, int mpi_level)
 {
   if (rc != MPI_SUCCESS)
     return rc;
@@ -252,17 +194,17 @@ static int init_common(int rc, int required, int *provided, int mpi_level)
 HK_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
   int level = MPI_THREAD_SINGLE;
-  st.asked_level = level_to_ask(MPI_THREAD_SINGLE);
+  hk__preload_ask(MPI_THREAD_SINGLE);
   int rc = PMPI_Init_thread(argc, argv, st.asked_level, &level);
-  return init_common(rc, MPI_THREAD_SINGLE, NULL, level);
+  return hk__preload_init_common(rc, MPI_THREAD_SINGLE, NULL, level);
 }
 
 HK_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
   int level = MPI_THREAD_SINGLE;
-  st.asked_level = level_to_ask(required);
+  hk__preload_ask(required);
   int rc = PMPI_Init_thread(argc, argv, st.asked_level, &level);
-  return init_common(rc, required, provided, level);
+  return hk__preload_init_common(rc, required, provided, level);
 }
 
 HK_PUBLIC int MPI_Query_thread(int *provided)
@@ -495,7 +437,7 @@ static void summary(void)
 }
 
 /* what the C and Fortran MPI_Finalize do before MPI's own: the summary, the keyval */
-static void preload_finalize(void)
+void hk__preload_finalize(void)
 {
   const char *v = getenv("HK_PRELOAD_VERBOSE");
   if (st.inited && v && !strcmp(v, "1"))
@@ -507,84 +449,6 @@ static void preload_finalize(void)
 
 HK_PUBLIC int MPI_Finalize(void)
 {
-  preload_finalize();
+  hk__preload_finalize();
   return PMPI_Finalize();
 }
-
-#ifdef OPEN_MPI
-/* ---- Fortran (mpif.h and `use mpi`, gfortran's symbol names), Open MPI only ----
- * Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers above never
- * see a Fortran program.  These take the Fortran symbols: init and finalize run
- * Open MPI's own Fortran binding (pmpi_*_, found at run time) around the same
- * logic as the C wrappers; MPI_Allreduce converts the handles and Open MPI's
- * Fortran MPI_IN_PLACE / MPI_BOTTOM (addresses of its common blocks) and calls
- * the C wrapper.  MPICH's Fortran bindings call the C MPI_* functions, so that
- * build needs none of this; `use mpi_f08` is not intercepted by either. */
-void mpi_init_(MPI_Fint *ierr);
-void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
-void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
-void mpi_finalize_(MPI_Fint *ierr);
-void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
-                    MPI_Fint *comm, MPI_Fint *ierr);
-
-typedef void (*f_init_thread_t)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
-typedef void (*f_ierr_t)(MPI_Fint *);
-
-static void *fortran_symbol(const char *name)
-{
-  return hk__fortran_symbol("hybridkit-preload", name);
-}
-
-static void f_init(MPI_Fint required, MPI_Fint *provided, MPI_Fint *ierr)
-{
-  f_init_thread_t init = (f_init_thread_t)(uintptr_t)fortran_symbol("pmpi_init_thread_");
-  MPI_Fint ask = level_to_ask((int)required), got = MPI_THREAD_SINGLE;
-  st.asked_level = (int)ask;
-  init(&ask, &got, ierr);
-  int told = MPI_THREAD_SINGLE;
-  init_common((int)*ierr, (int)required, &told, (int)got);
-  if (provided)
-    *provided = told;
-}
-
-HK_PUBLIC void mpi_init_(MPI_Fint *ierr) { f_init(MPI_THREAD_SINGLE, NULL, ierr); }
-
-HK_PUBLIC void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
-{
-  f_init(*required, provided, ierr);
-}
-
-HK_PUBLIC void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
-{
-  int p = MPI_THREAD_SINGLE;
-  *ierr = MPI_Query_thread(&p);
-  *provided = p;
-}
-
-HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr)
-{
-  f_ierr_t fin = (f_ierr_t)(uintptr_t)fortran_symbol("pmpi_finalize_");
-  preload_finalize();
-  fin(ierr);
-}
-
-HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
-                              MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
-{
-  static void *in_place, *bottom;
-  static int looked;
-  if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
-    in_place = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
-    bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
-    __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
-  }
-  const void *s = sbuf;
-  if (in_place && sbuf == in_place)
-    s = MPI_IN_PLACE;
-  else if (bottom && sbuf == bottom)
-    s = MPI_BOTTOM;
-  void *r = bottom && rbuf == bottom ? MPI_BOTTOM : rbuf;
-  *ierr = MPI_Allreduce(s, r, (int)*count, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
-                        PMPI_Comm_f2c(*comm));
-}
-#endif

@@ -3,7 +3,9 @@
 # unmodified program through LD_PRELOAD.  It depends on libhybridkit.so (found
 # next to it through $ORIGIN once installed), so a program that links the
 # library too shares one copy of its state.
-add_library(hybridkit-preload SHARED ${CMAKE_SOURCE_DIR}/preload/hk_preload.c)
+add_library(hybridkit-preload SHARED ${CMAKE_SOURCE_DIR}/preload/hk_preload.c
+                                     ${CMAKE_SOURCE_DIR}/preload/hk_preload_level.c
+                                     ${CMAKE_SOURCE_DIR}/preload/hk_preload_fortran.c)
 target_include_directories(hybridkit-preload PRIVATE ${CMAKE_SOURCE_DIR}/preload ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(hybridkit-preload PRIVATE ${HK_WARN_FLAGS})
 target_link_libraries(hybridkit-preload PRIVATE hybridkit MPI::MPI_C OpenMP::OpenMP_C)

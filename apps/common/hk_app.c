@@ -19,7 +19,38 @@ static void print_default(const hk_opt_t *o, FILE *out)
     if (*(const char **)o->target)
       fprintf(out, " (default %s)", *(const char **)o->target);
     break;
+  case HK_OPT_CHOICE: {
+    const hk_opt_choice_t *c = o->target;
+    fprintf(out, " (default %s)", c->names[*c->value]);
+    break;
   }
+  }
+}
+
+/* the choices of a CHOICE option joined: "a|b|c" (sep "|") or "a, b or c" (sep NULL) */
+static void choices_text(const hk_opt_t *o, const char *sep, char *buf, size_t size)
+{
+  const hk_opt_choice_t *c = o->target;
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; c->names[i] && n < size; i++) {
+    const char *s = i == 0 ? "" : sep ? sep : c->names[i + 1] ? ", " : " or ";
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", s, c->names[i]);
+  }
+}
+
+/* the choice `v` of o, or HK_ERR_ARG listing the choices */
+static int set_choice(const hk_opt_t *o, const char *v)
+{
+  const hk_opt_choice_t *c = o->target;
+  char list[256];
+  for (int i = 0; c->names[i]; i++)
+    if (strcmp(c->names[i], v) == 0) {
+      *c->value = i;
+      return HK_SUCCESS;
+    }
+  choices_text(o, NULL, list, sizeof list);
+  return hk_error_set(HK_ERR_ARG, "--%s %s: %s", o->name, v, list);
 }
 
 void hk_app_help(const hk_app_t *app, FILE *out)
@@ -30,11 +61,13 @@ void hk_app_help(const hk_app_t *app, FILE *out)
   fprintf(out, "\noptions:\n");
   for (int i = 0; i < app->nopts; i++) {
     const hk_opt_t *o = &app->opts[i];
-    char left[64], alias[8] = "";
+    char left[96], alias[8] = "", list[64];
     if (o->short_name)
       snprintf(alias, sizeof alias, "-%c, ", o->short_name);
+    if (o->type == HK_OPT_CHOICE && !o->arg)
+      choices_text(o, "|", list, sizeof list);
     snprintf(left, sizeof left, "%s--%s%s%s", alias, o->name, o->type == HK_OPT_FLAG ? "" : " ",
-             o->type == HK_OPT_FLAG ? "" : o->arg);
+             o->type == HK_OPT_FLAG ? "" : o->type == HK_OPT_CHOICE && !o->arg ? list : o->arg);
     fprintf(out, "  %-26s %s", left, o->help);
     print_default(o, out);
     fprintf(out, "\n");
@@ -78,6 +111,7 @@ static int set_value(const hk_opt_t *o, const char *v)
   }
   case HK_OPT_STR: *(const char **)o->target = v; break;
   case HK_OPT_FLAG: *(int *)o->target = 1; break;
+  case HK_OPT_CHOICE: return set_choice(o, v);
   }
   return HK_SUCCESS;
 }

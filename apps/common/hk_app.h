@@ -9,16 +9,24 @@
 #include <mpi.h>
 #include "hybridkit.h"
 
-typedef enum hk_opt_type { HK_OPT_FLAG, HK_OPT_INT, HK_OPT_DOUBLE, HK_OPT_STR } hk_opt_type_t;
+/* HK_OPT_CHOICE: one of the NULL-terminated `names`, stored as its index in *value
+ * (parsed once: the program compares enums, never strings); its target is an
+ * hk_opt_choice_t, e.g. &(hk_opt_choice_t){&opt.stores, stores_names} */
+typedef enum hk_opt_type { HK_OPT_FLAG, HK_OPT_INT, HK_OPT_DOUBLE, HK_OPT_STR, HK_OPT_CHOICE } hk_opt_type_t;
 
 typedef struct hk_opt {
   const char *name;   /* long name without "--" */
   hk_opt_type_t type;
-  void *target;       /* int* (FLAG, INT), double*, const char** (STR) */
+  void *target;       /* int* (FLAG, INT), double*, const char** (STR), hk_opt_choice_t* */
   const char *arg;    /* metavariable shown in --help, e.g. "N" */
   const char *help;   /* one line; the default is shown from the target's initial value */
   char short_name;    /* optional one-letter alias, e.g. 'm' for -m; 0: none */
 } hk_opt_t;
+
+typedef struct hk_opt_choice {
+  int *value;               /* index into names */
+  const char *const *names; /* NULL-terminated */
+} hk_opt_choice_t;
 
 typedef struct hk_app {
   const char *program;      /* "hk-topology" */

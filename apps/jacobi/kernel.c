@@ -8,15 +8,11 @@
 #include "kernel.h"
 
 /* rows per block: the three plane slices the stencil reads (k-1, k, k+1) fit this
- * much cache, so every value comes from memory once ("layer condition").  The L3
- * share, not the L2: on a 256^2 plane one block of whole planes with prefetching
- * (1.6-1.7 GLUP/s, AMD EPYC Zen 5, 1 MiB L2) beat blocks of 16 (1.5) and 64 (1.6) rows */
+ * much cache, so every value comes from memory once ("layer condition"); the L3 share,
+ * not the L2.  JAC_PREFETCH (kernel.h) is the software prefetch distance, in doubles, for
+ * the plane above when it streams from memory; only that stream is prefetched.  The
+ * measurements behind both: docs/performance.md, "3D sweep". */
 #define JAC_LAYER_BYTES (4LL * 1024 * 1024)
-/* JAC_PREFETCH (kernel.h), the software prefetch distance in doubles for the plane
- * above when it streams from memory: the hardware prefetchers alone left one core of
- * an AMD EPYC (Zen 5) at 1.15-1.25 GLUP/s on 256^3; 512-1024 (4-8 KiB ahead) gave
- * 1.6-1.7 in a plain sweep and the best sweep 0 of the wavefront; 128-256 gained
- * less, prefetching the other streams too lost */
 
 /* the portable loop: any alignment, auto-vectorised */
 static void rows3d_any(const double *zm, const double *c, const double *zp, double *out, long long sy,

@@ -63,7 +63,7 @@ typedef struct jac_sweep {
 /* 1 when jac_rows3d can write with non-temporal stores (an AVX-512 build) */
 int jac_nt_available(void);
 
-/* prefetch distance for a plane streamed from memory (see kernel.c) */
+/* prefetch distance for a plane streamed from memory (see kernel.c, docs/performance.md) */
 #define JAC_PREFETCH 1024
 
 /* a run of memory another sweep will read soon: while an in-cache sweep computes,

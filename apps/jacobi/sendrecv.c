@@ -1,6 +1,8 @@
 /* apps/jacobi/sendrecv.c: the hand-written baseline exchange (faces only; dimension
  * by dimension, which also fills edges/corners when the field is periodic on one
  * rank, but only faces are compared). */
+#include <stdlib.h>
+#include "jacobi.h"
 #include "sendrecv.h"
 
 size_t jac_sendrecv_bufsize(const hk_field_layout_t *L)
@@ -60,4 +62,100 @@ int jac_sendrecv_exchange(const hk_cart_t *cart, const hk_field_layout_t *L, con
     }
   }
   return HK_SUCCESS;
+}
+
+/* hk-jacobi --compare-sendrecv: n exchanges of the engine (the run's mode) and of the
+ * loop above, timed after a warm-up round; then both fill the face ghosts of the same
+ * field, which must agree */
+/* n exchanges of the engine, then n of the loop; per exchange into out (twice: the
+ * first round warms up) */
+static int time_both(jac_run_t *r, int n, const int skip[3], double *sbuf, double *rbuf,
+                     jac_exchange_cmp_t *out)
+{
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  int err = HK_SUCCESS, local = HK_SUCCESS;
+  for (int rep = 0; !err && rep < 2; rep++) { /* rep 0: warm-up */
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n && !local; i++)
+      local = hk_halo_exchange(r->halo, r->u);
+    double t1 = MPI_Wtime();
+    MPI_Barrier(comm);
+    double t2 = MPI_Wtime();
+    for (int i = 0; i < n && !local; i++)
+      local = jac_sendrecv_exchange(r->cart, &r->L, skip, r->u, sbuf, rbuf);
+    double t3 = MPI_Wtime();
+    out->engine = (t1 - t0) / n;
+    out->baseline = (t3 - t2) / n;
+    err = hk_agree(comm, local);
+  }
+  return err;
+}
+
+/* face ghost cells of u that differ from ref (x ghosts skipped when the sweeps wrap x) */
+static long long face_mismatches(const hk_field_layout_t *L, const int skip[3], const double *u,
+                                 const double *ref)
+{
+  long long n = 0;
+  int w = L->width, kw = L->dims == 3 ? w : 0;
+  for (int k = -kw; k < L->n[2] + kw; k++)
+    for (int j = -w; j < L->n[1] + w; j++)
+      for (int i = -w; i < L->n[0] + w; i++) {
+        int outside = (i < 0 || i >= L->n[0]) + (j < 0 || j >= L->n[1]) + (k < 0 || k >= L->n[2]);
+        if (skip[0] && (i < 0 || i >= L->n[0]))
+          continue; /* x ghosts nobody fills or reads */
+        long long at = L->offset + i + j * L->sy + k * L->sz;
+        n += outside == 1 && ref[at] != u[at];
+      }
+  return n;
+}
+
+/* the baseline fills the face ghosts exactly as the engine does: ref gets the engine's
+ * exchange, u (ghosts poisoned) the loop's; the field is left as it was */
+static int same_faces(jac_run_t *r, const int skip[3], double *sbuf, double *rbuf, double *ref,
+                      long long *mismatches)
+{
+  const hk_field_layout_t *L = &r->L;
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  for (size_t i = 0; i < L->count; i++)
+    ref[i] = r->u[i];
+  int err = hk_agree(comm, hk_halo_exchange(r->halo, ref));
+  if (err != HK_SUCCESS)
+    return err;
+  for (size_t i = 0; i < L->count; i++)
+    r->u[i] = -1.0;
+  for (int k = 0; k < L->n[2]; k++)
+    for (int j = 0; j < L->n[1]; j++)
+      for (int i = 0; i < L->n[0]; i++) {
+        long long at = L->offset + i + j * L->sy + k * L->sz;
+        r->u[at] = ref[at];
+      }
+  err = hk_agree(comm, jac_sendrecv_exchange(r->cart, L, skip, r->u, sbuf, rbuf));
+  long long mine = err ? 0 : face_mismatches(L, skip, r->u, ref);
+  for (size_t i = 0; i < L->count; i++) /* leave the field as it was */
+    r->u[i] = ref[i];
+  MPI_Allreduce(&mine, mismatches, 1, MPI_LONG_LONG, MPI_SUM, comm);
+  if (!err && *mismatches)
+    err = hk_error_set(HK_ERR_STATE, "the hand-written exchange disagrees with the engine in "
+                       "%lld face ghost cells", *mismatches);
+  return err;
+}
+
+int jac_compare_sendrecv(jac_run_t *r, int n, jac_exchange_cmp_t *out)
+{
+  const int skip[3] = {r->xwrap, 0, 0}; /* the engine's plan leaves these out too */
+  size_t nb = jac_sendrecv_bufsize(&r->L);
+  double *sbuf = malloc(nb * sizeof *sbuf), *rbuf = malloc(nb * sizeof *rbuf);
+  double *ref = malloc(r->L.count * sizeof *ref);
+  int local = sbuf && rbuf && ref ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory");
+  int err = hk_agree(hk_cart_comm(r->cart), local);
+  out->mismatches = 0;
+  if (!err)
+    err = time_both(r, n, skip, sbuf, rbuf, out);
+  if (!err)
+    err = same_faces(r, skip, sbuf, rbuf, ref, &out->mismatches);
+  free(sbuf);
+  free(rbuf);
+  free(ref);
+  return err;
 }

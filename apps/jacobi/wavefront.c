@@ -22,22 +22,11 @@
  * reads keep within 3/4 of the L2, when that is at least WAVE_MIN_ROWS rows (below
  * that the seams, 2 rows a strip, and the first strip's extra rows weigh); else one
  * strip per thread when the rings of whole planes (all threads) fit the rank's share of
- * the L3, else the tallest strips that do.  One core of an AMD EPYC (Zen 5, 1 MiB L2,
- * 32 MiB L3 for 2 cores), 2 MiB pages, 4 sweeps, Dirichlet, interleaved runs:
- * 256^3: L2 strips of 24-32 rows 2.55-2.80 GLUP/s, 16 rows 2.35-2.53, whole planes
- * (rings in the L3) 2.38-2.45; 512^3: strips of 12-24 rows 2.28-2.35, L3 strips of 431
- * rows 2.26-2.55.  Before the strips were skewed they computed and read from memory
- * 2 (b - 1) redundant rows each and lost to whole planes (24 rows: 2.17 vs 2.40).
- * Tried and dropped: advancing the sweeps of a step together in chunks of 4-32 rows
- * (to overlap the memory streams with the in-cache sweeps): 2.0-2.3 against 2.4; again
- * with the prefetching below (a sweep then reads the rows just written from the L1):
- * chunks of 4-16 rows 2.53-2.76 against 2.81-3.02.
- * What overlaps them instead: the in-cache sweeps of a step prefetch the rows of u that
- * sweep 0 reads at the next step (jac_pf_t), a share each.  Before, sweep 0 took ~45 %
- * of a pass (1.3-1.5 G cells/s, every plane's rows a fresh memory stream the hardware
- * prefetchers had to pick up again), the others ~17 % each; after, 29 % and ~21 %.
- * 256^3, 4 sweeps, periodic, 1 core: 2.69-2.73 -> 2.87-3.07 GLUP/s (pass alone,
- * interleaved), hk-jacobi 1x1 2.38-2.58 -> 2.62-2.88 (5 interleaved pairs). */
+ * the L3, else the tallest strips that do.  The strips are skewed rather than computing
+ * redundant rows, and the sweeps of a step are not advanced together in chunks.  What
+ * overlaps the memory stream of sweep 0 with the in-cache sweeps instead: those sweeps
+ * prefetch the rows of u that sweep 0 reads at the next step (jac_pf_t), a share each.
+ * The measurements behind each choice: docs/performance.md, "Wavefront". */
 #define WAVE_MIN_ROWS 16
 
 typedef struct plane_ref { /* rows of one plane: row j at p + (j - row0) * sy */

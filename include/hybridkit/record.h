@@ -64,11 +64,87 @@ HK_EXPORT int hk_reporter_config(hk_reporter_t *reporter, const char *key, const
 HK_EXPORT const hk_binding_t *hk_reporter_binding(const hk_reporter_t *reporter);
 
 /* hk_record_create: start a record of `kind` ([a-z][a-z0-9_.-]*).  Collective: local.
+ * A record cannot hang a job: after its first local error (a bad field, out of
+ * memory) every later field call is a no-op that returns that error, while
+ * hk_record_stats still takes part in its reduction on every rank; hk_record_emit
+ * returns the first error of any rank, agreed, and then writes nothing.  A program
+ * builds a record without testing each call and tests the result of the emit.  When
+ * the creation itself fails, *record is still set (to the reporter's failed record)
+ * so that the same calls can follow.
  * Threads: outside parallel regions.  Errors: HK_ERR_ARG (a kind not matching the pattern), HK_ERR_NOMEM. */
 HK_EXPORT int hk_record_create(hk_reporter_t *reporter, const char *kind, hk_record_t **record);
 
+/* Declared record kinds: each field of a kind declared once, with its type, unit,
+ * meaning, how the ranks are aggregated and whether it is a phase of the time per
+ * iteration.  The kind's JSON schema is generated from the declaration
+ * (hk_kind_schema_write; python/src/hybridkit/schemas/KIND.schema.json), and the Python side reads
+ * metrics, units, captions and the time breakdown from it. */
+typedef enum hk_field_type {
+  HK_FIELD_PARAM_INT = 0, /* params: configuration of the measurement */
+  HK_FIELD_PARAM_DOUBLE,
+  HK_FIELD_PARAM_STR,
+  HK_FIELD_VALUE,         /* results: one number, already global (hk_record_value) */
+  HK_FIELD_VALUE_INT,     /* hk_record_value_int */
+  HK_FIELD_STATS,         /* results: min/avg/max (hk_record_stats, hk_record_stats_given) */
+  HK_FIELD_TYPE_COUNT
+} hk_field_type_t;
+
+/* How the ranks' values become the record's */
+typedef enum hk_field_ranks {
+  HK_RANKS_SAME = 0,      /* the same on every rank (params, global values) */
+  HK_RANKS_ROOT,          /* rank 0's value (e.g. a count only rank 0 has) */
+  HK_RANKS_MIN_AVG_MAX,   /* reduced over the reporter's ranks (hk_record_stats) */
+  HK_RANKS_GIVEN,         /* min/avg/max the program reduced itself (hk_record_stats_given) */
+  HK_RANKS_COUNT
+} hk_field_ranks_t;
+
+/* Phases of the time per iteration: disjoint parts that add up to it, one of them
+ * possibly the rest (the measured time minus the others: fork/join, imbalance) */
+typedef enum hk_field_phase {
+  HK_PHASE_NO = 0,        /* not a phase */
+  HK_PHASE_YES = 1,       /* a measured phase */
+  HK_PHASE_REST = 2       /* the remainder (at most one per kind) */
+} hk_field_phase_t;
+
+typedef struct hk_field_decl {
+  const char *name;
+  hk_field_type_t type;
+  const char *unit;       /* NULL: none */
+  hk_field_ranks_t ranks;
+  hk_field_phase_t phase; /* a disjoint phase of the kind's time per iteration */
+  int optional;           /* 1: a record may leave it out */
+  const char *meaning;    /* one sentence, for the schema and the report's captions */
+} hk_field_decl_t;
+
+typedef struct hk_kind_decl {
+  const char *kind;       /* [a-z][a-z0-9_.-]* */
+  const char *caption;    /* what a record of this kind measures */
+  const char *metric;     /* the headline result (NULL: none) */
+  const char *better;     /* "higher" or "lower" (with metric) */
+  const char *time;       /* the time per iteration the phases add up to (NULL: no phases) */
+  const hk_field_decl_t *fields;
+  int nfields;
+} hk_kind_decl_t;
+
+/* hk_kind_check: a declaration is consistent: valid unique names, a known type and
+ * rank aggregation per field, metric and time declared, phases are stats in the unit
+ * of the time field, at most one rest.  Collective: local.  Threads: any.  Errors: HK_ERR_ARG. */
+HK_EXPORT int hk_kind_check(const hk_kind_decl_t *decl);
+/* hk_kind_schema_write: the JSON schema of records of this kind (on top of
+ * schema/record.schema.json) to `out`.  Collective: local.  Threads: any.
+ * Errors: HK_ERR_ARG (hk_kind_check), HK_ERR_NOMEM, HK_ERR_IO. */
+HK_EXPORT int hk_kind_schema_write(const hk_kind_decl_t *decl, FILE *out);
+/* hk_record_create_declared: a record of a declared kind: every field must be
+ * declared with the type of the call (the declared unit is used; a unit given must
+ * equal it), and hk_record_emit fails (HK_ERR_ARG) when a field that is not
+ * optional is missing.  Collective: local.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG (hk_kind_check), HK_ERR_NOMEM (a failed record is still set). */
+HK_EXPORT int hk_record_create_declared(hk_reporter_t *reporter, const hk_kind_decl_t *decl,
+                                        hk_record_t **record);
+
 /* Parameters (the configuration of the measurement).  Collective: local.
- * Threads: outside parallel regions.  Errors: HK_ERR_ARG (NULL, a bad or repeated name), HK_ERR_NOMEM. */
+ * Threads: outside parallel regions.  Errors: HK_ERR_ARG (NULL, a bad, repeated or
+ * undeclared name), HK_ERR_NOMEM, or the record's first error. */
 HK_EXPORT int hk_record_param_int(hk_record_t *record, const char *name, long long value);
 /* hk_record_param_double: Collective: local.  Threads: outside parallel regions.
  * Errors: as hk_record_param_int. */
@@ -100,13 +176,16 @@ HK_EXPORT int hk_record_stats_given(hk_record_t *record, const char *name, const
 HK_EXPORT int hk_record_warning(hk_record_t *record, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* hk_record_emit: rank 0 writes the table row and the JSON line, every rank
- * frees the record (*record = NULL); a write error on rank 0 is HK_ERR_IO on all.
+/* hk_record_emit: agrees on the first error of the record over the ranks; without
+ * one rank 0 writes the table row and the JSON line.  Every rank frees the record
+ * (*record = NULL); a write error on rank 0 is HK_ERR_IO on all.  Returns the agreed
+ * error (the record's own on the rank that had it).
  * Collective: the reporter's comm.  Threads: outside parallel regions.
- * Errors: HK_ERR_IO (agreed), HK_ERR_MPI. */
+ * Errors: the record's first error on any rank (agreed), HK_ERR_IO (agreed), HK_ERR_MPI. */
 HK_EXPORT int hk_record_emit(hk_record_t **record);
-/* hk_record_discard: free without writing.  Collective: local.
- * Threads: outside parallel regions.  Errors: none (NULL is fine). */
+/* hk_record_discard: free without writing.  Collective: local.  (Discarding a
+ * record instead of emitting it skips the emit's agreement: only where every rank
+ * discards.)  Threads: outside parallel regions.  Errors: none (NULL is fine). */
 HK_EXPORT void hk_record_discard(hk_record_t **record);
 
 #ifdef __cplusplus

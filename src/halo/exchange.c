@@ -7,8 +7,6 @@
 #include <string.h>
 #include "halo/halo_internal.h"
 
-static int tag_of(const int d[3]) { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
-
 /* Copy a run of cells.  Runs of x-faces are w cells long (mostly one or two): a
  * call to memcpy per run would cost more than the copy, so runs of up to four
  * cells are plain assignments (the compiler would turn a loop back into memcpy). */
@@ -117,14 +115,14 @@ int hk__halo_post(hk_halo_t *h, int first, int stride)
     if (m->kind == HK_PEER_SELF)
       continue;
     int back[3] = {-m->offset[0], -m->offset[1], -m->offset[2]};
-    HK_MPI_TRY(err, MPI_Irecv(m->buf, (int)m->count, MPI_DOUBLE, m->peer, tag_of(back), h->comm,
+    HK_MPI_TRY(err, MPI_Irecv(m->buf, (int)m->count, MPI_DOUBLE, m->peer, hk__offset_index(back), h->comm,
                               &h->rreq[i]));
   }
   for (int i = first; i < h->nmsg; i += stride) {
     hk_msg_t *m = &h->send[i];
     if (m->kind == HK_PEER_SELF)
       continue;
-    HK_MPI_TRY(err, MPI_Isend(m->buf, (int)m->count, MPI_DOUBLE, m->peer, tag_of(m->offset),
+    HK_MPI_TRY(err, MPI_Isend(m->buf, (int)m->count, MPI_DOUBLE, m->peer, hk__offset_index(m->offset),
                               h->comm, &h->sreq[i]));
   }
 cleanup:

@@ -31,6 +31,13 @@ typedef struct hk_msg {
   int row_begin, row_end; /* its rows in the plan's row table */
 } hk_msg_t;
 
+/* the index 0..26 of a neighbour offset in {-1,0,1}^3: the message tag of the exchange
+ * and the key that pairs a self message with its opposite */
+static inline int hk__offset_index(const int d[3])
+{
+  return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1);
+}
+
 /* A piece of a message box: `count` x-runs of `len` cells, `stride` apart in the
  * field (consecutive in the buffer).  Boxes with long x-runs get one row per
  * (y, z) line, count 1; boxes with short runs (the x-faces, w cells wide) one row

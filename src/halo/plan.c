@@ -15,8 +15,6 @@
 
 #define HK_HUGE_PAGE ((size_t)2 << 20)
 
-static int offset_index(const int d[3]) { return (d[0] + 1) + 3 * (d[1] + 1) + 9 * (d[2] + 1); }
-
 static void side_range(int d, int n, int w, int send, int *lo, int *hi)
 {
   if (d < 0) {
@@ -97,177 +95,190 @@ static int pair_self_rows(hk_halo_t *h)
   return HK_SUCCESS;
 }
 
-int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
+/* the field's extents with ghosts and padding (rows start on a cache line, and owned
+ * column 0 too: a front pad of w rounded up to HK_FIELD_ALIGN doubles) */
+typedef struct extents {
+  long long front, X, XY;
+  size_t cells;
+} extents_t;
+
+/* the checks every rank makes the same way (agreed by the caller) */
+static int check_desc(const hk_halo_desc_t *desc, const hk_cart_info_t *ci, int nthreads)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS;
-  hk_halo_t *h = NULL;
-  hk_cart_info_t ci;
-  if (!desc || !halo || !desc->cart)
-    return HK_ERROR(HK_ERR_ARG, "desc, desc->cart and halo must not be NULL");
-  *halo = NULL;
-  HK_TRY(err, hk_cart_info(desc->cart, &ci));
-  MPI_Comm cart_comm = hk_cart_comm(desc->cart);
-
-  /* checks every rank makes the same way, agreed below */
-  const int w = desc->width, dims = ci.dims;
-  int nthreads = omp_get_max_threads();
+  const int w = desc->width, dims = ci->dims;
+  int tasks = desc->mode == HK_MODE_TASK || desc->mode == HK_MODE_TASK_BALANCED;
   if ((int)desc->mode < 0 || desc->mode >= HK_MODE_COUNT)
-    local = HK_ERROR(HK_ERR_ARG, "invalid halo mode %d", (int)desc->mode);
-  else if (w < 1)
-    local = HK_ERROR(HK_ERR_ARG, "halo width %d must be >= 1", w);
-  else if (desc->radius < 0 || desc->radius > w)
-    local = HK_ERROR(HK_ERR_ARG, "stencil radius %d must be between 1 and the halo width %d",
-                     desc->radius, w);
-  else if (desc->stencil != HK_STENCIL_FACES && desc->stencil != HK_STENCIL_FULL)
-    local = HK_ERROR(HK_ERR_ARG, "invalid stencil %d", (int)desc->stencil);
-  for (int d = 0; d < 3 && local == HK_SUCCESS; d++)
-    if (desc->self_wrap[d] && (d >= dims || !ci.periodic[d] || ci.procs[d] != 1))
-      local = HK_ERROR(HK_ERR_ARG,
-                       "self_wrap in dimension %c needs it periodic with one process across it "
-                       "(%d-D grid, %s, %d processes)",
-                       "xyz"[d], dims, d < dims && ci.periodic[d] ? "periodic" : "not periodic",
-                       d < dims ? ci.procs[d] : 0);
-  if (local == HK_SUCCESS)
-    local = hk_require_thread_level(hk_mode_thread_level(desc->mode), hk_mode_name(desc->mode));
-  if (local == HK_SUCCESS && desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 &&
-      desc->reserved >= nthreads)
-    local = HK_ERROR(HK_ERR_ARG,
-                     "multiple-reserved reserves %d thread(s) for communication but only %d "
-                     "run: no thread is left to compute (reserved must be < threads)",
-                     desc->reserved, nthreads);
-  if (local == HK_SUCCESS && (desc->mode == HK_MODE_TASK || desc->mode == HK_MODE_TASK_BALANCED) &&
-      desc->reserved > 1)
-    local = HK_ERROR(HK_ERR_ARG,
-                     "%s reserves exactly one thread (the master calls MPI under FUNNELED); "
-                     "use multiple-reserved for %d communicating threads",
-                     hk_mode_name(desc->mode), desc->reserved);
-  if (local == HK_SUCCESS && (desc->mode == HK_MODE_TASK || desc->mode == HK_MODE_TASK_BALANCED) &&
-      desc->reserved == 1 && nthreads < 2)
-    local = HK_ERROR(HK_ERR_ARG, "%s with 1 reserved thread needs at least 2 threads, %d run",
-                     hk_mode_name(desc->mode), nthreads);
-  for (int d = 0; d < dims && local == HK_SUCCESS; d++)
-    if ((ci.procs[d] > 1 || ci.periodic[d]) && !desc->self_wrap[d])
-      if (ci.n[d] < w)
-        local = HK_ERROR(HK_ERR_ARG,
-                         "block %dx%dx%d of rank %d is thinner than halo width %d in dimension %c",
-                         ci.n[0], ci.n[1], ci.n[2], ci.rank, w, "xyz"[d]);
-  /* the field's extents with ghosts and padding (see below), checked: a field whose
-   * cells or bytes overflow, or whose messages exceed MPI's int count, is refused on
-   * every rank before anything is allocated */
-  const long long front = (w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
-  long long X = 0, Y = 0, Z = 1, XY = 0;
-  size_t cells = 0, bytes = 0;
-  if (local == HK_SUCCESS) {
-    long long nx = ci.n[0], ny = dims >= 2 ? ci.n[1] : 1, nz = dims == 3 ? ci.n[2] : 1;
-    X = (front + nx + w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
-    Y = ny + 2LL * w;
-    Z = dims == 3 ? nz + 2LL * w : 1;
-    /* the largest message: a face (w layers) across a decomposed dimension */
-    size_t face = 0;
-    for (int d = 0; d < dims; d++) {
-      long long e[3] = {nx, ny, nz};
-      if (ci.procs[d] == 1) /* none, or a copy to itself (no MPI count) */
-        continue;
-      size_t f = 0;
-      e[d] = w;
-      if (hk_ckd_mul3(&f, e[0], e[1], e[2]))
-        f = SIZE_MAX;
-      face = f > face ? f : face;
-    }
-    if (hk_ckd_mul_ll(&XY, X, Y) || hk_ckd_mul3(&cells, X, Y, Z) ||
-        hk_ckd_mulz(&bytes, cells, sizeof(double)) || bytes > (size_t)PTRDIFF_MAX)
-      local = HK_ERROR(HK_ERR_NOMEM,
-                       "block %dx%dx%d with halo width %d: a field of %lldx%lldx%lld cells "
-                       "does not fit in the address space",
-                       ci.n[0], ci.n[1], ci.n[2], w, X, Y, Z);
-    else if (face > (size_t)INT_MAX)
-      local = HK_ERROR(HK_ERR_NOMEM,
-                       "block %dx%dx%d with halo width %d: a halo message of %zu doubles exceeds "
-                       "MPI's count limit (%d)",
-                       ci.n[0], ci.n[1], ci.n[2], w, face, INT_MAX);
+    return HK_ERROR(HK_ERR_ARG, "invalid halo mode %d", (int)desc->mode);
+  if (w < 1)
+    return HK_ERROR(HK_ERR_ARG, "halo width %d must be >= 1", w);
+  if (desc->radius < 0 || desc->radius > w)
+    return HK_ERROR(HK_ERR_ARG, "stencil radius %d must be between 1 and the halo width %d",
+                    desc->radius, w);
+  if (desc->stencil != HK_STENCIL_FACES && desc->stencil != HK_STENCIL_FULL)
+    return HK_ERROR(HK_ERR_ARG, "invalid stencil %d", (int)desc->stencil);
+  for (int d = 0; d < 3; d++)
+    if (desc->self_wrap[d] && (d >= dims || !ci->periodic[d] || ci->procs[d] != 1))
+      return HK_ERROR(HK_ERR_ARG,
+                      "self_wrap in dimension %c needs it periodic with one process across it "
+                      "(%d-D grid, %s, %d processes)",
+                      "xyz"[d], dims, d < dims && ci->periodic[d] ? "periodic" : "not periodic",
+                      d < dims ? ci->procs[d] : 0);
+  int err = hk_require_thread_level(hk_mode_thread_level(desc->mode), hk_mode_name(desc->mode));
+  if (err != HK_SUCCESS)
+    return err;
+  if (desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 && desc->reserved >= nthreads)
+    return HK_ERROR(HK_ERR_ARG,
+                    "multiple-reserved reserves %d thread(s) for communication but only %d "
+                    "run: no thread is left to compute (reserved must be < threads)",
+                    desc->reserved, nthreads);
+  if (tasks && desc->reserved > 1)
+    return HK_ERROR(HK_ERR_ARG,
+                    "%s reserves exactly one thread (the master calls MPI under FUNNELED); "
+                    "use multiple-reserved for %d communicating threads",
+                    hk_mode_name(desc->mode), desc->reserved);
+  if (tasks && desc->reserved == 1 && nthreads < 2)
+    return HK_ERROR(HK_ERR_ARG, "%s with 1 reserved thread needs at least 2 threads, %d run",
+                    hk_mode_name(desc->mode), nthreads);
+  for (int d = 0; d < dims; d++)
+    if ((ci->procs[d] > 1 || ci->periodic[d]) && !desc->self_wrap[d] && ci->n[d] < w)
+      return HK_ERROR(HK_ERR_ARG,
+                      "block %dx%dx%d of rank %d is thinner than halo width %d in dimension %c",
+                      ci->n[0], ci->n[1], ci->n[2], ci->rank, w, "xyz"[d]);
+  return HK_SUCCESS;
+}
+
+/* the field's extents, checked: a field whose cells or bytes overflow, or whose
+ * messages exceed MPI's int count, is refused before anything is allocated */
+static int check_extents(const hk_cart_info_t *ci, int w, extents_t *e)
+{
+  const int dims = ci->dims;
+  long long nx = ci->n[0], ny = dims >= 2 ? ci->n[1] : 1, nz = dims == 3 ? ci->n[2] : 1;
+  e->front = (w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
+  e->X = (e->front + nx + w + HK_FIELD_ALIGN - 1) / HK_FIELD_ALIGN * HK_FIELD_ALIGN;
+  long long Y = ny + 2LL * w, Z = dims == 3 ? nz + 2LL * w : 1;
+  /* the largest message: a face (w layers) across a decomposed dimension */
+  size_t face = 0, bytes = 0;
+  for (int d = 0; d < dims; d++) {
+    long long ext[3] = {nx, ny, nz};
+    if (ci->procs[d] == 1) /* none, or a copy to itself (no MPI count) */
+      continue;
+    size_t f = 0;
+    ext[d] = w;
+    if (hk_ckd_mul3(&f, ext[0], ext[1], ext[2]))
+      f = SIZE_MAX;
+    face = f > face ? f : face;
   }
-  HK_TRY(err, hk_agree(cart_comm, local));
+  if (hk_ckd_mul_ll(&e->XY, e->X, Y) || hk_ckd_mul3(&e->cells, e->X, Y, Z) ||
+      hk_ckd_mulz(&bytes, e->cells, sizeof(double)) || bytes > (size_t)PTRDIFF_MAX)
+    return HK_ERROR(HK_ERR_NOMEM,
+                    "block %dx%dx%d with halo width %d: a field of %lldx%lldx%lld cells "
+                    "does not fit in the address space",
+                    ci->n[0], ci->n[1], ci->n[2], w, e->X, Y, Z);
+  if (face > (size_t)INT_MAX)
+    return HK_ERROR(HK_ERR_NOMEM,
+                    "block %dx%dx%d with halo width %d: a halo message of %zu doubles exceeds "
+                    "MPI's count limit (%d)",
+                    ci->n[0], ci->n[1], ci->n[2], w, face, INT_MAX);
+  return HK_SUCCESS;
+}
 
-  HK_ALLOC_TRY(err, h, 1);
-  h->comm = MPI_COMM_NULL;
-  h->desc = *desc;
-  h->radius = desc->radius > 0 ? desc->radius : 1;
-  h->nthreads = (desc->mode == HK_MODE_PURE || desc->mode == HK_MODE_PURE_NB) ? 1 : nthreads;
-  h->reserved = desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 ? desc->reserved : 1;
-  HK_MPI_TRY(err, MPI_Comm_dup(cart_comm, &h->comm));
-  HK_MPI_TRY(err, MPI_Comm_rank(h->comm, &h->rank));
-
-  /* field layout */
+/* the field layout (docs/performance.md: why rows start on a cache line) */
+static void plan_layout(hk_halo_t *h, const hk_cart_info_t *ci, const extents_t *e)
+{
   hk_field_layout_t *L = &h->L;
+  const int w = h->desc.width, dims = ci->dims;
   L->dims = dims;
   L->width = w;
   for (int d = 0; d < 3; d++)
-    L->n[d] = d < dims ? ci.n[d] : 1;
-  /* rows start on a cache line and owned column 0 too (a front pad of w rounded up to
-   * 8 doubles): the sweeps then run on aligned vectors; an x-start 32 bytes off a line
-   * made every 64-byte load of the 7-point stencil split across two lines and cost
-   * 25-40 % of its speed on an AMD EPYC (Zen 5), in cache and from memory alike */
-  L->sy = X;
-  L->sz = XY;
-  L->offset = front + w * L->sy + (dims == 3 ? w * L->sz : 0);
-  L->count = cells; /* checked above, as cells * sizeof(double) */
+    L->n[d] = d < dims ? ci->n[d] : 1;
+  L->sy = e->X;
+  L->sz = e->XY;
+  L->offset = e->front + w * L->sy + (dims == 3 ? w * L->sz : 0);
+  L->count = e->cells; /* checked, as cells * sizeof(double) */
+}
 
-  /* the neighbour table: every offset the stencil needs that has a neighbour */
-  HK_ALLOC_TRY(err, h->send, 26);
-  HK_ALLOC_TRY(err, h->recv, 26);
-  int sides[26][3], nsides = 0;
+/* every offset in {-1,0,1}^dims \ {0} the stencil needs, none across a wrapped dimension */
+static int stencil_sides(const hk_halo_desc_t *desc, int dims, int sides[26][3])
+{
+  int n = 0;
   for (int dz = dims == 3 ? -1 : 0; dz <= (dims == 3 ? 1 : 0); dz++)
     for (int dy = -1; dy <= 1; dy++)
       for (int dx = -1; dx <= 1; dx++) {
         int nz = (dx != 0) + (dy != 0) + (dz != 0);
         if (nz == 0 || (desc->stencil == HK_STENCIL_FACES && nz > 1))
           continue;
-        /* nothing crosses a dimension the caller wraps */
         if ((dx && desc->self_wrap[0]) || (dy && desc->self_wrap[1]) || (dz && desc->self_wrap[2]))
           continue;
-        sides[nsides][0] = dx;
-        sides[nsides][1] = dy;
-        sides[nsides][2] = dz;
-        nsides++;
+        sides[n][0] = dx;
+        sides[n][1] = dy;
+        sides[n][2] = dz;
+        n++;
       }
-  for (int d = 0; d < dims; d++)
+  return n;
+}
+
+/* one send and one receive message towards `side` (peer), its boxes and statistics */
+static void add_message(hk_halo_t *h, const int side[3], int peer, int kind)
+{
+  const hk_field_layout_t *L = &h->L;
+  hk_msg_t *ms = &h->send[h->nmsg], *mr = &h->recv[h->nmsg];
+  h->nmsg++;
+  memcpy(ms->offset, side, sizeof ms->offset);
+  memcpy(mr->offset, side, sizeof mr->offset);
+  ms->peer = mr->peer = peer;
+  ms->kind = mr->kind = kind;
+  ms->count = 1;
+  for (int d = 0; d < 3; d++) {
+    if (d < L->dims) {
+      side_range(side[d], L->n[d], L->width, 1, &ms->box.lo[d], &ms->box.hi[d]);
+      side_range(side[d], L->n[d], L->width, 0, &mr->box.lo[d], &mr->box.hi[d]);
+    } else {
+      ms->box.lo[d] = mr->box.lo[d] = 0;
+      ms->box.hi[d] = mr->box.hi[d] = 1;
+    }
+    ms->count *= (size_t)(ms->box.hi[d] - ms->box.lo[d]);
+  }
+  mr->count = ms->count;
+  long long mbytes = (long long)(ms->count * sizeof(double)); /* checked in check_extents */
+  if (kind == HK_PEER_SELF) { h->stats.msgs_self++; h->stats.bytes_self += mbytes; }
+  else if (kind == HK_PEER_INTRA) { h->stats.msgs_intra++; h->stats.bytes_intra += mbytes; }
+  else { h->stats.msgs_inter++; h->stats.bytes_inter += mbytes; }
+}
+
+/* the neighbour table and a message per neighbour the stencil needs */
+static int plan_messages(hk_halo_t *h, const hk_cart_info_t *ci)
+{
+  int err = HK_SUCCESS, sides[26][3];
+  const hk_halo_desc_t *desc = &h->desc;
+  HK_ALLOC_TRY(err, h->send, 26);
+  HK_ALLOC_TRY(err, h->recv, 26);
+  for (int d = 0; d < ci->dims; d++)
     for (int s = 0; s < 2; s++) {
       int off[3] = {0, 0, 0};
       off[d] = s ? 1 : -1;
       h->has_nb[d][s] = !desc->self_wrap[d] && hk__cart_neighbor(desc->cart, off) != MPI_PROC_NULL;
     }
-  size_t sendtotal = 0, recvtotal = 0;
+  int nsides = stencil_sides(desc, ci->dims, sides);
   for (int s = 0; s < nsides; s++) {
     int peer = hk__cart_neighbor(desc->cart, sides[s]);
     if (peer == MPI_PROC_NULL)
       continue;
-    hk_msg_t *ms = &h->send[h->nmsg], *mr = &h->recv[h->nmsg];
-    h->nmsg++;
-    memcpy(ms->offset, sides[s], sizeof ms->offset);
-    memcpy(mr->offset, sides[s], sizeof mr->offset);
-    ms->peer = mr->peer = peer;
-    int kind = peer == ci.rank ? HK_PEER_SELF
-               : hk__cart_node_of(desc->cart, peer) == ci.node ? HK_PEER_INTRA : HK_PEER_INTER;
-    ms->kind = mr->kind = kind;
-    ms->count = mr->count = 1;
-    for (int d = 0; d < 3; d++) {
-      if (d < dims) {
-        side_range(sides[s][d], L->n[d], w, 1, &ms->box.lo[d], &ms->box.hi[d]);
-        side_range(sides[s][d], L->n[d], w, 0, &mr->box.lo[d], &mr->box.hi[d]);
-      } else {
-        ms->box.lo[d] = mr->box.lo[d] = 0;
-        ms->box.hi[d] = mr->box.hi[d] = 1;
-      }
-      ms->count *= (size_t)(ms->box.hi[d] - ms->box.lo[d]);
-    }
-    mr->count = ms->count;
-    sendtotal += ms->count;
-    if (kind != HK_PEER_SELF)
-      recvtotal += mr->count;
-    long long mbytes = (long long)(ms->count * sizeof(double)); /* checked above */
-    if (kind == HK_PEER_SELF) { h->stats.msgs_self++; h->stats.bytes_self += mbytes; }
-    else if (kind == HK_PEER_INTRA) { h->stats.msgs_intra++; h->stats.bytes_intra += mbytes; }
-    else { h->stats.msgs_inter++; h->stats.bytes_inter += mbytes; }
+    int kind = peer == ci->rank ? HK_PEER_SELF
+               : hk__cart_node_of(desc->cart, peer) == ci->node ? HK_PEER_INTRA : HK_PEER_INTER;
+    add_message(h, sides[s], peer, kind);
+  }
+cleanup:
+  return err;
+}
+
+/* buffers and requests; a self neighbour at d receives what I send towards -d */
+static int plan_buffers(hk_halo_t *h)
+{
+  int err = HK_SUCCESS;
+  size_t sendtotal = 0, recvtotal = 0;
+  for (int i = 0; i < h->nmsg; i++) {
+    sendtotal += h->send[i].count;
+    recvtotal += h->recv[i].kind != HK_PEER_SELF ? h->recv[i].count : 0;
   }
   HK_ALLOC_TRY(err, h->sendbuf, sendtotal);
   HK_ALLOC_TRY(err, h->recvbuf, recvtotal);
@@ -282,29 +293,55 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
       ro += h->recv[i].count;
     }
   }
-  /* a self neighbour at d delivers what I send towards -d */
   for (int i = 0; i < h->nmsg; i++) {
     if (h->recv[i].kind != HK_PEER_SELF)
       continue;
     int neg[3] = {-h->recv[i].offset[0], -h->recv[i].offset[1], -h->recv[i].offset[2]};
     for (int j = 0; j < h->nmsg; j++)
-      if (offset_index(h->send[j].offset) == offset_index(neg))
+      if (hk__offset_index(h->send[j].offset) == hk__offset_index(neg))
         h->recv[i].buf = h->send[j].buf;
-    if (!h->recv[i].buf) {
-      err = HK_ERROR(HK_ERR_STATE, "self neighbour without the opposite message");
-      goto cleanup;
-    }
+    if (!h->recv[i].buf)
+      return HK_ERROR(HK_ERR_STATE, "self neighbour without the opposite message");
   }
-  HK_TRY(err, build_rows(h->send, h->nmsg, L, &h->send_rows, &h->nsend_rows));
-  HK_TRY(err, build_rows(h->recv, h->nmsg, L, &h->recv_rows, &h->nrecv_rows));
+  HK_TRY(err, build_rows(h->send, h->nmsg, &h->L, &h->send_rows, &h->nsend_rows));
+  HK_TRY(err, build_rows(h->recv, h->nmsg, &h->L, &h->recv_rows, &h->nrecv_rows));
   HK_TRY(err, pair_self_rows(h));
   /* hk_thread_times_t is _Alignas(64): calloc only promises 16 */
   h->tt = aligned_alloc(_Alignof(hk_thread_times_t), (size_t)h->nthreads * sizeof *h->tt);
-  if (!h->tt) {
-    err = HK_ERROR(HK_ERR_NOMEM, "no memory for the times of %d threads", h->nthreads);
-    goto cleanup;
-  }
+  if (!h->tt)
+    return HK_ERROR(HK_ERR_NOMEM, "no memory for the times of %d threads", h->nthreads);
   memset(h->tt, 0, (size_t)h->nthreads * sizeof *h->tt);
+cleanup:
+  return err;
+}
+
+int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
+{
+  int err = HK_SUCCESS, local = HK_SUCCESS;
+  hk_halo_t *h = NULL;
+  hk_cart_info_t ci;
+  extents_t e = {0};
+  if (!desc || !halo || !desc->cart)
+    return HK_ERROR(HK_ERR_ARG, "desc, desc->cart and halo must not be NULL");
+  *halo = NULL;
+  HK_TRY(err, hk_cart_info(desc->cart, &ci));
+  int nthreads = omp_get_max_threads();
+  local = check_desc(desc, &ci, nthreads);
+  if (local == HK_SUCCESS)
+    local = check_extents(&ci, desc->width, &e);
+  HK_TRY(err, hk_agree(hk_cart_comm(desc->cart), local));
+
+  HK_ALLOC_TRY(err, h, 1);
+  h->comm = MPI_COMM_NULL;
+  h->desc = *desc;
+  h->radius = desc->radius > 0 ? desc->radius : 1;
+  h->nthreads = (desc->mode == HK_MODE_PURE || desc->mode == HK_MODE_PURE_NB) ? 1 : nthreads;
+  h->reserved = desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 ? desc->reserved : 1;
+  HK_MPI_TRY(err, MPI_Comm_dup(hk_cart_comm(desc->cart), &h->comm));
+  HK_MPI_TRY(err, MPI_Comm_rank(h->comm, &h->rank));
+  plan_layout(h, &ci, &e);
+  HK_TRY(err, plan_messages(h, &ci));
+  HK_TRY(err, plan_buffers(h));
   *halo = h;
   return HK_SUCCESS;
 cleanup:

@@ -55,13 +55,26 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(hk_record_stats(r, "time", 1e-3 * (rank + 1), "s"), HK_SUCCESS);
     CHECK_EQ_INT(hk_record_value(r, "bandwidth", 1.5e9, "B/s"), HK_SUCCESS);
     CHECK_EQ_INT(hk_record_value_int(r, "messages", 6, NULL), HK_SUCCESS);
-    CHECK_EQ_INT(hk_record_param_int(r, "size", 1), HK_ERR_ARG); /* twice */
     CHECK_EQ_INT(hk_record_warning(r, "size %d KiB is tiny", size_kib), HK_SUCCESS);
     CHECK_EQ_INT(hk_record_emit(&r), HK_SUCCESS);
     CHECK(r == NULL);
   }
   hk_record_t *r = NULL;
+  /* a field added twice fails the record: later calls are no-ops returning that
+   * error, and the emit returns it on every rank and writes nothing */
+  CHECK_EQ_INT(hk_record_create(rep, "test.twice", &r), HK_SUCCESS);
+  CHECK_EQ_INT(hk_record_param_int(r, "size", 1), HK_SUCCESS);
+  CHECK_EQ_INT(hk_record_param_int(r, "size", 1), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_record_value(r, "bandwidth", 1.0, "B/s"), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_record_stats(r, "time", 1.0, "s"), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_record_emit(&r), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "field 'size' added twice");
+  CHECK(r == NULL);
+  /* a record that cannot be created is still a handle the calls accept */
   CHECK_EQ_INT(hk_record_create(rep, "Bad Kind", &r), HK_ERR_ARG);
+  CHECK(r != NULL);
+  CHECK_EQ_INT(hk_record_stats(r, "time", 1.0, "s"), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_record_emit(&r), HK_ERR_ARG);
   CHECK(r == NULL);
   CHECK_EQ_INT(hk_record_create(rep, "test.nan", &r), HK_SUCCESS);
   /* a non-finite per-rank quantity is a bug upstream: refused, on every rank */

@@ -28,6 +28,9 @@ naming the file and the field; the other apps work on); a new app needs a file, 
                order = ["S", "W", ...]  # this list when given (NPB classes)
     [metric]   value = "mlups"  unit = "MLUP/s"  better = "higher"|"lower"
                time, memory, breakdown = [...], series = "mode", verified (optional)
+               (value, unit, better, time and breakdown come from the C declaration of
+               the record kind when it is declared, hybridkit/schemas/KIND.schema.json, and
+               the description must not repeat them; see hybridkit.kinds)
     [quick] / [full]                    # parameter sets: param = [values...] and either
                cores = ["max"|"powers"|N...]     (every ranks x threads factorisation)
                or ranks = [...], threads = [...|"max"]   (fixed layouts; ranks per node)
@@ -56,6 +59,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from hybridkit.errors import HKError, UsageError
+from hybridkit.kinds import kind_info
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,6 +70,8 @@ APPS_DIR = Path(__file__).with_name("apps")
 SETS = ("quick", "full")
 LAYOUT_KEYS = ("cores", "ranks", "threads")
 CONSTRAINT_KEYS = ("min_threads", "max_threads", "min_ranks", "max_ranks")
+# what a declared record kind says (hybridkit/schemas/KIND.schema.json), never its description
+DECLARED_METRIC_KEYS = ("value", "unit", "better", "time", "breakdown")
 SECTIONS = ("scaling", "breakdown", "memory", "pingpong", "beff", "ratio", "overlap",
             "barrier", "halo", "epsilon")
 
@@ -80,10 +86,16 @@ class Metric:
     breakdown: Tuple[str, ...] = ()
     series: Optional[str] = None
     verified: Optional[str] = None
+    caption: str = ""                               # of the record kind, when declared
+    meanings: Tuple[Tuple[str, str], ...] = ()      # field -> meaning, when declared
 
     @property
     def higher_is_better(self) -> bool:
         return self.better == "higher"
+
+    def meaning(self, name: str) -> Optional[str]:
+        """What a field means, from the declaration of the record kind (None: undeclared)."""
+        return dict(self.meanings).get(name)
 
 
 @dataclass(frozen=True)
@@ -290,14 +302,26 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
         return table[key]
 
     metric_t = need("metric")
-    better = metric_t.get("better", "higher")
-    if better not in ("higher", "lower"):
-        raise HKError(f"{source}: metric.better must be 'higher' or 'lower', not {better!r}")
-    metric = Metric(value=need("value", metric_t, f"{source}: metric"),
-                    unit=need("unit", metric_t, f"{source}: metric"), better=better,
-                    time=metric_t.get("time"), memory=metric_t.get("memory"),
-                    breakdown=tuple(metric_t.get("breakdown", ())),
-                    series=metric_t.get("series"), verified=metric_t.get("verified"))
+    info = kind_info(data["kind"]) if isinstance(data.get("kind"), str) else None
+    if info is not None and info.metric:
+        given = [k for k in DECLARED_METRIC_KEYS if k in metric_t]
+        if given:
+            raise HKError(f"{source}: metric.{', metric.'.join(given)}: declared in C for record "
+                          f"kind {info.kind!r} (hybridkit/schemas/{info.kind}.schema.json), not here")
+        metric = Metric(value=info.metric, unit=info.unit(info.metric) or "",
+                        better=info.better or "higher", time=info.time,
+                        memory=metric_t.get("memory"), breakdown=info.measured_phases,
+                        series=metric_t.get("series"), verified=metric_t.get("verified"),
+                        caption=info.caption, meanings=info.meanings)
+    else:
+        better = metric_t.get("better", "higher")
+        if better not in ("higher", "lower"):
+            raise HKError(f"{source}: metric.better must be 'higher' or 'lower', not {better!r}")
+        metric = Metric(value=need("value", metric_t, f"{source}: metric"),
+                        unit=need("unit", metric_t, f"{source}: metric"), better=better,
+                        time=metric_t.get("time"), memory=metric_t.get("memory"),
+                        breakdown=tuple(metric_t.get("breakdown", ())),
+                        series=metric_t.get("series"), verified=metric_t.get("verified"))
     sets = {name: _param_set(need(name), f"{source}: [{name}]") for name in SETS}
     report = tuple(data.get("report", ()))
     unknown = [s for s in report if s not in SECTIONS]
@@ -365,8 +389,8 @@ APP_SCHEMA = {
         "study_order": {"type": "integer"},
         "problem": {"type": "object", "additionalProperties": False, "properties": {
             "params": _STRS, "size": _STR, "order": {"type": "array"}}},
-        "metric": {"type": "object", "required": ["value", "unit"],
-                   "additionalProperties": False, "properties": {
+        # value and unit: required unless the record kind is declared in C (parse checks)
+        "metric": {"type": "object", "additionalProperties": False, "properties": {
             "value": _STR, "unit": _STR, "better": {"enum": ["higher", "lower"]},
             "time": _STR, "memory": _STR, "breakdown": _STRS, "series": _STR,
             "verified": _STR}},

@@ -21,6 +21,7 @@ from typing import List, Optional
 from hybridkit.errors import HKError
 
 SCHEMA_RELPATH = Path("schema") / "record.schema.json"
+KINDS_DIR = Path(__file__).with_name("schemas")
 
 # build directory of each MPI flavour, relative to the repository root
 BUILD_BIN_DIRS = {
@@ -109,3 +110,13 @@ def schema_path() -> Path:
         "record schema not found: set HK_SCHEMA to schema/record.schema.json of the "
         "hybridkit repository"
     )
+
+
+def kind_schema_dir() -> Optional[Path]:
+    """The schemas of the declared record kinds (generated from the C declarations, see
+    include/hybridkit/record.h): $HK_KIND_SCHEMAS, else the package's own copies
+    (hybridkit/schemas, package data, so an installed package has them too); None when
+    the directory does not exist."""
+    env = os.environ.get("HK_KIND_SCHEMAS")
+    path = Path(env) if env else KINDS_DIR
+    return path if path.is_dir() else None

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
 from hybridkit.errors import HKError
+from hybridkit.kinds import kind_error
 from hybridkit.paths import schema_path
 
 Record = Dict[str, Any]
@@ -95,13 +96,16 @@ def validator(path: Optional[PathLike] = None):
     return _validator(str(path or schema_path()))
 
 
-def record_error(record: Any, schema: Optional[PathLike] = None) -> Optional[str]:
-    """The most relevant schema violation of one record, or None when it is valid."""
+def record_error(record: Any, schema: Optional[PathLike] = None,
+                 declared: bool = False) -> Optional[str]:
+    """The most relevant schema violation of one record, or None when it is valid: against
+    schema/record.schema.json and, with `declared`, against the declaration of its kind as
+    the C side declares it now (kinds.py; records of older versions may lack fields)."""
     from jsonschema.exceptions import best_match
 
     error = best_match(validator(schema).iter_errors(record))
     if error is None:
-        return None
+        return kind_error(record) if declared else None
     where = ".".join(str(p) for p in error.absolute_path)
     return f"{where}: {error.message}" if where else error.message
 
@@ -114,8 +118,9 @@ def read_text(path: Path) -> str:
 
 
 def load_records(path: PathLike, validate: bool = True,
-                 schema: Optional[PathLike] = None) -> List[Record]:
-    """All records of a JSONL file; raise RecordsInvalid at the first bad line."""
+                 schema: Optional[PathLike] = None, declared: bool = False) -> List[Record]:
+    """All records of a JSONL file; raise RecordsInvalid at the first bad line (with
+    `declared`, also against the declarations of the record kinds: record_error)."""
     path = Path(path)
     try:
         text = read_text(path)
@@ -136,7 +141,7 @@ def load_records(path: PathLike, validate: bool = True,
         except JSONInvalid as exc:
             raise RecordsInvalid(path, number, f"not JSON: {exc.msg}") from None
         if validate:
-            problem = record_error(record, schema)
+            problem = record_error(record, schema, declared)
             if problem:
                 raise RecordsInvalid(path, number, problem)
         records.append(record)

@@ -284,8 +284,11 @@ def breakdown_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
     labels = [f"{l} (busy)" if l in flagged and l not in clean else l for l in data.labels]
     svg = stacked_bars(labels, parts, f"time [{unit}], average rank", measured=measured,
                        aside=hidden, aside_label="communication hidden behind compute")
+    declared = [f"{n.replace('phase_', '')} ({app.metric.meaning(n)})" for n in data.parts
+                if app.metric.meaning(n)]
+    phases = "; ".join(declared) if len(declared) == len(names) else " / ".join(names)
     return Figure(svg, f"{app.name}: where the time goes, per configuration (median of its "
-                       f"repeats): disjoint phases {' / '.join(names)} that add up to the "
+                       f"repeats): disjoint phases {phases} that add up to the "
                        f"measured time per iteration (black tick; a gap below it is time no phase "
                        f"accounts for: fork/join, imbalance, preemption on a busy machine); "
                        f"the hatched bar beside is "

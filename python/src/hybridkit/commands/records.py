@@ -10,11 +10,15 @@ from hybridkit.records import RecordsInvalid, load_records
 HELP = "work with JSONL record files"
 DESCRIPTION = "Read and check the JSONL records the hybridkit binaries write."
 
-VALIDATE_HELP = "validate JSONL record files against schema/record.schema.json"
+VALIDATE_HELP = "validate JSONL record files against the record schema and the kinds' schemas"
 VALIDATE_DESCRIPTION = """\
 Validate every line of each FILE against the record schema ($HK_SCHEMA, else the
-repository's schema/record.schema.json). Prints "FILE: N records OK" or the first error of
-the file as FILE:LINE; exits 1 if any file is invalid."""
+repository's schema/record.schema.json) and, for a record kind declared in C, against its
+schema ($HK_KIND_SCHEMAS, else the package's hybridkit/schemas/KIND.schema.json: every
+declared field, in its type and unit, nothing undeclared) and its phases (they add up to
+the time per iteration).
+Prints "FILE: N records OK" or the first error of the file as FILE:LINE; exits 1 if any
+file is invalid."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +33,7 @@ def run_validate(ns: argparse.Namespace) -> int:
     status = 0
     for path in ns.files:
         try:
-            records = load_records(path)
+            records = load_records(path, declared=True)
         except RecordsInvalid as exc:
             print(f"hybridkit: error: {exc}", file=sys.stderr)
             status = 1

@@ -1,0 +1,346 @@
+/* apps/jacobi/jacobi_run.c: hk-jacobi's run: decomposition and halo plan, the
+ * sweeps in batches of w (exchange + first sweep the mode's way, w-1 more on
+ * shrinking regions, or one wavefront), timing, then verification and records. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "jacobi.h"
+#include "kernel.h"
+
+static long long gidx(const jac_run_t *r, int d, int l) { return r->ci.lo[d] + l; }
+
+/* initial values in u and v: owned cells, and the Dirichlet ghosts at global edges */
+static void initialise(jac_run_t *r)
+{
+  const hk_field_layout_t *L = &r->L;
+  int w = L->width, kw = L->dims == 3 ? w : 0;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int k = -kw; k < L->n[2] + kw; k++)
+    for (int j = -w; j < L->n[1] + w; j++)
+      for (int i = -w; i < L->n[0] + w; i++) {
+        long long g[3] = {gidx(r, 0, i), gidx(r, 1, j), L->dims == 3 ? gidx(r, 2, k) : 0};
+        int inside = 1;
+        for (int d = 0; d < L->dims; d++)
+          inside &= g[d] >= 0 && g[d] < r->cd.global[d];
+        long long at = L->offset + i + j * L->sy + k * L->sz;
+        double x = inside ? jac_initial(g[0], g[1], g[2])
+                          : r->periodic ? 0.0 : jac_boundary(g[0], g[1], g[2]);
+        r->u[at] = r->v[at] = x;
+      }
+}
+
+/* one further sweep u -> v on the region with `extend` ghost layers, all threads */
+static void plain_sweep(jac_run_t *r, int extend)
+{
+  hk_halo_regions_t rg;
+  hk_halo_regions(r->halo, extend, &rg);
+  const hk_box_t U = rg.all;
+  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
+  int outer = r->L.dims == 3 ? 2 : 1;
+#pragma omp parallel for schedule(static) num_threads(jac_halo_threads(r->halo))
+  for (int q = U.lo[outer]; q < U.hi[outer]; q++) {
+    hk_box_t b = U;
+    b.lo[outer] = q;
+    b.hi[outer] = q + 1;
+    r->update(&b, &s);
+  }
+}
+
+/* the L2 of one core and the share of the L3 of `threads` cores (hwloc; 0 where
+ * unknown, e.g. a synthetic topology without caches) */
+static void cache_shares(int threads, long long *l2, long long *l3)
+{
+  const hk_machine_t *m = NULL;
+  hk_machine_info_t mi;
+  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS && mi.cores > 0)
+    for (int c = 0; c < mi.cache_levels; c++) {
+      if (mi.cache[c].level == 2)
+        *l2 = mi.cache[c].size_bytes;
+      if (mi.cache[c].level == 3)
+        *l3 = mi.cache[c].size_bytes * mi.cache[c].count / mi.cores * threads;
+    }
+}
+
+static int measure_bandwidth(MPI_Comm comm, const jac_run_t *r, jac_stream_t *bw)
+{
+  int local = jac_stream_measure(comm, 1LL << 24, 5, jac_halo_threads(r->halo), bw) == 0
+                  ? HK_SUCCESS
+                  : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth test");
+  return hk_agree(comm, local);
+}
+
+/* b sweeps after one exchange as a wavefront, when on and no invariant check
+ * falls inside the batch (the intermediate sweeps are never whole fields) */
+static int wave_batch(jac_run_t *r, int b, int done)
+{
+  if (!r->wave.mem || b < 2)
+    return 0;
+  if (r->check_every > 0 && (done / r->check_every + 1) * r->check_every < done + b)
+    return 0;
+  return 1;
+}
+
+static int wavefront(jac_run_t *r, int b)
+{
+  int err = hk_halo_exchange(r->halo, r->u);
+  if (err != HK_SUCCESS)
+    return err;
+  hk_halo_regions_t rg;
+  for (int s = 0; s < b; s++) {
+    if ((err = hk_halo_regions(r->halo, b - 1 - s, &rg)) != HK_SUCCESS)
+      return err;
+    r->regions[s] = rg.all;
+  }
+  double t0 = omp_get_wtime();
+  jac_wave3d(&r->wave, r->u, r->v, &r->L, b, r->regions);
+  r->t_sweeps += omp_get_wtime() - t0;
+  double *t = r->u;
+  r->u = r->v;
+  r->v = t;
+  return HK_SUCCESS;
+}
+
+/* the invariant after `done` sweeps when one falls due (untimed: *t_check) */
+static int check_due(const jac_run_t *r, int done, double *t_check)
+{
+  if (r->check_every <= 0 || done % r->check_every != 0)
+    return HK_SUCCESS;
+  double t0 = MPI_Wtime();
+  int err = jac_check_invariant(r, done);
+  *t_check += MPI_Wtime() - t0;
+  return err;
+}
+
+/* b sweeps: the engine's step (exchange + first sweep), then b-1 more */
+static int step_batch(jac_run_t *r, int b, int *done, double *t_check)
+{
+  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
+  hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
+  int err = hk_halo_step(r->halo, r->u, &work);
+  for (int k = 1; k <= b && !err; k++) {
+    double *t = r->u;
+    r->u = r->v;
+    r->v = t;
+    (*done)++;
+    if (k < b) {
+      double t0 = omp_get_wtime();
+      plain_sweep(r, b - 1 - k);
+      r->t_sweeps += omp_get_wtime() - t0;
+    }
+    err = check_due(r, *done, t_check);
+  }
+  return err;
+}
+
+/* `sweeps` sweeps in batches of w: exchange + first sweep, then w-1 more */
+static int sweep(jac_run_t *r, int sweeps, int first, int *done, double *t_check)
+{
+  int err = HK_SUCCESS;
+  while (*done < first + sweeps && !err) {
+    int b = first + sweeps - *done < r->L.width ? first + sweeps - *done : r->L.width;
+    if (wave_batch(r, b, *done)) {
+      err = wavefront(r, b); /* result in u (swapped) */
+      *done += b;
+      if (!err)
+        err = check_due(r, *done, t_check);
+    } else {
+      err = step_batch(r, b, done, t_check);
+    }
+  }
+  return err;
+}
+
+/* compare with the serial reference: asked for, or automatic for small grids */
+static int jac_verifies(const jac_config_t *c, double cells)
+{
+  return c->verify == JAC_VERIFY_ON || (c->verify == JAC_VERIFY_AUTO && cells <= (double)(1LL << 21));
+}
+
+/* the memory of a run, estimated before allocating it (in double: no overflow): two
+ * fields of the block with ghosts and row padding, the halo buffers (a face of w layers
+ * on both sides of each decomposed or periodic dimension, sent and received), and on
+ * rank 0 the gathered field and the reference when verifying */
+static int check_memory(const jac_run_t *r)
+{
+  const hk_cart_info_t *ci = &r->ci;
+  const jac_config_t *c = r->cfg;
+  const double w = c->width;
+  double ext[3], cells = 1, bufs = 0, global = 1;
+  for (int d = 0; d < 3; d++) {
+    ext[d] = d < c->dims ? ci->n[d] + 2 * w : 1;
+    global *= (double)ci->global[d];
+  }
+  ext[0] += 2 * HK_FIELD_ALIGN; /* front pad and row rounding */
+  for (int d = 0; d < 3; d++)
+    cells *= ext[d];
+  for (int d = 0; d < c->dims; d++)
+    if (ci->procs[d] > 1 || ci->periodic[d])
+      bufs += 2 * 2 * w * cells / ext[d];
+  double need = (2 * cells + bufs) * sizeof(double);
+  if (ci->rank == 0 && jac_verifies(c, global))
+    need += 2 * global * sizeof(double);
+  char what[160];
+  snprintf(what, sizeof what, "2 fields of %.0fx%.0fx%.0f cells", ext[0], ext[1],
+           ext[2]);
+  return hk_app_mem_check(hk_cart_comm(r->cart), need, what);
+}
+
+/* decomposition, halo plan, fields and their initial values, stores and wavefront */
+static int setup(jac_run_t *r)
+{
+  const jac_config_t *c = r->cfg;
+  int err = HK_SUCCESS;
+  r->periodic = c->boundary == JAC_PERIODIC;
+  r->update = c->dims == 2 ? jac_update2d : c->stencil == 27 ? jac_update27 : jac_update3d;
+  r->iters = c->iters;
+  r->cd = (hk_cart_desc_t){.dims = c->dims, .map = c->map, .halo_width = c->width,
+                           /* edges and corners: read by the 27-point stencil, and by
+                            * w > 1 sweeps per exchange */
+                           .stencil = c->width > 1 || c->stencil == 27 ? HK_STENCIL_FULL
+                                                                       : HK_STENCIL_FACES};
+  for (int d = 0; d < 3; d++) {
+    r->cd.global[d] = c->global[d];
+    r->cd.periodic[d] = d < c->dims ? r->periodic : 0;
+  }
+  if ((err = hk_cart_create(MPI_COMM_WORLD, NULL, &r->cd, &r->cart)) != HK_SUCCESS)
+    return err;
+  hk_cart_info(r->cart, &r->ci);
+  /* 3D, x periodic and not decomposed: every rank is its own x neighbour.  Then the
+   * sweeps wrap x themselves and the halo engine leaves x to them (self_wrap): it
+   * neither copies x faces (a cache line per row on each side) nor has the sweeps
+   * update ghost columns (a whole vector on each side in x) */
+  r->xwrap = c->dims == 3 && r->periodic && r->ci.procs[0] == 1 && c->xwrap;
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  if ((err = check_memory(r)) != HK_SUCCESS)
+    return err;
+  hk_halo_desc_t hd = {.cart = r->cart, .width = c->width, .stencil = r->cd.stencil,
+                       .mode = c->mode, .reserved = c->reserved, .radius = 1,
+                       .self_wrap = {r->xwrap, 0, 0}};
+  if ((err = hk_halo_create(&hd, &r->halo)) != HK_SUCCESS)
+    return err;
+  hk_halo_layout(r->halo, &r->L);
+  int local = hk_halo_field_alloc(r->halo, &r->u);
+  if (local == HK_SUCCESS)
+    local = hk_halo_field_alloc(r->halo, &r->v);
+  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+    return err;
+  initialise(r);
+  long long l2 = 0, l3 = 0;
+  cache_shares(jac_halo_threads(r->halo), &l2, &l3);
+  /* non-temporal stores pay where the field leaves the caches before it is read again
+   * anyway (a choice of each rank's own; the roofline follows it) */
+  r->nt = c->dims == 3 && c->stencil == 7 && jac_nt_available() &&
+          (c->stores == JAC_STORES_NT ||
+           (c->stores == JAC_STORES_AUTO &&
+            (double)r->L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
+  if (c->dims == 3 && c->width > 1 && c->temporal && !jac_mode_overlaps(c->mode)) {
+    local = jac_wave_alloc(&r->wave, &r->L, c->width, c->wave_rows, jac_halo_threads(r->halo), l2,
+                           l3, r->nt, r->xwrap);
+    r->wave.stencil27 = c->stencil == 27;
+    if (local == HK_SUCCESS && !(r->regions = calloc((size_t)c->width, sizeof *r->regions)))
+      local = hk_error_set(HK_ERR_NOMEM, "no memory");
+    err = hk_agree(comm, local);
+  }
+  return err;
+}
+
+/* the invariants of the initial field */
+static void set_invariants(jac_run_t *r)
+{
+  double st[3];
+  jac_owned_stats(r, st);
+  r->sum0 = st[0];
+  r->lo0 = st[1];
+  r->hi0 = st[2];
+  if (!r->periodic) { /* the boundary values bound the solution too */
+    r->lo0 = fmin(r->lo0, 0.0);
+    r->hi0 = fmax(r->hi0, 1.0);
+  }
+}
+
+/* the warm-up, then the timed sweeps (--min-time: more until they last that long);
+ * *t_iter: this rank's time per timed sweep, invariant checks excluded */
+static int timed_sweeps(jac_run_t *r, int *done_sweeps, double *t_check, double *t_iter)
+{
+  const jac_config_t *c = r->cfg;
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  int err = hk_agree(comm, sweep(r, c->warmup, 0, done_sweeps, t_check));
+  if (err != HK_SUCCESS)
+    return err;
+  hk_halo_stats_reset(r->halo);
+  *t_check = 0.0;
+  r->t_sweeps = 0.0;
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  int local = sweep(r, r->iters, c->warmup, done_sweeps, t_check);
+  /* --min-time: more sweeps until the timed ones last that long (every rank agrees on the
+   * slowest rank's time; the guess aims 10 % beyond, whole halo widths) */
+  while ((err = hk_agree(comm, local)) == HK_SUCCESS && c->min_time > 0.0) {
+    double el = MPI_Wtime() - t0 - *t_check, slowest = el;
+    MPI_Allreduce(&el, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (slowest >= c->min_time)
+      break;
+    double want = slowest > 0 ? r->iters * (1.1 * c->min_time / slowest - 1.0) : r->iters;
+    int more = want > 1e6 ? 1000000 : (int)ceil(want);
+    more = (more + r->L.width - 1) / r->L.width * r->L.width;
+    local = sweep(r, more, *done_sweeps, done_sweeps, t_check);
+    r->iters += more;
+  }
+  *t_iter = (MPI_Wtime() - t0 - *t_check) / r->iters;
+  return err;
+}
+
+/* after the sweeps: invariant, bandwidth, reference, Sendrecv comparison, records */
+static int finish(jac_run_t *r, jac_outcome_t *o, jac_stream_t bw[2], int done_sweeps)
+{
+  const jac_config_t *c = r->cfg;
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  double maxdiff = 0.0;
+  jac_exchange_cmp_t cmp;
+  int err;
+  if ((err = hk_agree(comm, jac_check_invariant(r, done_sweeps))) ||
+      (c->roofline && (err = measure_bandwidth(comm, r, &bw[1]))) ||
+      (o->verified && (err = jac_verify_reference(r, done_sweeps, &o->ndiff, &maxdiff))) ||
+      (c->compare > 0 && (err = jac_compare_sendrecv(r, c->compare, &cmp))))
+    return err;
+  o->cmp = c->compare > 0 ? &cmp : NULL;
+  err = jac_report(r, o);
+  o->cmp = NULL;
+  return err;
+}
+
+int jac_run(void *arg)
+{
+  const jac_config_t *c = arg;
+  jac_run_t r = {.cfg = c};
+  jac_stream_t bw[2];
+  jac_outcome_t o = {0};
+  int done_sweeps = 0;
+  int err = setup(&r);
+  if (err != HK_SUCCESS)
+    goto done;
+  o.verified = jac_verifies(c, (double)c->global[0] * (double)c->global[1] * (double)c->global[2]);
+  r.check_every = c->check_every >= 0 ? c->check_every : o.verified ? 1 : 0;
+  set_invariants(&r);
+  /* the bandwidth before and after the timed sweeps: all ranks measure together (those
+   * of a node share its bandwidth) */
+  if (c->roofline && (err = measure_bandwidth(hk_cart_comm(r.cart), &r, &bw[0])) != HK_SUCCESS)
+    goto done;
+  o.bw = c->roofline ? bw : NULL;
+  if ((err = timed_sweeps(&r, &done_sweeps, &o.check_time, &o.t_iter)) != HK_SUCCESS)
+    goto done;
+  if ((err = finish(&r, &o, bw, done_sweeps)) != HK_SUCCESS)
+    goto done;
+  if (r.ci.rank == 0)
+    printf("# Verification = SUCCESSFUL (%s)\n",
+           o.verified ? "bit-identical to the serial reference, invariant holds" : "invariant holds");
+done:
+  jac_wave_free(&r.wave);
+  free(r.regions);
+  hk_halo_field_free(&r.u);
+  hk_halo_field_free(&r.v);
+  hk_halo_destroy(&r.halo);
+  hk_cart_destroy(&r.cart);
+  return err;
+}

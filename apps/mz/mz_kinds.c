@@ -1,0 +1,38 @@
+/* apps/mz/mz_kinds.c: the fields of hk-mz's record (kind "mz"), declared once; the
+ * schema python/src/hybridkit/schemas/mz.schema.json is generated from it. */
+#include "hk_kind_fields.h"
+#include "mz_kinds.h"
+
+static const hk_field_decl_t fields[] = {
+  {"bench", PS, NULL, SAME, 0, 0, "sp (SP-MZ) or bt (BT-MZ)"},
+  {"class", PS, NULL, SAME, 0, 0, "NPB problem class"},
+  {"procs", PI, NULL, SAME, 0, 0, "MPI processes"},
+  {"threads", PI, NULL, SAME, 0, 0, "OpenMP threads per process"},
+  {"zone_threads", PI, NULL, SAME, 0, 0, "zones a process solves at once (nested OpenMP)"},
+  {"steps", PI, NULL, SAME, 0, 0, "time steps"},
+  {"grid", PS, NULL, SAME, 0, 0, "aggregate grid GXxGYxGZ"},
+  {"zones", PI, NULL, SAME, 0, 0, "zones of the class"},
+  {"assignment", PS, NULL, SAME, 0, 0, "zones to processes: block (SP-MZ) or binpack (BT-MZ)"},
+  {"mops", V, "Mop/s", SAME, 0, 0, "Mop/s total, NPB operation count over the slowest rank's time"},
+  {"mops_per_thread", V, "Mop/s", SAME, 0, 0, "Mop/s total over all threads"},
+  {"verified", VI, NULL, SAME, 0, 0, "1: the norms match the official values (relative 1e-8)"},
+  {"imbalance", V, "max/avg", SAME, 0, 0, "points per process, max over average"},
+  {"time", V, "s", SAME, 0, 0, "timed steps, slowest rank"},
+  {"bytes_copy", VI, "B/step", SAME, 0, 0, "zone boundary bytes copied within processes per step"},
+  {"bytes_mpi", VI, "B/step", SAME, 0, 0, "zone boundary bytes sent over MPI per step"},
+  {"time_per_step", ST, "s", RANKS, 0, 0, "wall time of one step"},
+  {"comm", ST, "s", RANKS, HK_PHASE_YES, 0, "exchange of the zone boundaries, per step"},
+  {"compute", ST, "s", RANKS, HK_PHASE_YES, 0, "ADI on the zones of the process, per step"},
+  {"maxrss", ST, "KiB", RANKS, 0, 0, "peak resident memory of a rank"},
+  {"zones_per_proc", ST, "zones", RANKS, 0, 0, "zones of a process"},
+};
+
+const hk_kind_decl_t mz_kind = {
+  .kind = "mz",
+  .caption = "hk-mz: one verified NPB-MZ run (SP-MZ or BT-MZ) with MPI across zones and "
+             "OpenMP inside",
+  .metric = "mops",
+  .better = "higher",
+  .time = "time_per_step",
+  HK_KIND_FIELDS(fields),
+};

@@ -1,0 +1,237 @@
+/* apps/mz/mz_run.c: hk-mz's run: threads (nested with --zone-threads), zones and
+ * their assignment to processes, the local zones, one untimed step, the timed steps
+ * (exchange of the zone boundaries, then ADI per zone), verification and report. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bt.h"
+#include "mz.h"
+#include "sp.h"
+
+static const mz_solver_t solvers[MZ_NBENCH] = {
+  [MZ_BENCH_SP] = {1, MZ_MAP_BLOCK, mz_sp_setup, mz_sp_adi, mz_sp_free},
+  [MZ_BENCH_BT] = {0, MZ_MAP_BINPACK, mz_bt_setup, mz_bt_adi, mz_bt_free},
+};
+
+/* name the environment setting that switched nesting off, for the error message */
+static const char *nesting_source(void)
+{
+  const char *v = getenv("OMP_MAX_ACTIVE_LEVELS");
+  if (v && atoi(v) < 2)
+    return "OMP_MAX_ACTIVE_LEVELS";
+  v = getenv("OMP_NESTED");
+  if (v && (!strcasecmp(v, "false") || !strcmp(v, "0")))
+    return "OMP_NESTED";
+  return NULL;
+}
+
+/* --zone-threads N: N outer threads over zones, OMP_NUM_THREADS / N inside each zone */
+static int setup_threads(mz_run_t *r)
+{
+  r->threads = omp_get_max_threads();
+  int n = r->cfg->zone_threads;
+  if (n < 1 || n > r->threads || r->threads % n != 0)
+    return hk_error_set(HK_ERR_ARG, "--zone-threads %d must divide the %d OpenMP thread(s) of "
+                        "a process (OMP_NUM_THREADS)", n, r->threads);
+  r->outer = n;
+  r->inner = r->threads / n;
+  if (n > 1 && r->inner > 1) {
+    const char *off = nesting_source();
+    if (!off)
+      omp_set_max_active_levels(2);
+    if (off || omp_get_max_active_levels() < 2)
+      return hk_error_set(HK_ERR_UNSUPPORTED,
+                          "--zone-threads %d with %d threads per process needs nested OpenMP "
+                          "parallelism (%d zones x %d threads), which is unavailable: "
+                          "max-active-levels is %d%s%s (supported: %d)",
+                          n, r->threads, n, r->inner, off ? 1 : omp_get_max_active_levels(),
+                          off ? ", set by " : "", off ? off : "",
+                          omp_get_supported_active_levels());
+  }
+  return HK_SUCCESS;
+}
+
+static int setup_zones(mz_run_t *r)
+{
+  if (mz_zones_setup(r->cls, &r->zones) != 0)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the zones");
+  int err = mz_map_zones(&r->zones, r->nprocs, r->solver->map, &r->map);
+  if (err == -2)
+    return hk_error_set(HK_ERR_ARG, "%s class %c has %d zones: at most %d processes (got %d)",
+                        mz_bench_name(r->bench), r->cls->name, r->zones.nzones,
+                        r->zones.nzones, r->nprocs);
+  if (err != 0)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the zone map");
+  return HK_SUCCESS;
+}
+
+static int by_size_desc(const void *a, const void *b, void *zones)
+{
+  const mz_zones_t *z = zones;
+  long long pa = mz_zone_points(&z->zone[*(const int *)a]);
+  long long pb = mz_zone_points(&z->zone[*(const int *)b]);
+  return pa != pb ? (pa < pb ? 1 : -1) : *(const int *)a - *(const int *)b;
+}
+
+/* the memory of my zones' point arrays (the bulk of a run), checked against the limits
+ * of the process and the node before any is allocated */
+static int check_memory(const mz_run_t *r)
+{
+  double need = 0;
+  int mine = 0;
+  for (int zone = 0; zone < r->zones.nzones; zone++)
+    if (r->map.owner[zone] == r->rank) {
+      const mz_zone_t *q = &r->zones.zone[zone];
+      need += (double)mz_adi_zone_bytes(q->nx, q->ny, q->nz, r->solver->with_speed);
+      mine++;
+    }
+  char what[96];
+  snprintf(what, sizeof what, "%s class %c (the arrays of %d zone%s)", mz_bench_name(r->bench),
+           r->cls->name, mine, mine == 1 ? "" : "s");
+  return hk_app_mem_check(MPI_COMM_WORLD, need, what);
+}
+
+/* allocate, initialise and set up the solver of my zones (local, no MPI) */
+static int setup_local(mz_run_t *r)
+{
+  int n = r->map.count[r->rank];
+  r->local = malloc((size_t)(n ? n : 1) * sizeof *r->local);
+  r->zone = calloc((size_t)(n ? n : 1), sizeof *r->zone);
+  r->u = calloc((size_t)r->zones.nzones, sizeof *r->u);
+  if (!r->local || !r->zone || !r->u)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the zone list");
+  for (int zone = 0; zone < r->zones.nzones; zone++)
+    if (r->map.owner[zone] == r->rank)
+      r->local[r->nlocal++] = zone;
+  qsort_r(r->local, (size_t)r->nlocal, sizeof *r->local, by_size_desc, &r->zones);
+  mz_adi_grid_t g = {.gx_size = r->cls->gx, .gy_size = r->cls->gy, .gz_size = r->cls->gz,
+                     .x_zones = r->cls->x_zones, .y_zones = r->cls->y_zones};
+  mz_consts_t c;
+  mz_adi_consts_init(&c, r->cls->dt, &g);
+  for (int i = 0; i < r->nlocal; i++) {
+    const mz_zone_t *q = &r->zones.zone[r->local[i]];
+    mz_adi_zone_t *z = &r->zone[i];
+    if (mz_adi_zone_alloc(z, q->nx, q->ny, q->nz, r->solver->with_speed) != 0)
+      return hk_error_set(HK_ERR_NOMEM, "no memory for zone %d (%dx%dx%d)", r->local[i], q->nx,
+                          q->ny, q->nz);
+    z->c = c;
+    if (r->solver->setup(z) != 0)
+      return hk_error_set(HK_ERR_NOMEM, "no memory for the solver of zone %d", r->local[i]);
+    mz_adi_initialize(z);
+    mz_adi_exact_rhs(z);
+    r->u[r->local[i]] = z->u;
+  }
+  return HK_SUCCESS;
+}
+
+/* ADI on every zone of this process: one after the other (OpenMP inside), or --zone-threads
+ * of them at once (largest first, dynamically), each with r->inner threads */
+static int adi_all(mz_run_t *r)
+{
+  int failed = -1;
+  if (r->outer == 1) {
+    for (int i = 0; i < r->nlocal; i++)
+      if (r->solver->adi(&r->zone[i]) != 0 && failed < 0)
+        failed = i;
+  } else {
+#pragma omp parallel num_threads(r->outer)
+    {
+      omp_set_num_threads(r->inner);
+#pragma omp for schedule(dynamic, 1) reduction(max : failed)
+      for (int i = 0; i < r->nlocal; i++)
+        if (r->solver->adi(&r->zone[i]) != 0)
+          failed = i > failed ? i : failed;
+    }
+  }
+  if (failed >= 0)
+    return hk_error_set(HK_ERR_NOMEM, "zone %d: no memory for the solver's work space",
+                        r->local[failed]);
+  return HK_SUCCESS;
+}
+
+static int step(mz_run_t *r)
+{
+  double t0 = MPI_Wtime();
+  int err = mz_exchange_run(r->ex, r->u);
+  double t1 = MPI_Wtime();
+  if (err == HK_SUCCESS)
+    err = adi_all(r);
+  r->t_comm += t1 - t0;
+  r->t_compute += MPI_Wtime() - t1;
+  return err;
+}
+
+/* the reference's warm-up: one step touching all code, then u re-initialised */
+static int warm_up(mz_run_t *r)
+{
+  int err = step(r);
+  for (int i = 0; i < r->nlocal; i++)
+    mz_adi_initialize(&r->zone[i]);
+  r->t_comm = r->t_compute = 0.0;
+  return err;
+}
+
+static int time_steps(mz_run_t *r)
+{
+  int err = HK_SUCCESS;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  for (int s = 1; s <= r->niter && err == HK_SUCCESS; s++) {
+    err = step(r);
+    if (r->rank == 0 && !r->cfg->quiet && (s % 20 == 0 || s == 1))
+      printf(" Time step %4d\n", s);
+  }
+  double t = MPI_Wtime() - t0;
+  r->t_step = t / r->niter;
+  return err;
+}
+
+static void run_free(mz_run_t *r)
+{
+  for (int i = 0; r->zone && i < r->nlocal; i++) {
+    r->solver->release(&r->zone[i]);
+    mz_adi_zone_free(&r->zone[i]);
+  }
+  free(r->zone);
+  free(r->local);
+  free(r->u);
+  mz_exchange_destroy(&r->ex);
+  mz_map_free(&r->map);
+  mz_zones_free(&r->zones);
+}
+
+int mz_run(void *arg)
+{
+  const mz_config_t *c = arg;
+  mz_run_t r = {.cfg = c, .bench = c->bench, .cls = c->cls, .niter = c->niter,
+                .solver = &solvers[c->bench]};
+  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &r.nprocs);
+  int err = setup_threads(&r);
+  if (!err)
+    err = setup_zones(&r);
+  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)))
+    goto done;
+  if (r.rank == 0)
+    mz_print_map(&r);
+  err = setup_local(&r);
+  if (!err)
+    err = mz_exchange_create(&r.zones, &r.map, r.rank, MPI_COMM_WORLD, &r.ex);
+  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
+      (err = hk_agree(MPI_COMM_WORLD, time_steps(&r))) ||
+      (err = hk_agree(MPI_COMM_WORLD, mz_verify(&r))))
+    goto done;
+  if (r.rank == 0)
+    mz_print_verification(&r);
+  if ((err = mz_report(&r)) != HK_SUCCESS)
+    goto done;
+  if (!r.verified)
+    err = hk_error_set(HK_ERR_STATE, "%s class %c: verification UNSUCCESSFUL%s",
+                       mz_bench_name(r.bench), r.cls->name,
+                       r.niter != r.cls->niter ? " (steps differ from the class's)" : "");
+done:
+  run_free(&r);
+  return err;
+}

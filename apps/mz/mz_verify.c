@@ -1,0 +1,51 @@
+/* apps/mz/mz_verify.c: the NPB verification of hk-mz: the RMS norms of the residual
+ * and of the error, summed over zones and ranks, against the official values of the
+ * class (mz_problem.c, from NPB3.3-MZ), relative 1e-8. */
+#include <math.h>
+#include <stdio.h>
+#include "mz.h"
+
+/* NPB verify: sum over zones and ranks of the per-zone norms (the residual over dt) */
+int mz_verify(mz_run_t *r)
+{
+  double loc[10] = {0}, sum[10];
+  for (int i = 0; i < r->nlocal; i++) {
+    double e[5], rr[5];
+    mz_adi_error_norm(&r->zone[i], e);
+    mz_adi_compute_rhs(&r->zone[i]);
+    mz_adi_rhs_norm(&r->zone[i], rr);
+    for (int m = 0; m < 5; m++) {
+      loc[m] += rr[m] / r->cls->dt;
+      loc[5 + m] += e[m];
+    }
+  }
+  if (MPI_Allreduce(loc, sum, 10, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of the norms failed");
+  r->verified = r->niter == r->cls->niter;
+  for (int m = 0; m < 5; m++) {
+    r->xcr[m] = sum[m];
+    r->xce[m] = sum[5 + m];
+    r->verified &= fabs((r->xcr[m] - r->cls->xcr[m]) / r->cls->xcr[m]) <= 1e-8;
+    r->verified &= fabs((r->xce[m] - r->cls->xce[m]) / r->cls->xce[m]) <= 1e-8;
+  }
+  return HK_SUCCESS;
+}
+
+void mz_print_verification(const mz_run_t *r)
+{
+  printf(" Verification being performed for class %c\n accuracy setting for epsilon = %20.13E\n",
+         r->cls->name, 1e-8);
+  if (r->niter != r->cls->niter)
+    printf(" NITER does not match the reference value of %5d\n", r->cls->niter);
+  const char *what[2] = {"residual", "solution error"};
+  for (int t = 0; t < 2; t++) {
+    printf(" Comparison of RMS-norms of %s\n", what[t]);
+    for (int m = 0; m < 5; m++) {
+      double v = t ? r->xce[m] : r->xcr[m], ref = t ? r->cls->xce[m] : r->cls->xcr[m];
+      double dif = fabs((v - ref) / ref);
+      printf(" %s %2d%20.13E%20.13E%20.13E\n", dif <= 1e-8 ? "        " : "FAILURE:", m + 1, v,
+             ref, dif);
+    }
+  }
+}
+

@@ -1,0 +1,42 @@
+/* tools/hk-kinds.c: writes the JSON schema of every declared record kind
+ * (hk_kind_schema_write) to DIR/KIND.schema.json.  Run at build time (the target
+ * kind_schemas writes build/schema/kinds/); ctest compares the result with the committed
+ * python/src/hybridkit/schemas/, which the Python front end reads.  No MPI needed.
+ *
+ *   hk-kinds DIR        write the schemas
+ *   hk-kinds --list     print the kinds
+ */
+#include <stdio.h>
+#include <string.h>
+#include "hybridkit.h"
+#include "jacobi_kinds.h"
+#include "mc_kinds.h"
+#include "mz_kinds.h"
+
+static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind, &mc_kind};
+
+int main(int argc, char **argv)
+{
+  int n = (int)(sizeof kinds / sizeof kinds[0]);
+  if (argc != 2 || !strcmp(argv[1], "--help")) {
+    fprintf(argc == 2 ? stdout : stderr, "usage: hk-kinds DIR | --list\n");
+    return argc == 2 ? 0 : 2;
+  }
+  for (int i = 0; i < n; i++) {
+    if (!strcmp(argv[1], "--list")) {
+      printf("%s\n", kinds[i]->kind);
+      continue;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.schema.json", argv[1], kinds[i]->kind);
+    FILE *f = fopen(path, "w");
+    int err = f ? hk_kind_schema_write(kinds[i], f) : HK_ERR_IO;
+    if (f && fclose(f) != 0 && err == HK_SUCCESS)
+      err = HK_ERR_IO;
+    if (err != HK_SUCCESS) {
+      fprintf(stderr, "hk-kinds: %s: %s\n", path, f ? hk_error_message() : "cannot open");
+      return 1;
+    }
+  }
+  return 0;
+}
