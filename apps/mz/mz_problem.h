@@ -14,7 +14,7 @@
 #ifndef HK_MZ_PROBLEM_H
 #define HK_MZ_PROBLEM_H
 
-typedef enum mz_bench { MZ_BENCH_SP = 0, MZ_BENCH_BT = 1, MZ_NBENCH } mz_bench_t;
+typedef enum mz_bench { MZ_BENCH_SP = 0, MZ_BENCH_BT = 1, MZ_BENCH_LU = 2, MZ_NBENCH } mz_bench_t;
 
 /* One class of one benchmark: sizes, steps, dt and the official verification values. */
 typedef struct mz_class {
@@ -25,11 +25,13 @@ typedef struct mz_class {
   double dt;
   int niter;
   double xcr[5], xce[5];    /* reference RMS norms of the residual and of the error */
+  double xci;               /* LU-MZ: reference surface integral (0: none) */
 } mz_class_t;
 
-/* mz_bench_parse: "sp"/"bt" (either case); -1 when unknown. */
+/* mz_bench_parse: "sp"/"bt"/"lu" (either case); -1 when unknown. */
 int mz_bench_parse(const char *s);
-const char *mz_bench_name(mz_bench_t b);  /* "SP-MZ", "BT-MZ" */
+const char *mz_bench_name(mz_bench_t b);  /* "SP-MZ", "BT-MZ", "LU-MZ" */
+const char *mz_bench_key(mz_bench_t b);   /* "sp", "bt", "lu" */
 /* mz_class_find: the class `name` of benchmark b, NULL when there is none. */
 const mz_class_t *mz_class_find(mz_bench_t b, char name);
 /* mz_class_list: the class letters of b, e.g. "SWABCDEF". */

@@ -70,7 +70,7 @@ static void record_fields(hk_record_t *rec, const mz_run_t *r, const char *size,
 {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  hk_record_param_str(rec, "bench", r->bench == MZ_BENCH_BT ? "bt" : "sp");
+  hk_record_param_str(rec, "bench", mz_bench_key(r->bench));
   hk_record_param_str(rec, "class", (char[]){r->cls->name, 0});
   hk_record_param_int(rec, "procs", r->nprocs);
   hk_record_param_int(rec, "threads", r->threads);
