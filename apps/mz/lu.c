@@ -9,10 +9,10 @@
  * pintgr.f (verification quantities).  Only the zone-only process grid (no x split).
  *
  * Differences in form, not in value: the three directions of the residual share one line
- * routine; the 5x5 blocks are built from the flux Jacobian J and the viscous Jacobian V of a
+ * routine; the 5x5 blocks come from the flux Jacobian J and the viscous Jacobian V of a
  * direction (lower block -dt t2 J - dt t1 (V + d I), upper +dt t2 J - dt t1 (V + d I),
- * diagonal I + 2 dt sum t1 (V + d I)) at the point where they are used, instead of a stored
- * plane of blocks.
+ * diagonal I + 2 dt sum t1 (V + d I)), applied at the point where they are used (sparse,
+ * never stored) instead of a stored plane of blocks.
  */
 #include "lu.h"
 #include <math.h>
@@ -203,120 +203,91 @@ static void residual_team(mz_adi_zone_t *z, const lu_consts_t *c, const double *
       line_apply(z, c, 2, uf, out, IDX(z, i, j, 0), plane, nz, w, r, f);
 }
 
-/* ---- the 5x5 blocks (jacld.f, jacu.f) ---- */
+/* ---- the 5x5 blocks (jacld.f, jacu.f), applied without being stored ----
+ *
+ * A block of direction dir at a neighbour point is sgn dt t2 J - dt t1 (V + d I) (sgn -1
+ * below, +1 above), J the flux Jacobian, V the viscous one.  Both are sparse (J: row 0 one
+ * entry, rows 1..3 three or five, row 4 five; V: column 0, the diagonal, row 4), so the
+ * block is applied directly to a vector.  The diagonal block I + 2 dt sum t1 (V + d I) is
+ * lower triangular (column 0, the diagonal, row 4): forward substitution solves it (the
+ * reference's Gaussian elimination does the same arithmetic on its zeros). */
 
-/* dir's viscous Jacobian V at a point (u, rho = 1/u0) */
-static inline void visc_jac(int dir, const double *u, double rho, double V[5][5])
+/* y += (sgn dt t2 J - dt t1 (V + d I)) x, the block of direction dir at (u, rho, qs) */
+static inline void off_apply(const lu_consts_t *c, int dir, double sgn, const double *u,
+                             double rho, double qs, const double *x, double *y)
 {
   const double r43 = 4.0 / 3.0, c34 = c3 * c4, c1345 = c1 * c3 * c4 * c5;
   const int nc = dir + 1;
-  double t2 = rho * rho, t3 = rho * t2;
-  memset(V, 0, 25 * sizeof(double));
-  double s = 0.0;
+  const double a = sgn * c->dt * c->t2[dir], b = c->dt * c->t1[dir], bd = b * c->d[dir];
+  const double t2 = rho * rho, t3 = rho * t2, un = u[nc] * rho;
+  double J[5], V[5];
+  J[0] = x[nc];
+  V[0] = 0.0;
+  double jn = (-un * un + c2 * qs * rho) * x[0] + (2.0 - c2) * un * x[nc] + c2 * x[4];
+  double j4 = (c2 * 2.0 * qs - c1 * u[4]) * u[nc] * t2 * x[0] +
+              (c1 * (u[4] * rho) - c2 * (qs * rho + u[nc] * u[nc] * t2)) * x[nc] + c1 * un * x[4];
+  double v4 = c1345 * rho * x[4], s = 0.0;
   for (int m = 1; m <= 3; m++) {
     double f = m == nc ? r43 * c34 : c34, g = f - c1345;
-    V[m][0] = -f * t2 * u[m];
-    V[m][m] = f * rho;
-    V[4][m] = g * t2 * u[m];
+    V[m] = -f * t2 * u[m] * x[0] + f * rho * x[m];
+    v4 += g * t2 * u[m] * x[m];
     s += g * u[m] * u[m];
+    if (m != nc) {
+      J[m] = -(u[m] * u[nc]) * t2 * x[0] + un * x[m] + u[m] * rho * x[nc];
+      jn -= c2 * (u[m] * rho) * x[m];
+      j4 -= c2 * (u[m] * u[nc]) * t2 * x[m];
+    }
   }
-  V[4][0] = -s * t3 - c1345 * t2 * u[4];
-  V[4][4] = c1345 * rho;
+  J[nc] = jn;
+  J[4] = j4;
+  V[4] = v4 + (-s * t3 - c1345 * t2 * u[4]) * x[0];
+  for (int m = 0; m < 5; m++)
+    y[m] += a * J[m] - b * V[m] - bd * x[m];
 }
 
-/* sgn dt t2 J - dt t1 (V + d I) of direction dir at the neighbour point (u, rho, qs) */
-static inline void off_block(const lu_consts_t *c, int dir, double sgn, const double *u,
-                             double rho, double qs, double A[5][5])
+/* solve (I + 2 dt sum_dir t1 (V + d I)) x = v at the point (u, rho), in place */
+static inline void diag_solve(const lu_consts_t *c, const double *u, double rho, double *v)
 {
-  const int nc = dir + 1;
-  const double a = sgn * c->dt * c->t2[dir], b = c->dt * c->t1[dir];
-  double J[5][5] = {{0}}, V[5][5];
-  double t2 = rho * rho, un = u[nc] * rho;
-  J[0][nc] = 1.0;
-  for (int m = 1; m <= 3; m++) {
-    if (m == nc)
-      continue;
-    J[m][0] = -(u[m] * u[nc]) * t2;
-    J[m][m] = un;
-    J[m][nc] = u[m] * rho;
-    J[nc][m] = -c2 * (u[m] * rho);
-    J[4][m] = -c2 * (u[m] * u[nc]) * t2;
-  }
-  J[nc][0] = -un * un + c2 * qs * rho;
-  J[nc][nc] = (2.0 - c2) * un;
-  J[nc][4] = c2;
-  J[4][0] = (c2 * 2.0 * qs - c1 * u[4]) * u[nc] * t2;
-  J[4][nc] = c1 * (u[4] * rho) - c2 * (qs * rho + u[nc] * u[nc] * t2);
-  J[4][4] = c1 * un;
-  visc_jac(dir, u, rho, V);
-  for (int m = 0; m < 5; m++)
-    for (int l = 0; l < 5; l++)
-      A[m][l] = a * J[m][l] - b * V[m][l] - (m == l ? b * c->d[dir] : 0.0);
-}
-
-/* I + 2 dt sum over directions t1 (V + d I) at the point itself */
-static inline void diag_block(const lu_consts_t *c, const double *u, double rho, double D[5][5])
-{
-  double V[5][5];
-  for (int m = 0; m < 5; m++)
-    for (int l = 0; l < 5; l++)
-      D[m][l] = m == l ? 1.0 : 0.0;
+  const double r43 = 4.0 / 3.0, c34 = c3 * c4, c1345 = c1 * c3 * c4 * c5;
+  const double t2 = rho * rho, t3 = rho * t2;
+  double d00 = 1.0, dm0[3] = {0}, dmm[3] = {1.0, 1.0, 1.0}, d4m[3] = {0}, d40 = 0.0, d44 = 1.0;
   for (int dir = 0; dir < 3; dir++) {
-    double b = 2.0 * c->dt * c->t1[dir];
-    visc_jac(dir, u, rho, V);
-    for (int m = 0; m < 5; m++) {
-      for (int l = 0; l < 5; l++)
-        D[m][l] += b * V[m][l];
-      D[m][m] += b * c->d[dir];
+    const double b = 2.0 * c->dt * c->t1[dir], bd = b * c->d[dir];
+    double s = 0.0;
+    for (int m = 1; m <= 3; m++) {
+      double f = m == dir + 1 ? r43 * c34 : c34, g = f - c1345;
+      dm0[m - 1] += b * (-f * t2 * u[m]);
+      dmm[m - 1] += b * (f * rho) + bd;
+      d4m[m - 1] += b * (g * t2 * u[m]);
+      s += g * u[m] * u[m];
     }
+    d00 += bd;
+    d40 += b * (-s * t3 - c1345 * t2 * u[4]);
+    d44 += b * (c1345 * rho) + bd;
   }
-}
-
-/* solve D x = v in place (Gaussian elimination without pivoting, as blts.f/buts.f) */
-static inline void solve5(double D[5][5], double v[5])
-{
-  for (int p = 0; p < 4; p++) {
-    double inv = 1.0 / D[p][p];
-    for (int m = p + 1; m < 5; m++) {
-      double t = inv * D[m][p];
-      for (int l = p + 1; l < 5; l++)
-        D[m][l] -= t * D[p][l];
-      v[m] -= v[p] * t;
-    }
+  v[0] /= d00;
+  double r4 = v[4] - d40 * v[0];
+  for (int m = 1; m <= 3; m++) {
+    v[m] = (v[m] - dm0[m - 1] * v[0]) / dmm[m - 1];
+    r4 -= d4m[m - 1] * v[m];
   }
-  for (int m = 4; m >= 0; m--) {
-    double s = v[m];
-    for (int l = m + 1; l < 5; l++)
-      s -= D[m][l] * v[l];
-    v[m] = s / D[m][m];
-  }
-}
-
-static inline void matvec_acc(const double A[5][5], const double *x, double *y)
-{
-  for (int m = 0; m < 5; m++)
-    y[m] += A[m][0] * x[0] + A[m][1] * x[1] + A[m][2] * x[2] + A[m][3] * x[3] + A[m][4] * x[4];
+  v[4] = r4 / d44;
 }
 
 /* blts.f at one point: v -= omega (Lz v(k-1) + Ly v(j-1) + Lx v(i-1)); v = D^-1 v */
 static inline void lower_point(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, size_t q,
                                size_t sx, size_t sy, size_t sz)
 {
-  double A[5][5], s[5] = {0}, t[5] = {0};
+  double s[5] = {0}, t[5] = {0}, x[5];
   const double *u = z->u;
-  off_block(c, 2, -1.0, u + 5 * (q - sz), z->rho_i[q - sz], z->qs[q - sz], A);
-  matvec_acc(A, v + 5 * (q - sz), s);
-  off_block(c, 1, -1.0, u + 5 * (q - sy), z->rho_i[q - sy], z->qs[q - sy], A);
-  matvec_acc(A, v + 5 * (q - sy), t);
-  off_block(c, 0, -1.0, u + 5 * (q - sx), z->rho_i[q - sx], z->qs[q - sx], A);
-  matvec_acc(A, v + 5 * (q - sx), t);
-  double x[5];
+  off_apply(c, 2, -1.0, u + 5 * (q - sz), z->rho_i[q - sz], z->qs[q - sz], v + 5 * (q - sz), s);
+  off_apply(c, 1, -1.0, u + 5 * (q - sy), z->rho_i[q - sy], z->qs[q - sy], v + 5 * (q - sy), t);
+  off_apply(c, 0, -1.0, u + 5 * (q - sx), z->rho_i[q - sx], z->qs[q - sx], v + 5 * (q - sx), t);
   for (int m = 0; m < 5; m++) {
     x[m] = v[5 * q + m] - omega * s[m];
     x[m] -= omega * t[m];
   }
-  diag_block(c, u + 5 * q, z->rho_i[q], A);
-  solve5(A, x);
+  diag_solve(c, u + 5 * q, z->rho_i[q], x);
   memcpy(v + 5 * q, x, sizeof x);
 }
 
@@ -324,19 +295,14 @@ static inline void lower_point(const mz_adi_zone_t *z, const lu_consts_t *c, dou
 static inline void upper_point(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, size_t q,
                                size_t sx, size_t sy, size_t sz)
 {
-  double A[5][5], s[5] = {0}, t[5] = {0};
+  double s[5] = {0}, t[5] = {0}, x[5];
   const double *u = z->u;
-  off_block(c, 2, 1.0, u + 5 * (q + sz), z->rho_i[q + sz], z->qs[q + sz], A);
-  matvec_acc(A, v + 5 * (q + sz), s);
-  off_block(c, 1, 1.0, u + 5 * (q + sy), z->rho_i[q + sy], z->qs[q + sy], A);
-  matvec_acc(A, v + 5 * (q + sy), t);
-  off_block(c, 0, 1.0, u + 5 * (q + sx), z->rho_i[q + sx], z->qs[q + sx], A);
-  matvec_acc(A, v + 5 * (q + sx), t);
-  double x[5];
+  off_apply(c, 2, 1.0, u + 5 * (q + sz), z->rho_i[q + sz], z->qs[q + sz], v + 5 * (q + sz), s);
+  off_apply(c, 1, 1.0, u + 5 * (q + sy), z->rho_i[q + sy], z->qs[q + sy], v + 5 * (q + sy), t);
+  off_apply(c, 0, 1.0, u + 5 * (q + sx), z->rho_i[q + sx], z->qs[q + sx], v + 5 * (q + sx), t);
   for (int m = 0; m < 5; m++)
     x[m] = omega * s[m] + omega * t[m];
-  diag_block(c, u + 5 * q, z->rho_i[q], A);
-  solve5(A, x);
+  diag_solve(c, u + 5 * q, z->rho_i[q], x);
   for (int m = 0; m < 5; m++)
     v[5 * q + m] -= x[m];
 }
