@@ -67,3 +67,11 @@ hk_expect_test(mz.lu.bad_class 2 "unknown class 'E' for LU-MZ \\(classes: SWABCD
                COMMAND ${MZ} --bench lu --class E)
 hk_expect_test(mz.lu.unverified 1 "LU-MZ class S: verification UNSUCCESSFUL \\(steps differ" ONCE
                NP 2 COMMAND ${MZ} --bench lu --class S --steps 5 --quiet)
+# --rebalance-threads (the reference's BT-MZ thread re-balancing): BT-MZ class S on 3 ranks x 2
+# threads, loads 1944, 864, 648 points: 576 per thread -> 3, 1, 1 + the leftover to the most
+# points per thread (rank 1: 864) -> 3, 2, 1 (hand-computed), and the run still verifies
+hk_expect_test(mz.rebalance_threads 0 "1944 +3 +648\n +1 +2 +864 +2 +432\n +2 +1 +648 +1 +648.*SUCCESSFUL"
+               NP 3 ENV OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
+               COMMAND ${MZ} --bench bt --class S --rebalance-threads)
+hk_expect_test(mz.rebalance_zone_threads 2 "--rebalance-threads works with --zone-threads 1 only"
+               ONCE NP 2 COMMAND ${MZ} --bench bt --class S --rebalance-threads --zone-threads 2)

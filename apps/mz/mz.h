@@ -25,6 +25,7 @@ typedef struct mz_config {
   int niter;          /* time steps (the class's unless --steps) */
   int zone_threads;   /* zones a process solves at once */
   int quiet;
+  int rebalance;      /* --rebalance-threads */
   const char *output; /* NULL: no JSON Lines */
 } mz_config_t;
 
@@ -54,6 +55,7 @@ typedef struct mz_run {
   int rank, nprocs, threads, outer, inner, niter;
   mz_zones_t zones;
   mz_map_t map;
+  int *proc_threads;       /* --rebalance-threads: threads per process (else NULL) */
   int nlocal;
   int *local;              /* global ids of my zones, largest first */
   mz_adi_zone_t *zone;     /* my zones, same order */

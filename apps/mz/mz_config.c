@@ -5,7 +5,7 @@
 
 static struct {
   const char *bench, *cls, *output;
-  int zone_threads, steps, quiet;
+  int zone_threads, steps, quiet, rebalance;
 } opt = {.bench = "bt", .cls = "S", .zone_threads = 1};
 
 static const hk_opt_t options[] = {
@@ -15,6 +15,9 @@ static const hk_opt_t options[] = {
    "zones a process solves at once (N divides OMP_NUM_THREADS; nested OpenMP)", 0},
   {"steps", HK_OPT_INT, &opt.steps, "K",
    "time steps (0: the class's; others cannot verify)", 0},
+  {"rebalance-threads", HK_OPT_FLAG, &opt.rebalance, "",
+   "move threads between processes so that points per thread are even (the reference's "
+   "BT-MZ re-balancing; the total stays)", 0},
   {"quiet", HK_OPT_FLAG, &opt.quiet, "", "do not print the zone assignment", 'q'},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 'o'},
 };
@@ -23,7 +26,7 @@ const hk_app_t mz_app = {
   .program = "hk-mz",
   .summary = "NPB-MZ SP-MZ, BT-MZ (multi-zone ADI solvers) and LU-MZ (SSOR) with MPI across "
              "zones and OpenMP inside",
-  .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--output FILE.jsonl]",
+  .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
@@ -56,6 +59,9 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   c->niter = opt.steps ? opt.steps : c->cls->niter;
   c->zone_threads = opt.zone_threads;
   c->quiet = opt.quiet;
+  c->rebalance = opt.rebalance;
+  if (c->rebalance && c->zone_threads != 1)
+    return hk_error_set(HK_ERR_ARG, "--rebalance-threads works with --zone-threads 1 only");
   c->output = opt.output;
   return HK_SUCCESS;
 }

@@ -352,6 +352,43 @@ void mz_map_free(mz_map_t *m)
   memset(m, 0, sizeof *m);
 }
 
+int mz_rebalance_threads(int nprocs, const long long *load, int *threads)
+{
+  if (nprocs < 1)
+    return -1;
+  double total = 0.0;
+  long long nthreads = 0, given = 0;
+  for (int p = 0; p < nprocs; p++) {
+    total += (double)load[p];
+    nthreads += threads[p];
+  }
+  double per_thread = total / (double)nthreads;
+  for (int p = 0; p < nprocs; p++) {
+    int n = per_thread > 0.0 ? (int)((double)load[p] / per_thread) : 1;
+    threads[p] = n < 1 ? 1 : n;
+    given += threads[p];
+  }
+  /* leftovers (+) to the most loaded thread; a surplus (-) taken where it hurts least */
+  for (; given < nthreads; given++) {
+    int best = 0;
+    for (int p = 1; p < nprocs; p++)
+      if ((double)load[p] / threads[p] > (double)load[best] / threads[best])
+        best = p;
+    threads[best]++;
+  }
+  for (; given > nthreads; given--) {
+    int best = -1;
+    for (int p = 0; p < nprocs; p++)
+      if (threads[p] > 1 && (best < 0 || (double)load[p] / (threads[p] - 1) <
+                                             (double)load[best] / (threads[best] - 1)))
+        best = p;
+    if (best < 0)
+      break;
+    threads[best]--;
+  }
+  return 0;
+}
+
 double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds)
 {
   double mops = 0.0;

@@ -74,6 +74,14 @@ typedef struct mz_map {
 int mz_map_zones(const mz_zones_t *z, int nprocs, mz_map_kind_t want, mz_map_t *m);
 void mz_map_free(mz_map_t *m);
 
+/* mz_rebalance_threads: the reference's thread re-balancing (NPB3.4-MZ BT-MZ setup_mpi.f,
+ * one processor group = all processes): threads[p] (in: each process's threads; out: the new
+ * counts, same total) so that points per thread are even: each process floor(load /
+ * (total load / total threads)), at least 1; the threads left over go one at a time to the
+ * process with the most points per thread (first such process on ties).  Returns 0, or -1
+ * when nprocs < 1. */
+int mz_rebalance_threads(int nprocs, const long long *load, int *threads);
+
 /* Mop/s of `niter` steps of benchmark b over all zones in `seconds` (NPB-MZ's formulas). */
 double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds);
 

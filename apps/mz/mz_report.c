@@ -16,9 +16,12 @@ void mz_print_map(const mz_run_t *r)
     return;
   printf("\n Zone-process mapping (%s):\n proc nzones  zone_size nthreads size_per_thread\n",
          r->map.kind == MZ_MAP_BLOCK ? "blocks" : "bin packing");
+  if (r->proc_threads)
+    printf(" (threads re-balanced between processes: --rebalance-threads)\n");
   for (int p = 0; p < r->nprocs; p++) {
-    printf(" %4d  %5d  %9lld  %7d  %14lld\n", p, r->map.count[p], r->map.load[p], r->threads,
-           r->map.load[p] / r->threads);
+    int nt = r->proc_threads ? r->proc_threads[p] : r->threads;
+    printf(" %4d  %5d  %9lld  %7d  %14lld\n", p, r->map.count[p], r->map.load[p], nt,
+           r->map.load[p] / nt);
     for (int zone = 0; zone < r->zones.nzones; zone++)
       if (r->map.owner[zone] == p) {
         const mz_zone_t *q = &r->zones.zone[zone];

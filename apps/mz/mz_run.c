@@ -88,6 +88,26 @@ static int setup_zones(mz_run_t *r)
   return HK_SUCCESS;
 }
 
+/* --rebalance-threads: the threads of all processes re-distributed by their points
+ * (mz_rebalance_threads); this process then runs its share.  Collective: MPI_COMM_WORLD. */
+static int rebalance_threads(mz_run_t *r)
+{
+  if (!r->cfg->rebalance)
+    return HK_SUCCESS;
+  r->proc_threads = malloc((size_t)r->nprocs * sizeof *r->proc_threads);
+  int ok = r->proc_threads != NULL, all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the thread counts");
+  if (MPI_Allgather(&r->threads, 1, MPI_INT, r->proc_threads, 1, MPI_INT, MPI_COMM_WORLD) !=
+      MPI_SUCCESS)
+    return hk_error_set(HK_ERR_MPI, "MPI_Allgather of the thread counts failed");
+  mz_rebalance_threads(r->nprocs, r->map.load, r->proc_threads);
+  r->inner = r->proc_threads[r->rank];
+  omp_set_num_threads(r->inner);
+  return HK_SUCCESS;
+}
+
 static int by_size_desc(const void *a, const void *b, void *zones)
 {
   const mz_zones_t *z = zones;
@@ -216,6 +236,7 @@ static void run_free(mz_run_t *r)
   }
   free(r->zone);
   free(r->local);
+  free(r->proc_threads);
   free(r->u);
   mz_exchange_destroy(&r->ex);
   mz_map_free(&r->map);
@@ -232,7 +253,8 @@ int mz_run(void *arg)
   int err = setup_threads(&r);
   if (!err)
     err = setup_zones(&r);
-  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)))
+  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)) ||
+      (err = rebalance_threads(&r)))
     goto done;
   if (r.rank == 0)
     mz_print_map(&r);
