@@ -245,8 +245,10 @@ static inline void off_apply(const lu_consts_t *c, int dir, double sgn, const do
     y[m] += a * J[m] - b * V[m] - bd * x[m];
 }
 
-/* solve (I + 2 dt sum_dir t1 (V + d I)) x = v at the point (u, rho), in place */
-static inline void diag_solve(const lu_consts_t *c, const double *u, double rho, double *v)
+/* the factors of the diagonal block I + 2 dt sum_dir t1 (V + d I) at the point (u, rho):
+ * f = d00, d10 d20 d30, d11 d22 d33, d41 d42 d43, d40, d44 (the rest is 0) */
+enum { LU_NF = 12 };
+static inline void diag_factors(const lu_consts_t *c, const double *u, double rho, double *f)
 {
   const double r43 = 4.0 / 3.0, c34 = c3 * c4, c1345 = c1 * c3 * c4 * c5;
   const double t2 = rho * rho, t3 = rho * t2;
@@ -255,56 +257,100 @@ static inline void diag_solve(const lu_consts_t *c, const double *u, double rho,
     const double b = 2.0 * c->dt * c->t1[dir], bd = b * c->d[dir];
     double s = 0.0;
     for (int m = 1; m <= 3; m++) {
-      double f = m == dir + 1 ? r43 * c34 : c34, g = f - c1345;
-      dm0[m - 1] += b * (-f * t2 * u[m]);
-      dmm[m - 1] += b * (f * rho) + bd;
-      d4m[m - 1] += b * (g * t2 * u[m]);
-      s += g * u[m] * u[m];
+      double g = (m == dir + 1 ? r43 * c34 : c34), h = g - c1345;
+      dm0[m - 1] += b * (-g * t2 * u[m]);
+      dmm[m - 1] += b * (g * rho) + bd;
+      d4m[m - 1] += b * (h * t2 * u[m]);
+      s += h * u[m] * u[m];
     }
     d00 += bd;
     d40 += b * (-s * t3 - c1345 * t2 * u[4]);
     d44 += b * (c1345 * rho) + bd;
   }
-  v[0] /= d00;
-  double r4 = v[4] - d40 * v[0];
+  f[0] = d00;
+  for (int m = 0; m < 3; m++) {
+    f[1 + m] = dm0[m];
+    f[4 + m] = dmm[m];
+    f[7 + m] = d4m[m];
+  }
+  f[10] = d40;
+  f[11] = d44;
+}
+
+/* solve the (lower triangular) diagonal block with factors f: v = D^-1 v */
+static inline void diag_subst(const double *f, double *v)
+{
+  v[0] /= f[0];
+  double r4 = v[4] - f[10] * v[0];
   for (int m = 1; m <= 3; m++) {
-    v[m] = (v[m] - dm0[m - 1] * v[0]) / dmm[m - 1];
-    r4 -= d4m[m - 1] * v[m];
+    v[m] = (v[m] - f[m] * v[0]) / f[3 + m];
+    r4 -= f[6 + m] * v[m];
   }
-  v[4] = r4 / d44;
+  v[4] = r4 / f[11];
 }
 
-/* blts.f at one point: v -= omega (Lz v(k-1) + Ly v(j-1) + Lx v(i-1)); v = D^-1 v */
-static inline void lower_point(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, size_t q,
-                               size_t sx, size_t sy, size_t sz)
+/* Per point of a row, what does not depend on the row's own new values (independent over i,
+ * off the recurrence's critical path) goes first into w (LU_NW doubles per i): the k- and
+ * j-neighbour terms and the diagonal factors; the recurrence along i then only applies the
+ * i-neighbour block and substitutes. */
+enum { LU_NW = 10 + LU_NF };
+
+/* blts.f on row (j, k): v -= omega (Lz v(k-1) + Ly v(j-1) + Lx v(i-1)); v = D^-1 v */
+static void lower_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, int j, int k,
+                      double *restrict w)
 {
-  double s[5] = {0}, t[5] = {0}, x[5];
-  const double *u = z->u;
-  off_apply(c, 2, -1.0, u + 5 * (q - sz), z->rho_i[q - sz], z->qs[q - sz], v + 5 * (q - sz), s);
-  off_apply(c, 1, -1.0, u + 5 * (q - sy), z->rho_i[q - sy], z->qs[q - sy], v + 5 * (q - sy), t);
-  off_apply(c, 0, -1.0, u + 5 * (q - sx), z->rho_i[q - sx], z->qs[q - sx], v + 5 * (q - sx), t);
-  for (int m = 0; m < 5; m++) {
-    x[m] = v[5 * q + m] - omega * s[m];
-    x[m] -= omega * t[m];
+  const int nx = z->nx;
+  const size_t sy = (size_t)nx, sz = (size_t)nx * z->ny, q0 = IDX(z, 0, j, k);
+  const double *u = z->u, *rho = z->rho_i, *qs = z->qs;
+  for (int i = 1; i < nx - 1; i++) {
+    size_t q = q0 + (size_t)i;
+    double s[5] = {0}, *wi = w + LU_NW * i;
+    for (int m = 0; m < 5; m++)
+      wi[5 + m] = 0.0;
+    off_apply(c, 2, -1.0, u + 5 * (q - sz), rho[q - sz], qs[q - sz], v + 5 * (q - sz), s);
+    off_apply(c, 1, -1.0, u + 5 * (q - sy), rho[q - sy], qs[q - sy], v + 5 * (q - sy), wi + 5);
+    for (int m = 0; m < 5; m++)
+      wi[m] = v[5 * q + m] - omega * s[m];
+    diag_factors(c, u + 5 * q, rho[q], wi + 10);
   }
-  diag_solve(c, u + 5 * q, z->rho_i[q], x);
-  memcpy(v + 5 * q, x, sizeof x);
+  for (int i = 1; i < nx - 1; i++) {
+    size_t q = q0 + (size_t)i;
+    double *wi = w + LU_NW * i, x[5];
+    off_apply(c, 0, -1.0, u + 5 * (q - 1), rho[q - 1], qs[q - 1], v + 5 * (q - 1), wi + 5);
+    for (int m = 0; m < 5; m++)
+      x[m] = wi[m] - omega * wi[5 + m];
+    diag_subst(wi + 10, x);
+    memcpy(v + 5 * q, x, sizeof x);
+  }
 }
 
-/* buts.f at one point: t = D^-1 omega (Uz v(k+1) + Uy v(j+1) + Ux v(i+1)); v -= t */
-static inline void upper_point(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, size_t q,
-                               size_t sx, size_t sy, size_t sz)
+/* buts.f on row (j, k), i descending: t = D^-1 omega (Uz v(k+1) + Uy v(j+1) + Ux v(i+1));
+ * v -= t */
+static void upper_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, int j, int k,
+                      double *restrict w)
 {
-  double s[5] = {0}, t[5] = {0}, x[5];
-  const double *u = z->u;
-  off_apply(c, 2, 1.0, u + 5 * (q + sz), z->rho_i[q + sz], z->qs[q + sz], v + 5 * (q + sz), s);
-  off_apply(c, 1, 1.0, u + 5 * (q + sy), z->rho_i[q + sy], z->qs[q + sy], v + 5 * (q + sy), t);
-  off_apply(c, 0, 1.0, u + 5 * (q + sx), z->rho_i[q + sx], z->qs[q + sx], v + 5 * (q + sx), t);
-  for (int m = 0; m < 5; m++)
-    x[m] = omega * s[m] + omega * t[m];
-  diag_solve(c, u + 5 * q, z->rho_i[q], x);
-  for (int m = 0; m < 5; m++)
-    v[5 * q + m] -= x[m];
+  const int nx = z->nx;
+  const size_t sy = (size_t)nx, sz = (size_t)nx * z->ny, q0 = IDX(z, 0, j, k);
+  const double *u = z->u, *rho = z->rho_i, *qs = z->qs;
+  for (int i = 1; i < nx - 1; i++) {
+    size_t q = q0 + (size_t)i;
+    double *wi = w + LU_NW * i;
+    for (int m = 0; m < 10; m++)
+      wi[m] = 0.0;
+    off_apply(c, 2, 1.0, u + 5 * (q + sz), rho[q + sz], qs[q + sz], v + 5 * (q + sz), wi);
+    off_apply(c, 1, 1.0, u + 5 * (q + sy), rho[q + sy], qs[q + sy], v + 5 * (q + sy), wi + 5);
+    diag_factors(c, u + 5 * q, rho[q], wi + 10);
+  }
+  for (int i = nx - 2; i >= 1; i--) {
+    size_t q = q0 + (size_t)i;
+    double *wi = w + LU_NW * i, x[5];
+    off_apply(c, 0, 1.0, u + 5 * (q + 1), rho[q + 1], qs[q + 1], v + 5 * (q + 1), wi + 5);
+    for (int m = 0; m < 5; m++)
+      x[m] = omega * wi[m] + omega * wi[5 + m];
+    diag_subst(wi + 10, x);
+    for (int m = 0; m < 5; m++)
+      v[5 * q + m] -= x[m];
+  }
 }
 
 /* ---- SSOR (ssor.f) with the sweeps pipelined over the team's j-row blocks ---- */
@@ -314,7 +360,6 @@ int mz_lu_ssor(mz_adi_zone_t *z)
   lu_state_t *s = z->solver;
   const lu_consts_t *c = &s->c;
   const int nx = z->nx, ny = z->ny, nz = z->nz, K = nz - 2;
-  const size_t sx = 1, sy = (size_t)nx, sz = (size_t)nx * ny;
   double *rsd = z->rhs, *u = z->u;
   const double tmp = 1.0 / (omega * (2.0 - omega));
 #pragma omp parallel num_threads(s->prog.nthreads < omp_get_max_threads() ? s->prog.nthreads : omp_get_max_threads())
@@ -328,14 +373,14 @@ int mz_lu_ssor(mz_adi_zone_t *z)
           for (int m = 0; m < 5; m++)
             rsd[5 * q + m] *= c->dt;
     /* (the barrier above also orders the counter resets before any wait) */
+    double w[LU_NW * nx]; /* the row's work space (lower_row, upper_row) */
     const int rows = ny - 2, jlo = 1 + t * rows / nt, jhi = 1 + (t + 1) * rows / nt; /* [jlo, jhi) */
     for (int st = 1; st <= K; st++) {
       int k = st;
       if (t > 0)
         hk_progress_wait(&s->prog, t - 1, st);
       for (int j = jlo; j < jhi; j++)
-        for (int i = 1; i < nx - 1; i++)
-          lower_point(z, c, rsd, IDX(z, i, j, k), sx, sy, sz);
+        lower_row(z, c, rsd, j, k, w);
       hk_progress_post(&s->prog, t, st);
     }
     for (int st = 1; st <= K; st++) {
@@ -343,8 +388,7 @@ int mz_lu_ssor(mz_adi_zone_t *z)
       if (t < nt - 1)
         hk_progress_wait(&s->prog, t + 1, K + st);
       for (int j = jhi - 1; j >= jlo; j--)
-        for (int i = nx - 2; i >= 1; i--)
-          upper_point(z, c, rsd, IDX(z, i, j, k), sx, sy, sz);
+        upper_row(z, c, rsd, j, k, w);
       hk_progress_post(&s->prog, t, K + st);
     }
 #pragma omp barrier
