@@ -73,6 +73,10 @@ static inline void hk_progress_wait(hk_progress_t *p, int who, long step)
        spin++)
     if (spin >= 200)
       sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+    else
+      __builtin_ia32_pause(); /* be gentle with a hyper-thread sibling while spinning */
+#endif
 }
 
 /* bounded distance: I (at my step `mine`) may run at most `distance` steps ahead of `who` */
