@@ -34,8 +34,8 @@ const hk_app_t mz_app = {
       "boundaries exchanged every time step (LU-MZ: every SSOR iteration; its lower and upper\n"
       "sweeps pipelined over the threads, each owning a block of j-rows).\n"
       "Verifies the residual and error norms (LU-MZ: and the surface integral) against the\n"
-      "official values (relative 1e-8)\n"
-      "and exits 1 when they differ.  Mop/s from the NPB formulas over the slowest rank's time.",
+      "official values (relative 1e-8) and exits 1 when they differ.  Mop/s from the NPB\n"
+      "formulas over the slowest rank's time.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
 };

@@ -6,12 +6,15 @@
 
 void mz_print_map(const mz_run_t *r)
 {
-  printf("\n NAS Parallel Benchmarks (NPB3.3-MZ problems, hybridkit C) - %s\n\n",
-         mz_bench_name(r->bench));
+  printf("\n NAS Parallel Benchmarks (%s problems, hybridkit C) - %s\n\n",
+         r->bench == MZ_BENCH_LU ? "NPB3.4-MZ" : "NPB3.3-MZ", mz_bench_name(r->bench));
   printf(" Number of zones: %3d x %3d\n Iterations: %4d    dt: %10.6f\n", r->cls->x_zones,
          r->cls->y_zones, r->niter, r->cls->dt);
   printf(" Number of active processes: %5d, threads per process: %d (%d zone(s) at once x %d)\n",
          r->nprocs, r->threads, r->outer, r->inner);
+  if (r->bench == MZ_BENCH_LU)
+    printf(" Process grid NXP x NZP: 1 x %d (zones only; the x split of NPB3.4-MZ is not "
+           "implemented)\n", r->nprocs);
   if (r->cfg->quiet)
     return;
   printf("\n Zone-process mapping (%s):\n proc nzones  zone_size nthreads size_per_thread\n",
