@@ -46,7 +46,8 @@ typedef struct lu_state {
   hk_progress_t prog;
 } lu_state_t;
 
-#define IDX(z, i, j, k) ((((size_t)(k) * (size_t)(z)->ny + (size_t)(j)) * (size_t)(z)->nx) + (size_t)(i))
+#define IDX(z, i, j, k) \
+  ((((size_t)(k) * (size_t)(z)->ny + (size_t)(j)) * (size_t)(z)->nx) + (size_t)(i))
 
 /* exact.f: the exact solution at the zone's point (i, j, k), zone-local coordinates */
 static void exact(const mz_adi_zone_t *z, int i, int j, int k, double out[5])
@@ -362,7 +363,9 @@ int mz_lu_ssor(mz_adi_zone_t *z)
   const int nx = z->nx, ny = z->ny, nz = z->nz, K = nz - 2;
   double *rsd = z->rhs, *u = z->u;
   const double tmp = 1.0 / (omega * (2.0 - omega));
-#pragma omp parallel num_threads(s->prog.nthreads < omp_get_max_threads() ? s->prog.nthreads : omp_get_max_threads())
+  const int team = s->prog.nthreads < omp_get_max_threads() ? s->prog.nthreads
+                                                            : omp_get_max_threads();
+#pragma omp parallel num_threads(team)
   {
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
     hk_progress_reset_mine(&s->prog, t);
@@ -374,7 +377,8 @@ int mz_lu_ssor(mz_adi_zone_t *z)
             rsd[5 * q + m] *= c->dt;
     /* (the barrier above also orders the counter resets before any wait) */
     double w[LU_NW * nx]; /* the row's work space (lower_row, upper_row) */
-    const int rows = ny - 2, jlo = 1 + t * rows / nt, jhi = 1 + (t + 1) * rows / nt; /* [jlo, jhi) */
+    /* my rows [jlo, jhi) */
+    const int rows = ny - 2, jlo = 1 + t * rows / nt, jhi = 1 + (t + 1) * rows / nt;
     for (int st = 1; st <= K; st++) {
       int k = st;
       if (t > 0)

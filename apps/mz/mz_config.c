@@ -26,7 +26,8 @@ const hk_app_t mz_app = {
   .program = "hk-mz",
   .summary = "NPB-MZ SP-MZ, BT-MZ (multi-zone ADI solvers) and LU-MZ (SSOR) with MPI across "
              "zones and OpenMP inside",
-  .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] [--output FILE.jsonl]",
+  .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
+           "[--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
