@@ -31,8 +31,8 @@ hk_record_test(mz.record_sp 3 1 ENV ${MZ_ENV} LABELS apps COMMAND ${MZ} --bench 
 hk_expect_test(mz.help 0 "^usage: hk-mz --bench sp\\|bt" COMMAND ${MZ} --help)
 hk_expect_test(mz.bad_class 2 "hk-mz: error: (rank 0: )?unknown class 'Q' for BT-MZ \\(classes: SWABCD\\)"
                ONCE NP 2 COMMAND ${MZ} --bench bt --class Q)
-hk_expect_test(mz.bad_bench 2 "unknown benchmark 'lu' \\(sp or bt\\)" ONCE NP 2
-               COMMAND ${MZ} --bench lu --class S)
+hk_expect_test(mz.bad_bench 2 "unknown benchmark 'xy' \\(sp, bt or lu\\)" ONCE NP 2
+               COMMAND ${MZ} --bench xy --class S)
 hk_expect_test(mz.too_many_procs 2 "SP-MZ class S has 4 zones: at most 4 processes \\(got 5\\)"
                ONCE NP 5 COMMAND ${MZ} --bench sp --class S)
 hk_expect_test(mz.zone_threads_divide 2 "--zone-threads 3 must divide the 2 OpenMP thread\\(s\\)"
@@ -44,3 +44,34 @@ hk_expect_test(mz.no_nesting 1
 # the verification can fail: fewer steps than the class's
 hk_expect_test(mz.unverified 1 "BT-MZ class S: verification UNSUCCESSFUL \\(steps differ" ONCE NP 2
                COMMAND ${MZ} --bench bt --class S --steps 5 --quiet)
+
+# ---- LU-MZ (issue 19): 4 x 4 equal zones, SSOR with the sweeps pipelined over the threads ----
+hk_test_exe(test_progress unit/test_progress.c)
+target_include_directories(test_progress PRIVATE ${CMAKE_SOURCE_DIR}/apps/common)
+target_link_libraries(test_progress PRIVATE OpenMP::OpenMP_C)
+add_test(NAME unit.progress COMMAND test_progress)
+set_tests_properties(unit.progress PROPERTIES LABELS unit TIMEOUT 60
+  ENVIRONMENT "OMP_WAIT_POLICY=passive")
+hk_mpi_test(mz.lu.S hk-mz ARGS --bench lu --class S --quiet ENV ${MZ_ENV} LABELS apps)
+# more threads than a zone's 4 interior rows of class S: empty row blocks in the pipeline
+hk_mpi_test(mz.lu.S.threads hk-mz ARGS --bench lu --class S --quiet RANKS 1 THREADS 3 5
+            ENV ${MZ_ENV} LABELS apps)
+hk_mpi_test(mz.lu.S.zone_threads hk-mz ARGS --bench lu --class S --zone-threads 2 --quiet
+            RANKS 2 THREADS 4 ENV ${MZ_ENV} LABELS apps)
+hk_mpi_test(mz.lu.W hk-mz ARGS --bench lu --class W --quiet RANKS 3 4 THREADS 2
+            ENV ${MZ_ENV} LABELS apps)
+hk_mpi_test(mz.lu.W hk-mz ARGS --bench lu --class W --quiet RANKS 2 THREADS 1
+            ENV ${MZ_ENV} LABELS apps)
+hk_record_test(mz.record_lu 2 2 ENV ${MZ_ENV} LABELS apps COMMAND ${MZ} --bench lu --class S --quiet)
+hk_expect_test(mz.lu.bad_class 2 "unknown class 'E' for LU-MZ \\(classes: SWABCD\\)" ONCE NP 2
+               COMMAND ${MZ} --bench lu --class E)
+hk_expect_test(mz.lu.unverified 1 "LU-MZ class S: verification UNSUCCESSFUL \\(steps differ" ONCE
+               NP 2 COMMAND ${MZ} --bench lu --class S --steps 5 --quiet)
+# --rebalance-threads (the reference's BT-MZ thread re-balancing): BT-MZ class S on 3 ranks x 2
+# threads, loads 1944, 864, 648 points: 576 per thread -> 3, 1, 1 + the leftover to the most
+# points per thread (rank 1: 864) -> 3, 2, 1 (hand-computed), and the run still verifies
+hk_expect_test(mz.rebalance_threads 0 "1944 +3 +648\n +1 +2 +864 +2 +432\n +2 +1 +648 +1 +648.*SUCCESSFUL"
+               NP 3 ENV OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
+               COMMAND ${MZ} --bench bt --class S --rebalance-threads)
+hk_expect_test(mz.rebalance_zone_threads 2 "--rebalance-threads works with --zone-threads 1 only"
+               ONCE NP 2 COMMAND ${MZ} --bench bt --class S --rebalance-threads --zone-threads 2)

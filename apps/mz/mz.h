@@ -6,6 +6,7 @@
  *   mz_verify.c   the NPB verification (norms against the official values)
  *   mz_report.c   the NPB-style output and the record
  *   mz_kinds.c    the declared fields of the record
+ *   sp.c, bt.c, lu.c  the zone solvers (lu.c: LU-MZ's SSOR, pipelined sweeps)
  */
 #ifndef HK_MZ_H
 #define HK_MZ_H
@@ -24,6 +25,7 @@ typedef struct mz_config {
   int niter;          /* time steps (the class's unless --steps) */
   int zone_threads;   /* zones a process solves at once */
   int quiet;
+  int rebalance;      /* --rebalance-threads */
   const char *output; /* NULL: no JSON Lines */
 } mz_config_t;
 
@@ -40,6 +42,9 @@ typedef struct mz_solver {
   int (*setup)(mz_adi_zone_t *z);
   int (*adi)(mz_adi_zone_t *z);  /* one time step: 0, or -1 (no work space) */
   void (*release)(mz_adi_zone_t *z);
+  void (*init)(mz_adi_zone_t *z, int first); /* initial u (first: also the forcing) */
+  /* per-zone verification quantities (xci: LU-MZ's surface integral, 0 otherwise) */
+  void (*norms)(mz_adi_zone_t *z, double xcr[5], double xce[5], double *xci);
 } mz_solver_t;
 
 typedef struct mz_run {
@@ -50,13 +55,14 @@ typedef struct mz_run {
   int rank, nprocs, threads, outer, inner, niter;
   mz_zones_t zones;
   mz_map_t map;
+  int *proc_threads;       /* --rebalance-threads: threads per process (else NULL) */
   int nlocal;
   int *local;              /* global ids of my zones, largest first */
   mz_adi_zone_t *zone;     /* my zones, same order */
   double **u;              /* per global zone: u of my zones, NULL otherwise */
   mz_exchange_t *ex;
   double t_step, t_comm, t_compute; /* per rank, seconds (per step for t_step) */
-  double xcr[5], xce[5];
+  double xcr[5], xce[5], xci;
   int verified;
 } mz_run_t;
 

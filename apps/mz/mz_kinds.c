@@ -4,7 +4,8 @@
 #include "mz_kinds.h"
 
 static const hk_field_decl_t fields[] = {
-  {"bench", PS, NULL, SAME, 0, 0, "sp (SP-MZ) or bt (BT-MZ)"},
+  /* name, type, unit, ranks, phase, optional, meaning */
+  {"bench", PS, NULL, SAME, 0, 0, "sp (SP-MZ), bt (BT-MZ) or lu (LU-MZ)"},
   {"class", PS, NULL, SAME, 0, 0, "NPB problem class"},
   {"procs", PI, NULL, SAME, 0, 0, "MPI processes"},
   {"threads", PI, NULL, SAME, 0, 0, "OpenMP threads per process"},

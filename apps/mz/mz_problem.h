@@ -14,7 +14,7 @@
 #ifndef HK_MZ_PROBLEM_H
 #define HK_MZ_PROBLEM_H
 
-typedef enum mz_bench { MZ_BENCH_SP = 0, MZ_BENCH_BT = 1, MZ_NBENCH } mz_bench_t;
+typedef enum mz_bench { MZ_BENCH_SP = 0, MZ_BENCH_BT = 1, MZ_BENCH_LU = 2, MZ_NBENCH } mz_bench_t;
 
 /* One class of one benchmark: sizes, steps, dt and the official verification values. */
 typedef struct mz_class {
@@ -25,11 +25,13 @@ typedef struct mz_class {
   double dt;
   int niter;
   double xcr[5], xce[5];    /* reference RMS norms of the residual and of the error */
+  double xci;               /* LU-MZ: reference surface integral (0: none) */
 } mz_class_t;
 
-/* mz_bench_parse: "sp"/"bt" (either case); -1 when unknown. */
+/* mz_bench_parse: "sp"/"bt"/"lu" (either case); -1 when unknown. */
 int mz_bench_parse(const char *s);
-const char *mz_bench_name(mz_bench_t b);  /* "SP-MZ", "BT-MZ" */
+const char *mz_bench_name(mz_bench_t b);  /* "SP-MZ", "BT-MZ", "LU-MZ" */
+const char *mz_bench_key(mz_bench_t b);   /* "sp", "bt", "lu" */
 /* mz_class_find: the class `name` of benchmark b, NULL when there is none. */
 const mz_class_t *mz_class_find(mz_bench_t b, char name);
 /* mz_class_list: the class letters of b, e.g. "SWABCDEF". */
@@ -71,6 +73,14 @@ typedef struct mz_map {
  * (the reference refuses more processes than zones). */
 int mz_map_zones(const mz_zones_t *z, int nprocs, mz_map_kind_t want, mz_map_t *m);
 void mz_map_free(mz_map_t *m);
+
+/* mz_rebalance_threads: the reference's thread re-balancing (NPB3.4-MZ BT-MZ setup_mpi.f,
+ * one processor group = all processes): threads[p] (in: each process's threads; out: the new
+ * counts, same total) so that points per thread are even: each process floor(load /
+ * (total load / total threads)), at least 1; the threads left over go one at a time to the
+ * process with the most points per thread (first such process on ties).  Returns 0, or -1
+ * when nprocs < 1. */
+int mz_rebalance_threads(int nprocs, const long long *load, int *threads);
 
 /* Mop/s of `niter` steps of benchmark b over all zones in `seconds` (NPB-MZ's formulas). */
 double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds);

@@ -6,19 +6,25 @@
 
 void mz_print_map(const mz_run_t *r)
 {
-  printf("\n NAS Parallel Benchmarks (NPB3.3-MZ problems, hybridkit C) - %s\n\n",
-         mz_bench_name(r->bench));
+  printf("\n NAS Parallel Benchmarks (%s problems, hybridkit C) - %s\n\n",
+         r->bench == MZ_BENCH_LU ? "NPB3.4-MZ" : "NPB3.3-MZ", mz_bench_name(r->bench));
   printf(" Number of zones: %3d x %3d\n Iterations: %4d    dt: %10.6f\n", r->cls->x_zones,
          r->cls->y_zones, r->niter, r->cls->dt);
   printf(" Number of active processes: %5d, threads per process: %d (%d zone(s) at once x %d)\n",
          r->nprocs, r->threads, r->outer, r->inner);
+  if (r->bench == MZ_BENCH_LU)
+    printf(" Process grid NXP x NZP: 1 x %d (zones only; the x split of NPB3.4-MZ is not "
+           "implemented)\n", r->nprocs);
   if (r->cfg->quiet)
     return;
   printf("\n Zone-process mapping (%s):\n proc nzones  zone_size nthreads size_per_thread\n",
          r->map.kind == MZ_MAP_BLOCK ? "blocks" : "bin packing");
+  if (r->proc_threads)
+    printf(" (threads re-balanced between processes: --rebalance-threads)\n");
   for (int p = 0; p < r->nprocs; p++) {
-    printf(" %4d  %5d  %9lld  %7d  %14lld\n", p, r->map.count[p], r->map.load[p], r->threads,
-           r->map.load[p] / r->threads);
+    int nt = r->proc_threads ? r->proc_threads[p] : r->threads;
+    printf(" %4d  %5d  %9lld  %7d  %14lld\n", p, r->map.count[p], r->map.load[p], nt,
+           r->map.load[p] / nt);
     for (int zone = 0; zone < r->zones.nzones; zone++)
       if (r->map.owner[zone] == p) {
         const mz_zone_t *q = &r->zones.zone[zone];
@@ -70,7 +76,7 @@ static void record_fields(hk_record_t *rec, const mz_run_t *r, const char *size,
 {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  hk_record_param_str(rec, "bench", r->bench == MZ_BENCH_BT ? "bt" : "sp");
+  hk_record_param_str(rec, "bench", mz_bench_key(r->bench));
   hk_record_param_str(rec, "class", (char[]){r->cls->name, 0});
   hk_record_param_int(rec, "procs", r->nprocs);
   hk_record_param_int(rec, "threads", r->threads);

@@ -7,12 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bt.h"
+#include "lu.h"
 #include "mz.h"
 #include "sp.h"
 
+/* SP and BT: initialize (and exact_rhs the first time); norms as verify.f of SP/BT-MZ */
+static void adi_init(mz_adi_zone_t *z, int first)
+{
+  mz_adi_initialize(z);
+  if (first)
+    mz_adi_exact_rhs(z);
+}
+
+static void adi_norms(mz_adi_zone_t *z, double xcr[5], double xce[5], double *xci)
+{
+  mz_adi_error_norm(z, xce);
+  mz_adi_compute_rhs(z);
+  mz_adi_rhs_norm(z, xcr);
+  for (int m = 0; m < 5; m++)
+    xcr[m] /= z->c.dt;
+  *xci = 0.0;
+}
+
 static const mz_solver_t solvers[MZ_NBENCH] = {
-  [MZ_BENCH_SP] = {1, MZ_MAP_BLOCK, mz_sp_setup, mz_sp_adi, mz_sp_free},
-  [MZ_BENCH_BT] = {0, MZ_MAP_BINPACK, mz_bt_setup, mz_bt_adi, mz_bt_free},
+  [MZ_BENCH_SP] = {1, MZ_MAP_BLOCK, mz_sp_setup, mz_sp_adi, mz_sp_free, adi_init, adi_norms},
+  [MZ_BENCH_BT] = {0, MZ_MAP_BINPACK, mz_bt_setup, mz_bt_adi, mz_bt_free, adi_init, adi_norms},
+  [MZ_BENCH_LU] = {0, MZ_MAP_BLOCK, mz_lu_setup, mz_lu_ssor, mz_lu_free, mz_lu_init,
+                   mz_lu_norms},
 };
 
 /* name the environment setting that switched nesting off, for the error message */
@@ -64,6 +85,26 @@ static int setup_zones(mz_run_t *r)
                         r->zones.nzones, r->nprocs);
   if (err != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the zone map");
+  return HK_SUCCESS;
+}
+
+/* --rebalance-threads: the threads of all processes re-distributed by their points
+ * (mz_rebalance_threads); this process then runs its share.  Collective: MPI_COMM_WORLD. */
+static int rebalance_threads(mz_run_t *r)
+{
+  if (!r->cfg->rebalance)
+    return HK_SUCCESS;
+  r->proc_threads = malloc((size_t)r->nprocs * sizeof *r->proc_threads);
+  int ok = r->proc_threads != NULL, all_ok;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the thread counts");
+  if (MPI_Allgather(&r->threads, 1, MPI_INT, r->proc_threads, 1, MPI_INT, MPI_COMM_WORLD) !=
+      MPI_SUCCESS)
+    return hk_error_set(HK_ERR_MPI, "MPI_Allgather of the thread counts failed");
+  mz_rebalance_threads(r->nprocs, r->map.load, r->proc_threads);
+  r->inner = r->proc_threads[r->rank];
+  omp_set_num_threads(r->inner);
   return HK_SUCCESS;
 }
 
@@ -119,8 +160,7 @@ static int setup_local(mz_run_t *r)
     z->c = c;
     if (r->solver->setup(z) != 0)
       return hk_error_set(HK_ERR_NOMEM, "no memory for the solver of zone %d", r->local[i]);
-    mz_adi_initialize(z);
-    mz_adi_exact_rhs(z);
+    r->solver->init(z, 1);
     r->u[r->local[i]] = z->u;
   }
   return HK_SUCCESS;
@@ -168,7 +208,7 @@ static int warm_up(mz_run_t *r)
 {
   int err = step(r);
   for (int i = 0; i < r->nlocal; i++)
-    mz_adi_initialize(&r->zone[i]);
+    r->solver->init(&r->zone[i], 0);
   r->t_comm = r->t_compute = 0.0;
   return err;
 }
@@ -196,6 +236,7 @@ static void run_free(mz_run_t *r)
   }
   free(r->zone);
   free(r->local);
+  free(r->proc_threads);
   free(r->u);
   mz_exchange_destroy(&r->ex);
   mz_map_free(&r->map);
@@ -212,7 +253,8 @@ int mz_run(void *arg)
   int err = setup_threads(&r);
   if (!err)
     err = setup_zones(&r);
-  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)))
+  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)) ||
+      (err = rebalance_threads(&r)))
     goto done;
   if (r.rank == 0)
     mz_print_map(&r);

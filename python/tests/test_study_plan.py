@@ -118,7 +118,7 @@ def test_fixed_layouts():
 def test_mz_and_mc_plug_in_by_description():
     mz = appdesc.get("mz")
     runs = expand(mz, "quick", HERE)
-    assert {r.param_dict["bench"] for r in runs} == {"sp", "bt"}
+    assert {r.param_dict["bench"] for r in runs} == {"sp", "bt", "lu"}
     assert mz.argv({"bench": "sp", "class": "S"}, 2, 1) == ["--bench", "sp", "--class", "S"]
     assert (mz.kind, mz.metric.value, mz.metric.unit) == ("mz", "mops", "Mop/s")
     mc = appdesc.get("mc")

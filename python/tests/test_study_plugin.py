@@ -38,15 +38,16 @@ def test_mz_sweep_and_report(cli, study_bin, fixtures, tmp_path, monkeypatch):
     result = cli(["sweep", "mz", "--quick", "--launcher", "replay", "-o", str(out)])
     assert result.code == 0, result.err
     runs = sorted(p.name for p in (out / "runs" / "mz").iterdir())
-    assert runs == ["1x2-bench_bt-class_S", "1x2-bench_sp-class_S", "2x1-bench_bt-class_S",
-                    "2x1-bench_sp-class_S"]
+    assert runs == ["1x2-bench_bt-class_S", "1x2-bench_lu-class_S", "1x2-bench_sp-class_S",
+                    "2x1-bench_bt-class_S", "2x1-bench_lu-class_S", "2x1-bench_sp-class_S"]
     assert "--bench bt --class S --output" in \
         (out / "runs/mz/1x2-bench_bt-class_S/command.txt").read_text()
 
     report = cli(["report", str(out), "-o", str(tmp_path / "mz.md"), "--format", "md"])
     assert report.code == 0, report.err
     md = (tmp_path / "mz.md").read_text()
-    assert "## mz: NPB-MZ SP-MZ / BT-MZ multi-zone benchmarks" in md
+    assert "## mz: NPB-MZ SP-MZ / BT-MZ / LU-MZ multi-zone benchmarks" in md
     assert "*Figure: mz: mops vs threads per process" in md
     assert "*Figure: mz: memory (max resident set)" in md
-    assert "| verified |" in md and "| 812.5 | 812.5-812.5 | 2/2 | 0.015 |  | 1 |" in md
+    # the replay answers every run (sp, bt, lu) with the one sp record: 3 runs per layout
+    assert "| verified |" in md and "| 812.5 | 812.5-812.5 | 3/3 | 0.015 |  | 1 |" in md

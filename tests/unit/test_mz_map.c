@@ -159,7 +159,8 @@ static void names(void)
 {
   CHECK_EQ_INT(mz_bench_parse("bt"), MZ_BENCH_BT);
   CHECK_EQ_INT(mz_bench_parse("SP"), MZ_BENCH_SP);
-  CHECK_EQ_INT(mz_bench_parse("lu"), -1);
+  CHECK_EQ_INT(mz_bench_parse("lu"), MZ_BENCH_LU);
+  CHECK_EQ_INT(mz_bench_parse("xy"), -1);
   CHECK(mz_class_find(MZ_BENCH_BT, 'Q') == NULL);
   CHECK(mz_class_find(MZ_BENCH_BT, 'w') != NULL);
   CHECK_STR(mz_class_list(MZ_BENCH_SP), "SWABCD");
@@ -171,8 +172,55 @@ static void names(void)
   mz_zones_free(&z);
 }
 
+/* LU-MZ: 4 x 4 equal zones in every class; the Mop/s formula of LU-MZ/lu.f by hand */
+static void lu_zones(void)
+{
+  mz_zones_t z;
+  CHECK_EQ_INT(mz_zones_setup(mz_class_find(MZ_BENCH_LU, 'S'), &z), 0);
+  CHECK_EQ_INT(z.nzones, 16);
+  for (int i = 0; i < z.nzones; i++)
+    CHECK(z.zone[i].nx == 6 && z.zone[i].ny == 6 && z.zone[i].nz == 6);
+  /* per zone: 1984.77*216 - 10923.3*36 + 27770.9*6 - 144010 = 58086.92; 16 zones, 50 it */
+  CHECK(fabs(mz_mops(MZ_BENCH_LU, &z, 50, 1.0) - 46.469536) < 1e-9);
+  mz_zones_free(&z);
+  CHECK_EQ_INT(mz_zones_setup(mz_class_find(MZ_BENCH_LU, 'B'), &z), 0);
+  CHECK(z.nzones == 16 && z.zone[15].nx == 76 && z.zone[15].ny == 52 && z.zone[15].nz == 17);
+  mz_zones_free(&z);
+  CHECK_STR(mz_class_list(MZ_BENCH_LU), "SWABCD");
+}
+
+/* thread re-balancing (BT-MZ setup_mpi.f), hand-computed */
+static void rebalance(void)
+{
+  /* loads 6:3:1, 2 threads each: 10/6 points per thread -> floor 3, 1, 0->1 (5 threads);
+   * the 6th goes to the most points per thread: 6/3 = 2, 3/1 = 3, 1/1 = 1 -> process 1 */
+  long long load3[3] = {600, 300, 100};
+  int t3[3] = {2, 2, 2};
+  CHECK_EQ_INT(mz_rebalance_threads(3, load3, t3), 0);
+  CHECK(t3[0] == 3 && t3[1] == 2 && t3[2] == 1);
+  /* equal loads keep equal threads */
+  long long eq[4] = {5, 5, 5, 5};
+  int t4[4] = {2, 2, 2, 2};
+  mz_rebalance_threads(4, eq, t4);
+  CHECK(t4[0] == 2 && t4[1] == 2 && t4[2] == 2 && t4[3] == 2);
+  /* one thread each cannot move: at least 1 */
+  long long skew[2] = {1000, 1};
+  int t2[2] = {1, 1};
+  mz_rebalance_threads(2, skew, t2);
+  CHECK(t2[0] == 1 && t2[1] == 1);
+  /* a surplus (the minimum of 1 for tiny loads): 4 threads, loads 100:1:1:1 -> 3,1,1,1 = 6;
+   * take back 2 where load/(n-1) is smallest: only process 0 has more than 1 -> 1,1,1,1 */
+  long long tiny[4] = {100, 1, 1, 1};
+  int tt[4] = {1, 1, 1, 1};
+  mz_rebalance_threads(4, tiny, tt);
+  CHECK(tt[0] == 1 && tt[1] == 1 && tt[2] == 1 && tt[3] == 1);
+  CHECK_EQ_INT(mz_rebalance_threads(0, tiny, tt), -1);
+}
+
 int main(void)
 {
+  lu_zones();
+  rebalance();
   all_classes();
   bt_class_s();
   sp_blocks();
