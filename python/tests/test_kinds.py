@@ -29,8 +29,8 @@ def jacobi_record(t: float = 1.0) -> dict:
     """A jacobi record with every required field; per-rank phases that add up to t (the
     rest is t minus the measured phases, as hk-jacobi computes it)."""
     info = kind_info("jacobi")
-    params = {"mode": "task", "dims": 3, "grid": "8x8x8", "procs": "1x1x1", "threads": 2,
-              "iters": 3, "halo_width": 1, "boundary": "periodic", "map": "sequential",
+    params = {"mode": "task", "dims": 3, "stencil": 7, "halo_stencil": "faces", "grid": "8x8x8",
+              "procs": "1x1x1", "threads": 2, "iters": 3, "halo_width": 1, "boundary": "periodic", "map": "sequential",
               "reserved": 0, "temporal": "off", "verification": "invariant"}
     results = {}
     for name, field in info.schema["properties"]["results"]["properties"].items():
