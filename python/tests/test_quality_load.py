@@ -13,3 +13,16 @@ def test_front_end_cpu_is_own_time():
     load = probe.finish(wall_s=0.3)
     # the 0.3 s spent here are the run's own time, never the machine's other users'
     assert load["own_cpu_s"] >= 0.28
+
+
+def test_busy_needs_share_and_more_than_the_noise_floor(monkeypatch):
+    from hybridkit.quality import BUSY_FLOOR_S, others_busy
+
+    monkeypatch.delenv("HK_BUSY_SHARE", raising=False)
+    # 0.14 CPU-s beside a 0.5 s run on 2 CPUs: 14 % of the machine, but tick noise
+    assert not others_busy(0.14, 0.5, 2)
+    # the same share over a longer run is real load
+    assert others_busy(1.4, 5.0, 2)
+    # much CPU time, but a small share of a long run: not busy
+    assert not others_busy(2.0, 100.0, 2)
+    assert others_busy(BUSY_FLOOR_S + 0.05, 0.5, 2)

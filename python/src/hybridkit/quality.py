@@ -6,7 +6,8 @@ repeats.
               CPU time the rest of the machine used during the run: busy time of every CPU
               from /proc/stat minus the run's own CPU time (rusage of its children and of
               the front end itself)
-        busy: true when others used more than BUSY_SHARE of the machine during the run
+        busy: true when others used more than BUSY_SHARE of the machine during the run (and
+              more than BUSY_FLOOR_S CPU seconds: below that it is measurement noise)
         oversubscribe: more ranks x threads than cores -> a functional run, never a
               performance result
 
@@ -31,6 +32,22 @@ def busy_share() -> float:
             os.environ.get("HK_BUSY_SHARE") else BUSY_SHARE
     except ValueError:
         return BUSY_SHARE
+
+
+# ... and more than this many CPU seconds in all: below it, what /proc/stat shows beside our
+# own rusage is its 10 ms ticks and the kernel's work starting and ending our processes
+# (measured on an idle 2-core machine: 0.02-0.14 CPU-s around 0.4 s hk-mz runs, which the
+# share alone called busy)
+BUSY_FLOOR_S = 0.15
+
+
+def others_busy(others_cpu_s: float, wall_s: float, cpus: int) -> bool:
+    """Others used more than busy_share() of the machine, and more than the floor."""
+    if wall_s <= 0 or cpus <= 0:
+        return False
+    return others_cpu_s / (wall_s * cpus) > busy_share() and others_cpu_s > BUSY_FLOOR_S
+
+
 FUNCTIONAL = "functional run, not a performance result"
 
 
@@ -93,7 +110,7 @@ class LoadProbe:
         share = others / (wall_s * cpus)
         return {"own_cpu_s": round(own, 3), "busy_cpu_s": round(busy, 3),
                 "others_cpu_s": round(others, 3), "share": round(share, 4),
-                "busy": share > busy_share(), "cpus": cpus}
+                "busy": others_busy(others, wall_s, cpus), "cpus": cpus}
 
 
 def is_busy(info: Dict[str, Any]) -> bool:
