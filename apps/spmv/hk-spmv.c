@@ -35,8 +35,7 @@ static const hk_opt_t options[] = {
   {"format", HK_OPT_STR, &opt.format, "F", "crs|jds|sell", 0},
   {"chunk", HK_OPT_INT, &opt.chunk, "C", "SELL: rows per chunk", 0},
   {"sigma", HK_OPT_INT, &opt.sigma, "S", "SELL: sorting window in rows (1: no sorting)", 0},
-  {"mode", HK_OPT_STR, &opt.mode, "M",
-   "pure|pure-nb|masteronly|funneled|task|task-balanced|multiple|multiple-reserved", 0},
+  {"mode", HK_OPT_STR, &opt.mode, "M", "hybrid mode, one of --list-modes", 0},
   {"reserved", HK_OPT_INT, &opt.reserved, "m", "communicating threads (multiple-reserved; 0: one)", 0},
   {"iters", HK_OPT_INT, &opt.iters, "K", "timed multiplies", 0},
   {"warmup", HK_OPT_INT, &opt.warmup, "W", "untimed multiplies first", 0},
@@ -51,6 +50,7 @@ static const hk_opt_t options[] = {
 
 static const hk_app_t app = {
   .program = "hk-spmv",
+  .list_modes = 1,
   .summary = "distributed sparse matrix-vector multiply (CRS, JDS, SELL-C-sigma) in every hybrid mode",
   .usage = "[--matrix M] [--format crs|jds|sell] [--chunk C] [--sigma S] [--mode M] [--iters K]\n"
            "       [--solver cg --tol T] [--roofline] [--output FILE.jsonl]",

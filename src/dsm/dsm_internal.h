@@ -96,4 +96,15 @@ double hk__dsm_now(void);
 int hk__dsm_sync(struct hk_dsm *d, int op, const char *what); /* collective agreement on op */
 int hk__dsm_wait(struct hk_dsm *d, MPI_Request *req, const char *what);
 
+/* an MPI call of the protocol: on failure the error (MPI_ERRORS_RETURN on the region's
+ * communicator and windows) goes to errvar and control to the caller's cleanup label */
+#define DSM_MPI(errvar, expr)                                                    \
+  do {                                                                          \
+    int hk__rc = (expr);                                                        \
+    if (hk__rc != MPI_SUCCESS) {                                                \
+      (errvar) = hk__mpi_error(hk__rc, __FILE__, __LINE__, __func__, #expr);    \
+      goto cleanup;                                                             \
+    }                                                                           \
+  } while (0)
+
 #endif

@@ -10,15 +10,6 @@
 #include "dsm_internal.h"
 #include "internal/hk_internal.h"
 
-#define DSM_MPI(errvar, expr)                                                    \
-  do {                                                                          \
-    int hk__rc = (expr);                                                        \
-    if (hk__rc != MPI_SUCCESS) {                                                \
-      (errvar) = hk__mpi_error(hk__rc, __FILE__, __LINE__, __func__, #expr);    \
-      goto cleanup;                                                             \
-    }                                                                           \
-  } while (0)
-
 static void nap(int i)
 {
   if (i < 64) {

@@ -14,15 +14,6 @@
 #endif
 #define DSM_ADDRESS_TRIES 8
 
-#define DSM_MPI(errvar, expr)                                                    \
-  do {                                                                          \
-    int hk__rc = (expr);                                                        \
-    if (hk__rc != MPI_SUCCESS) {                                                \
-      (errvar) = hk__mpi_error(hk__rc, __FILE__, __LINE__, __func__, #expr);    \
-      goto cleanup;                                                             \
-    }                                                                           \
-  } while (0)
-
 size_t hk_dsm_page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 size_t hk_dsm_size(const hk_dsm_t *d) { return d ? d->bytes : 0; }
 
@@ -48,6 +39,19 @@ long hk__dsm_home_pages(const struct hk_dsm *d, int r)
   if (d->home == HK_DSM_HOME_CYCLIC)
     return (d->npages - r + d->size - 1) / d->size;
   return block_first(d->npages, d->size, r + 1) - block_first(d->npages, d->size, r);
+}
+
+/* the region's bookkeeping arrays and the region itself */
+static void free_arrays(struct hk_dsm *d)
+{
+  free(d->state);
+  free((void *)d->written);
+  free(d->mark);
+  free(d->dirty.page);
+  free(d->wrote.page);
+  free((void *)d->lwritten);
+  free(d->lwrote.page);
+  free(d);
 }
 
 int hk_dsm_home_of(const hk_dsm_t *d, size_t offset, int *home)
@@ -293,14 +297,7 @@ cleanup:
       close(d->memfd);
     if (d->comm != MPI_COMM_NULL)
       PMPI_Comm_free(&d->comm);
-    free(d->state);
-    free((void *)d->written);
-    free(d->mark);
-    free(d->dirty.page);
-    free(d->wrote.page);
-    free((void *)d->lwritten);
-    free(d->lwrote.page);
-    free(d);
+    free_arrays(d);
   }
   return err;
 }
@@ -329,14 +326,7 @@ int hk_dsm_free(hk_dsm_t **dsm)
   munmap(d->alias, d->bytes);
   munmap(d->twins, d->bytes);
   close(d->memfd);
-  free(d->state);
-  free((void *)d->written);
-  free(d->mark);
-  free(d->dirty.page);
-  free(d->wrote.page);
-  free((void *)d->lwritten);
-  free(d->lwrote.page);
-  free(d);
+  free_arrays(d);
   return err;
 }
 
