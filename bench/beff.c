@@ -142,15 +142,17 @@ static int time_loops(const run_set_t *rs, const pattern_t *p, int m, long long 
 {
   int err = HK_SUCCESS;
   double t0 = MPI_Wtime();
-  for (int i = pre ? -1 : 0; i < loops && err == HK_SUCCESS; i++) {
+  for (int i = pre ? -1 : 0; i < loops; i++) {
     if (i == 0)
       t0 = MPI_Wtime();
-    err = one_loop(rs, p, m, L, i, 0, mb, bad);
+    if ((err = one_loop(rs, p, m, L, i, 0, mb, bad)) != HK_SUCCESS)
+      break;
   }
   *t = MPI_Wtime() - t0;
-  if (err == HK_SUCCESS) /* untimed: every byte of one more loop checked */
-    err = one_loop(rs, p, m, L, loops, 1, mb, bad);
-  return err;
+  if (err != HK_SUCCESS)
+    return err;
+  /* untimed: every byte of one more loop checked */
+  return one_loop(rs, p, m, L, loops, 1, mb, bad);
 }
 
 /* the original's loop length for size index i, repetition r, method m, on rank 0 */
@@ -217,12 +219,15 @@ static int measure_set(run_set_t *rs, const long long *sizes, double factor, mbu
       }
   int err = HK_SUCCESS, root = rs->rank == 0;
   long long bad = 0;
-  if (MPI_Barrier(rs->comm) != MPI_SUCCESS)
-    err = hk_error_set(HK_ERR_MPI, "barrier before the %s measurement failed", rs->name);
+  if (MPI_Barrier(rs->comm) != MPI_SUCCESS) {
+    free(lt);
+    return hk_agree(rs->comm, hk_error_set(HK_ERR_MPI, "barrier before the %s measurement failed",
+                                           rs->name));
+  }
   double t_all = MPI_Wtime();
-  for (int r = 0; r < NREP && err == HK_SUCCESS; r++) {
+  for (int r = 0; r < NREP; r++) {
     int pre = 1;
-    for (int i = 0; i < NMSG && err == HK_SUCCESS; i++) {
+    for (int i = 0; i < NMSG; i++) {
       if (r >= reps[i]) { /* the largest size, shortened: repetition 0's values */
         for (int p = 0; p < NPAT; p++)
           for (int m = 0; m < NMETH; m++)
@@ -257,14 +262,14 @@ static int measure_set(run_set_t *rs, const long long *sizes, double factor, mbu
           }
         }
       }
-      for (int p = 0; p < NPAT && err == HK_SUCCESS; p++) {
+      for (int p = 0; p < NPAT; p++) {
         const pattern_t *pt = &rs->pat[p];
-        for (int m = 0; m < NMETH && err == HK_SUCCESS; m++) {
+        for (int m = 0; m < NMETH; m++) {
           if (!measure[r][p][i][m])
             continue;
           if (MPI_Barrier(rs->comm) != MPI_SUCCESS) {
             err = hk_error_set(HK_ERR_MPI, "barrier in the %s measurement failed", rs->name);
-            break;
+            goto measured;
           }
           if (pt->comm == MPI_COMM_NULL) {
             rs->rate[r][p][i][m] = posinf; /* not taking part: neutral in the minimum */
@@ -277,6 +282,8 @@ static int measure_set(run_set_t *rs, const long long *sizes, double factor, mbu
           lt->min_time[i][r][m] = fmin(lt->min_time[i][r][m], t);
           long long sent = L * (rs->mult ? rs->mult[rs->rank] : 1);
           rs->rate[r][p][i][m] = t > 0 ? (double)sent * loops * pt->nsr / t : posinf;
+          if (err != HK_SUCCESS)
+            goto measured;
         }
         if (best[r][p] >= 0)
           for (int m = 0; m < NMETH; m++)
@@ -291,30 +298,28 @@ static int measure_set(run_set_t *rs, const long long *sizes, double factor, mbu
       }
     }
   }
+measured: /* a local error leaves the loops at once; the ranks agree on it below */
   rs->elapsed = MPI_Wtime() - t_all;
   free(lt);
-  err = hk_agree(rs->comm, err);
+  if ((err = hk_agree(rs->comm, err)) != HK_SUCCESS)
+    return err;
   long long badall = 0;
-  if (err == HK_SUCCESS)
-    MPI_Allreduce(&bad, &badall, 1, MPI_LONG_LONG, MPI_SUM, rs->comm);
-  if (err == HK_SUCCESS && badall)
-    err = hk_error_set(HK_ERR_STATE, "beff %s: %lld wrong bytes received", rs->name, badall);
-  if (err == HK_SUCCESS &&
-      MPI_Allreduce(MPI_IN_PLACE, rs->rate, NREP * NPAT * NMSG * NMETH, MPI_DOUBLE, MPI_MIN,
+  MPI_Allreduce(&bad, &badall, 1, MPI_LONG_LONG, MPI_SUM, rs->comm);
+  if (badall) /* the same sum on every rank: agreed */
+    return hk_error_set(HK_ERR_STATE, "beff %s: %lld wrong bytes received", rs->name, badall);
+  if (MPI_Allreduce(MPI_IN_PLACE, rs->rate, NREP * NPAT * NMSG * NMETH, MPI_DOUBLE, MPI_MIN,
                     rs->comm) != MPI_SUCCESS)
-    err = hk_error_set(HK_ERR_MPI, "reducing the %s bandwidths failed", rs->name);
-  if (err == HK_SUCCESS) {
-    MPI_Allreduce(MPI_IN_PLACE, &rs->elapsed, 1, MPI_DOUBLE, MPI_MAX, rs->comm);
-    for (int p = 0; p < NPAT; p++)
-      for (int i = 0; i < NMSG; i++) {
-        double b = 0.0;
-        for (int m = 0; m < NMETH; m++)
-          for (int r = 0; r < NREP; r++)
-            b = fmax(b, beff_pattern_bw(rs->rate[r][p][i][m], rs->all_msg0[p], rs->nsr0[p]));
-        rs->b[p][i] = b;
-      }
-  }
-  return err;
+    return hk_error_set(HK_ERR_MPI, "reducing the %s bandwidths failed", rs->name);
+  MPI_Allreduce(MPI_IN_PLACE, &rs->elapsed, 1, MPI_DOUBLE, MPI_MAX, rs->comm);
+  for (int p = 0; p < NPAT; p++)
+    for (int i = 0; i < NMSG; i++) {
+      double b = 0.0;
+      for (int m = 0; m < NMETH; m++)
+        for (int r = 0; r < NREP; r++)
+          b = fmax(b, beff_pattern_bw(rs->rate[r][p][i][m], rs->all_msg0[p], rs->nsr0[p]));
+      rs->b[p][i] = b;
+    }
+  return HK_SUCCESS;
 }
 
 static int run_set(hk_bench_ctx_t *c, run_set_t *rs, const long long *sizes, double factor,
@@ -355,12 +360,10 @@ static int run_set(hk_bench_ctx_t *c, run_set_t *rs, const long long *sizes, dou
   /* rank 0 of ctx->comm is rank 0 of rs->comm and writes the records */
   beff_numbers_t x;
   beff_numbers(rs, &x);
-  err = beff_emit_sizes(c, rs, sizes, &x);
-  if (err == HK_SUCCESS)
-    err = beff_emit_patterns(c, rs);
-  if (err == HK_SUCCESS)
-    err = beff_emit_summary(c, rs, &x, procs, nodes, lmax);
-  return err;
+  if ((err = beff_emit_sizes(c, rs, sizes, &x)) != HK_SUCCESS ||
+      (err = beff_emit_patterns(c, rs)) != HK_SUCCESS)
+    return err; /* agreed by the emits */
+  return beff_emit_summary(c, rs, &x, procs, nodes, lmax);
 }
 
 static int parse_one_size(const char *opt, const char *spec, long long *v)
@@ -451,14 +454,13 @@ static int run(hk_bench_ctx_t *c)
   }
   if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
     goto done;
-  err = run_set(c, hyb, sizes, factor, lmax, ni.nnodes, ni.nnodes);
-  if (err == HK_SUCCESS) {
-    /* rank 0 is a leader (the lowest rank of node 0): its results count */
-    beff_numbers_t xm, xh;
-    beff_numbers(mpp, &xm);
-    beff_numbers(hyb, &xh);
-    err = beff_emit_compare(c, &xm, &xh, ni.nnodes);
-  }
+  if ((err = run_set(c, hyb, sizes, factor, lmax, ni.nnodes, ni.nnodes)) != HK_SUCCESS)
+    goto done;
+  /* rank 0 is a leader (the lowest rank of node 0): its results count */
+  beff_numbers_t xm, xh;
+  beff_numbers(mpp, &xm);
+  beff_numbers(hyb, &xh);
+  err = beff_emit_compare(c, &xm, &xh, ni.nnodes);
 done:
   free(mult);
   if (hyb && hyb->comm != MPI_COMM_NULL)

@@ -91,7 +91,7 @@ int beff_make_patterns(run_set_t *rs, int seed)
   if (!order)
     return hk_error_set(HK_ERR_NOMEM, "no memory for a permutation of %d ranks", n);
   unsigned long long s = 0x9E3779B97F4A7C15ULL ^ (unsigned long long)(unsigned)seed;
-  for (int r = 0; r < NRAND && err == HK_SUCCESS; r++) {
+  for (int r = 0; r < NRAND; r++) {
     if (me == 0) {
       for (int i = 0; i < n; i++)
         order[i] = i;
@@ -101,8 +101,10 @@ int beff_make_patterns(run_set_t *rs, int seed)
         order[j] = t;
       }
     }
-    if (MPI_Bcast(order, n, MPI_INT, 0, rs->comm) != MPI_SUCCESS)
+    if (MPI_Bcast(order, n, MPI_INT, 0, rs->comm) != MPI_SUCCESS) {
       err = hk_error_set(HK_ERR_MPI, "broadcast of a random permutation failed");
+      break;
+    }
     int pos = 0;
     for (int i = 0; i < n; i++)
       pos = order[i] == me ? i : pos;
