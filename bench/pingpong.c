@@ -204,55 +204,49 @@ static int find_partners(hk_bench_ctx_t *c, int *intra, int *inter)
   return HK_SUCCESS;
 }
 
-/* latency (us, min/avg/max of the pair) and the ping-pong bandwidth from the slower side */
-static int add_latency(hk_record_t *rec, const char *kind, const hk_stats_t *lat, long long size)
+/* latency (us, min/avg/max of the pair) and the ping-pong bandwidth from the slower side
+ * (no error tests: a record keeps its first error, and its emit reports it, agreed) */
+static void add_latency(hk_record_t *rec, const char *kind, const hk_stats_t *lat, long long size)
 {
   char name[40];
   hk_stats_t us = {lat->min * 1e6, lat->avg * 1e6, lat->max * 1e6};
   snprintf(name, sizeof name, "%s_latency", kind);
-  int err = hk_record_stats_given(rec, name, &us, "us");
+  hk_record_stats_given(rec, name, &us, "us");
   snprintf(name, sizeof name, "%s_pingpong_bandwidth", kind);
-  if (err == HK_SUCCESS)
-    err = hk_record_value(rec, name, (double)size / lat->max / 1e6, "MB/s");
-  return err;
+  hk_record_value(rec, name, (double)size / lat->max / 1e6, "MB/s");
 }
 
+/* the errors returned are agreed: measure()'s and the emit's */
 static int run_baseline(hk_bench_ctx_t *c, int partner, const char *kind, unsigned char *sbuf,
                         unsigned char *rbuf)
 {
   static const long long sizes[2] = {8, 4LL << 20};
-  int err = HK_SUCCESS;
-  for (int s = 0; s < 2 && err == HK_SUCCESS; s++) {
+  int err;
+  for (int s = 0; s < 2; s++) {
     int iters, warmup;
     osu_iters(c->common, K_LATENCY, sizes[s], &iters, &warmup);
     hk_stats_t harness, plain;
     double ta;
-    err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 1, &harness,
-                  &ta);
-    if (err == HK_SUCCESS)
-      err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 0, &plain,
-                    &ta);
+    if ((err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 1, &harness,
+                       &ta)) != HK_SUCCESS ||
+        (err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 0, &plain,
+                       &ta)) != HK_SUCCESS)
+      return err;
     hk_record_t *rec = NULL;
-    if (err == HK_SUCCESS)
-      err = hk_record_create(c->rep, "bench.pingpong.baseline", &rec);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_str(rec, "pair", kind);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "size", sizes[s]);
-    if (err == HK_SUCCESS)
-      err = add_latency(rec, "harness", &harness, sizes[s]);
-    if (err == HK_SUCCESS)
-      err = add_latency(rec, "plain", &plain, sizes[s]);
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "harness_over_plain", harness.max / plain.max, "time ratio");
-    if (err == HK_SUCCESS)
-      err = hk_record_emit(&rec);
-    hk_record_discard(&rec);
+    hk_record_create(c->rep, "bench.pingpong.baseline", &rec);
+    hk_record_param_str(rec, "pair", kind);
+    hk_record_param_int(rec, "size", sizes[s]);
+    add_latency(rec, "harness", &harness, sizes[s]);
+    add_latency(rec, "plain", &plain, sizes[s]);
+    hk_record_value(rec, "harness_over_plain", harness.max / plain.max, "time ratio");
+    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
+      return err;
   }
-  return err;
+  return HK_SUCCESS;
 }
 
-/* every quantity of one pair at one size into rec */
+/* every quantity of one pair at one size into rec; returns measure()'s error (agreed), the
+ * record's own errors are left to its emit */
 static int measure_pair(hk_bench_ctx_t *c, hk_record_t *rec, int partner, const char *kind,
                         unsigned char *sbuf, unsigned char *rbuf, long long size)
 {
@@ -262,17 +256,18 @@ static int measure_pair(hk_bench_ctx_t *c, hk_record_t *rec, int partner, const 
   char name[40];
   osu_iters(c->common, K_LATENCY, size, &iters, &warmup);
   int err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, size, iters, warmup, 1, &st, &ta);
-  if (err == HK_SUCCESS)
-    err = add_latency(rec, kind, &st, size);
-  for (kind_t k = K_UNI; k <= K_BI && opt_window > 0 && err == HK_SUCCESS; k++) {
+  if (err != HK_SUCCESS)
+    return err;
+  add_latency(rec, kind, &st, size);
+  for (kind_t k = K_UNI; k <= K_BI && opt_window > 0; k++) {
     osu_iters(c->common, k, size, &iters, &warmup);
-    err = measure(c, 0, partner, k, sbuf, rbuf, size, iters, warmup, 1, &st, &ta);
+    if ((err = measure(c, 0, partner, k, sbuf, rbuf, size, iters, warmup, 1, &st, &ta)) != HK_SUCCESS)
+      return err;
     snprintf(name, sizeof name, "%s_%s_bandwidth", kind, k == K_UNI ? "uni" : "bi");
     double bytes = (double)size * opt_window * (k == K_BI ? 2 : 1);
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, name, bytes / ta / 1e6, "MB/s");
+    hk_record_value(rec, name, bytes / ta / 1e6, "MB/s");
   }
-  return err;
+  return HK_SUCCESS;
 }
 
 static int run(hk_bench_ctx_t *c)
@@ -299,32 +294,27 @@ static int run(hk_bench_ctx_t *c)
   unsigned char *sbuf = sp, *rbuf = rp;
   if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
     goto done;
-  for (long long size = c->common->min_size; size <= c->common->max_size && err == HK_SUCCESS;
-       size *= 2) {
+  for (long long size = c->common->min_size; size <= c->common->max_size; size *= 2) {
     int iters, warmup, bw_iters, bw_warmup;
     osu_iters(c->common, K_LATENCY, size, &iters, &warmup);
     osu_iters(c->common, K_UNI, size, &bw_iters, &bw_warmup);
     hk_record_t *rec = NULL;
-    err = hk_record_create(c->rep, "bench.pingpong", &rec);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "size", size);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "iters", iters);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "bw_iters", opt_window > 0 ? bw_iters : 0);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "window", opt_window);
-    if (err == HK_SUCCESS && intra >= 0)
-      err = measure_pair(c, rec, intra, "intra", sbuf, rbuf, size);
-    if (err == HK_SUCCESS && inter >= 0)
-      err = measure_pair(c, rec, inter, "inter", sbuf, rbuf, size);
-    if (err == HK_SUCCESS)
-      err = hk_record_emit(&rec);
-    hk_record_discard(&rec);
+    hk_record_create(c->rep, "bench.pingpong", &rec);
+    hk_record_param_int(rec, "size", size);
+    hk_record_param_int(rec, "iters", iters);
+    hk_record_param_int(rec, "bw_iters", opt_window > 0 ? bw_iters : 0);
+    hk_record_param_int(rec, "window", opt_window);
+    if ((intra >= 0 && (err = measure_pair(c, rec, intra, "intra", sbuf, rbuf, size)) != HK_SUCCESS) ||
+        (inter >= 0 && (err = measure_pair(c, rec, inter, "inter", sbuf, rbuf, size)) != HK_SUCCESS)) {
+      hk_record_discard(&rec); /* on every rank: measure()'s errors are agreed */
+      goto done;
+    }
+    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
+      goto done;
   }
-  if (err == HK_SUCCESS && opt_baseline && intra >= 0)
-    err = run_baseline(c, intra, "intra", sbuf, rbuf);
-  if (err == HK_SUCCESS && opt_baseline && inter >= 0)
+  if (opt_baseline && intra >= 0 && (err = run_baseline(c, intra, "intra", sbuf, rbuf)) != HK_SUCCESS)
+    goto done;
+  if (opt_baseline && inter >= 0)
     err = run_baseline(c, inter, "inter", sbuf, rbuf);
 done:
   free(sp);
