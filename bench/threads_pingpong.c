@@ -77,24 +77,25 @@ static int loop(const tpp_t *p, variant_t v, int first, int n)
 {
   int err = HK_SUCCESS;
   if (v == V_MASTERONLY) {
-    for (int i = first; i < first + n && err == HK_SUCCESS; i++) {
+    for (int i = first; i < first + n; i++) {
       if (p->ping) {
 #pragma omp parallel num_threads(p->nt)
         write_part(p, omp_get_thread_num(), i);
-        err = send_recv(p, -1, 1, 1);
-        if (err == HK_SUCCESS)
-          err = send_recv(p, -1, 1, 0);
+        if ((err = send_recv(p, -1, 1, 1)) != HK_SUCCESS ||
+            (err = send_recv(p, -1, 1, 0)) != HK_SUCCESS)
+          return err;
 #pragma omp parallel num_threads(p->nt)
         read_part(p, omp_get_thread_num());
       } else {
-        err = send_recv(p, -1, 1, 0);
+        if ((err = send_recv(p, -1, 1, 0)) != HK_SUCCESS)
+          return err;
 #pragma omp parallel num_threads(p->nt)
         {
           read_part(p, omp_get_thread_num());
           write_part(p, omp_get_thread_num(), i);
         }
-        if (err == HK_SUCCESS)
-          err = send_recv(p, -1, 1, 1);
+        if ((err = send_recv(p, -1, 1, 1)) != HK_SUCCESS)
+          return err;
       }
     }
     return err;
@@ -132,20 +133,21 @@ static int loop(const tpp_t *p, variant_t v, int first, int n)
             terr = e < terr ? e : terr;
           }
         }
-      } else if (terr == HK_SUCCESS) {
+      } else { /* multiple: each thread on its own, it stops at its first failure */
         int tag = 100 + t;
         if (p->ping) {
           write_part(p, t, i);
-          terr = send_recv(p, t, tag, 1);
-          if (terr == HK_SUCCESS)
-            terr = send_recv(p, t, tag, 0);
+          if ((terr = send_recv(p, t, tag, 1)) != HK_SUCCESS ||
+              (terr = send_recv(p, t, tag, 0)) != HK_SUCCESS)
+            break;
           read_part(p, t);
         } else {
-          terr = send_recv(p, t, tag, 0);
+          if ((terr = send_recv(p, t, tag, 0)) != HK_SUCCESS)
+            break;
           read_part(p, t);
           write_part(p, t, i);
-          if (terr == HK_SUCCESS)
-            terr = send_recv(p, t, tag, 1);
+          if ((terr = send_recv(p, t, tag, 1)) != HK_SUCCESS)
+            break;
         }
       }
     }
@@ -162,7 +164,9 @@ static int measure(hk_bench_ctx_t *c, tpp_t *p, variant_t v, int iters, int warm
   double h = 0.0;
   long long bad = 0;
   int err = hk_bench_idle_barrier(c->comm);
-  if (err == HK_SUCCESS && in) {
+  if (err != HK_SUCCESS)
+    return hk_agree(c->comm, err);
+  if (in) {
     memset(p->rbuf, 0, (size_t)p->size);
     memset(p->final, 0, (size_t)p->size);
     local = loop(p, v, 0, warmup);
@@ -174,8 +178,7 @@ static int measure(hk_bench_ctx_t *c, tpp_t *p, variant_t v, int iters, int warm
     for (long long j = 0; j < p->size; j++)
       bad += p->final[j] != pattern(j, p->peer, warmup + iters - 1);
   }
-  if (err == HK_SUCCESS)
-    err = hk_bench_idle_barrier(c->comm);
+  err = hk_bench_idle_barrier(c->comm);
   if ((err = hk_agree(c->comm, local != HK_SUCCESS ? local : err)) != HK_SUCCESS)
     return err;
   double mine[3] = {in ? h : 1e300, in ? -h : 1e300, in ? h : 0.0}, out[2], sum = 0.0;
@@ -195,28 +198,20 @@ static int measure(hk_bench_ctx_t *c, tpp_t *p, variant_t v, int iters, int warm
 static int emit(hk_bench_ctx_t *c, variant_t v, int nt, long long size, int iters,
                 const hk_stats_t *half, const char *warning)
 {
-  hk_record_t *rec = NULL;
-  int err = hk_record_create(c->rep, "bench.threads-pingpong", &rec);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "variant", variant_names[v]);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "threads", nt);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "size", size);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "iters", iters);
-  if (err == HK_SUCCESS && warning)
-    err = hk_record_warning(rec, "%s", warning);
-  if (err == HK_SUCCESS && half) {
+  hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+  hk_record_create(c->rep, "bench.threads-pingpong", &rec);
+  hk_record_param_str(rec, "variant", variant_names[v]);
+  hk_record_param_int(rec, "threads", nt);
+  hk_record_param_int(rec, "size", size);
+  hk_record_param_int(rec, "iters", iters);
+  if (warning)
+    hk_record_warning(rec, "%s", warning);
+  if (half) {
     hk_stats_t us = {half->min * 1e6, half->avg * 1e6, half->max * 1e6};
-    err = hk_record_stats_given(rec, "latency", &us, "us");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "bandwidth", (double)size / half->max / 1e6, "MB/s");
+    hk_record_stats_given(rec, "latency", &us, "us");
+    hk_record_value(rec, "bandwidth", (double)size / half->max / 1e6, "MB/s");
   }
-  if (err == HK_SUCCESS)
-    err = hk_record_emit(&rec);
-  hk_record_discard(&rec);
-  return err;
+  return hk_record_emit(&rec);
 }
 
 static int run(hk_bench_ctx_t *c)
@@ -234,25 +229,28 @@ static int run(hk_bench_ctx_t *c)
   int err = hk_agree(c->comm, p.sbuf && p.rbuf && p.final
                                   ? HK_SUCCESS
                                   : hk_error_set(HK_ERR_NOMEM, "no memory for %zu-byte buffers", n));
-  for (long long size = c->common->min_size; size <= c->common->max_size && err == HK_SUCCESS;
-       size *= 2) {
+  if (err != HK_SUCCESS)
+    goto done;
+  for (long long size = c->common->min_size; size <= c->common->max_size; size *= 2) {
     if (size < nt)
       continue;
     int iters, warmup;
     hk_bench_iters(c->common, size, &iters, &warmup);
     p.size = size;
-    for (int v = 0; v < V_COUNT && err == HK_SUCCESS; v++) {
-      hk_stats_t half;
+    for (int v = 0; v < V_COUNT; v++) { /* measure's and emit's errors are agreed */
+      hk_stats_t half = {0};
       if (v == V_MULTIPLE && !multiple) {
-        err = emit(c, (variant_t)v, nt, size, 0, NULL,
-                   "skipped: the MPI library does not provide MPI_THREAD_MULTIPLE");
+        if ((err = emit(c, (variant_t)v, nt, size, 0, NULL,
+                        "skipped: the MPI library does not provide MPI_THREAD_MULTIPLE")) != HK_SUCCESS)
+          goto done;
         continue;
       }
-      err = measure(c, &p, (variant_t)v, iters, warmup, &half);
-      if (err == HK_SUCCESS)
-        err = emit(c, (variant_t)v, nt, size, iters, &half, NULL);
+      if ((err = measure(c, &p, (variant_t)v, iters, warmup, &half)) != HK_SUCCESS ||
+          (err = emit(c, (variant_t)v, nt, size, iters, &half, NULL)) != HK_SUCCESS)
+        goto done;
     }
   }
+done:
   free(p.sbuf);
   free(p.rbuf);
   free(p.final);
