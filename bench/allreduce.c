@@ -195,37 +195,22 @@ static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, vo
     return hk_error_set(HK_ERR_STATE, "allreduce %s (%d threads) %s of %lld elements: %lld wrong "
                         "elements", v->alg->name, v->threads, type_names[t], count, allbad);
   long long bytes = count * (long long)type_size(t);
-  hk_record_t *rec = NULL;
-  err = hk_record_create(c->rep, "bench.allreduce", &rec);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "type", type_names[t]);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "algorithm", v->alg->name);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "threads", v->threads);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "ran", hk_allreduce_alg_name(v->info.algorithm));
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "threads_used", v->info.threads);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "fallback", v->alg->alg == HK_ALLREDUCE_MPI
-                              ? "none" : hk_allreduce_fallback_name(v->info.fallback));
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "size", bytes);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "count", count);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "iters", iters);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "timing", osu_timing ? "osu" : "back-to-back");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats(rec, "time", per * 1e6, "us");
-  if (err == HK_SUCCESS)
-    err = hk_record_value(rec, "bandwidth", (double)bytes / slowest / 1e6, "MB/s");
-  if (err == HK_SUCCESS)
-    err = hk_record_emit(&rec);
-  hk_record_discard(&rec);
-  return err;
+  hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+  hk_record_create(c->rep, "bench.allreduce", &rec);
+  hk_record_param_str(rec, "type", type_names[t]);
+  hk_record_param_str(rec, "algorithm", v->alg->name);
+  hk_record_param_int(rec, "threads", v->threads);
+  hk_record_param_str(rec, "ran", hk_allreduce_alg_name(v->info.algorithm));
+  hk_record_param_int(rec, "threads_used", v->info.threads);
+  hk_record_param_str(rec, "fallback", v->alg->alg == HK_ALLREDUCE_MPI
+                      ? "none" : hk_allreduce_fallback_name(v->info.fallback));
+  hk_record_param_int(rec, "size", bytes);
+  hk_record_param_int(rec, "count", count);
+  hk_record_param_int(rec, "iters", iters);
+  hk_record_param_str(rec, "timing", osu_timing ? "osu" : "back-to-back");
+  hk_record_stats(rec, "time", per * 1e6, "us");
+  hk_record_value(rec, "bandwidth", (double)bytes / slowest / 1e6, "MB/s");
+  return hk_record_emit(&rec);
 }
 
 static int run(hk_bench_ctx_t *c)
@@ -264,12 +249,16 @@ static int run(hk_bench_ctx_t *c)
   long long threshold = aopt.min_bytes >= 0 ? aopt.min_bytes : cfg.min_bytes;
   hk_reporter_config(c->rep, "hybrid rows", "from %lld bytes (--min-bytes; smaller messages go "
                      "to MPI_Allreduce)", threshold);
-  for (int t = 0; t < T_COUNT && err == HK_SUCCESS; t++)
-    for (int a = 0; a < nv && err == HK_SUCCESS; a++)
-      for (long long size = cm->min_size; size <= cm->max_size && err == HK_SUCCESS; size *= 2)
+  if (err != HK_SUCCESS)
+    goto done;
+  for (int t = 0; t < T_COUNT; t++) /* measure's errors are agreed */
+    for (int a = 0; a < nv; a++)
+      for (long long size = cm->min_size; size <= cm->max_size; size *= 2)
         if (size >= (long long)type_size((type_t)t) &&
-            (vs[a].alg->alg == HK_ALLREDUCE_MPI || size >= threshold))
-          err = measure(c, &vs[a], (type_t)t, size, sbuf, rbuf);
+            (vs[a].alg->alg == HK_ALLREDUCE_MPI || size >= threshold) &&
+            (err = measure(c, &vs[a], (type_t)t, size, sbuf, rbuf)) != HK_SUCCESS)
+          goto done;
+done:
   free(sbuf);
   free(rbuf);
   return err;

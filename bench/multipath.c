@@ -83,26 +83,16 @@ static int report(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long 
                         k, s, allbad, size);
   hk_stats_t bws = {out[0], tot[0] / l->npaired, -out[1]};
   hk_stats_t ts = {out[2], tot[1] / l->npaired, -out[3]};
-  hk_record_t *rec = NULL;
-  int err = hk_record_create(c->rep, "bench.multipath", &rec);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_str(rec, "mode", opt_threads ? "threads" : "processes");
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "paths", k);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "stride", s);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "size", size);
-  if (err == HK_SUCCESS)
-    err = hk_record_param_int(rec, "iters", iters);
-  if (err == HK_SUCCESS)
-    err = hk_record_stats_given(rec, "node_bandwidth", &bws, "MB/s");
-  if (err == HK_SUCCESS)
-    err = hk_record_stats_given(rec, "time", &ts, "us");
-  if (err == HK_SUCCESS)
-    err = hk_record_emit(&rec);
-  hk_record_discard(&rec);
-  return err;
+  hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+  hk_record_create(c->rep, "bench.multipath", &rec);
+  hk_record_param_str(rec, "mode", opt_threads ? "threads" : "processes");
+  hk_record_param_int(rec, "paths", k);
+  hk_record_param_int(rec, "stride", s);
+  hk_record_param_int(rec, "size", size);
+  hk_record_param_int(rec, "iters", iters);
+  hk_record_stats_given(rec, "node_bandwidth", &bws, "MB/s");
+  hk_record_stats_given(rec, "time", &ts, "us");
+  return hk_record_emit(&rec);
 }
 
 static int measure(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long size,
@@ -113,13 +103,15 @@ static int measure(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long
   double t = 0.0;
   long long bad = 0;
   int err = hk_bench_idle_barrier(c->comm);
+  if (err != HK_SUCCESS)
+    return hk_agree(c->comm, err);
   if (!opt_threads) {
-    if (err == HK_SUCCESS && l->paired && is_active(l->local, k, s)) {
+    if (l->paired && is_active(l->local, k, s)) {
       memset(rbuf, 0, (size_t)size);
       local = exchange(c->comm, l->peer, 1, sbuf, rbuf, size, iters, warmup, &t);
       bad = hk_bench_check(rbuf, size, l->peer);
     }
-  } else if (err == HK_SUCCESS && l->paired) {
+  } else if (l->paired) {
     int lerr = HK_SUCCESS;
 #pragma omp parallel num_threads(l->n) reduction(max : t) reduction(+ : bad) \
     reduction(min : lerr)
@@ -138,8 +130,7 @@ static int measure(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long
     }
     local = lerr;
   }
-  if (err == HK_SUCCESS)
-    err = hk_bench_idle_barrier(c->comm);
+  err = hk_bench_idle_barrier(c->comm);
   if ((err = hk_agree(c->comm, local != HK_SUCCESS ? local : err)) != HK_SUCCESS)
     return err;
   return report(c, l, k, s, size, iters, t, bad);
@@ -175,15 +166,16 @@ static int make_layout(hk_bench_ctx_t *c, layout_t *l)
   MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT, MPI_MIN, c->comm);
   l->n = n;
   if (opt_threads) {
-    err = hk_require_thread_level(HK_THREAD_MULTIPLE, "multipath --threads-mode");
-    if (err == HK_SUCCESS && ni.max_local_size != 1)
-      err = hk_error_set(HK_ERR_ARG, "multipath --threads-mode needs one rank per node, nodes "
-                         "have up to %d (HK_NODE_SIZE=1 for virtual nodes)", ni.max_local_size);
+    if ((err = hk_require_thread_level(HK_THREAD_MULTIPLE, "multipath --threads-mode")) != HK_SUCCESS)
+      return err;
+    if (ni.max_local_size != 1)
+      return hk_error_set(HK_ERR_ARG, "multipath --threads-mode needs one rank per node, nodes "
+                          "have up to %d (HK_NODE_SIZE=1 for virtual nodes)", ni.max_local_size);
   }
-  if (err == HK_SUCCESS && opt_stride > 0 && opt_stride >= n && n > 1)
-    err = hk_error_set(HK_ERR_ARG, "--stride %d: must be below the %d %s per node", opt_stride, n,
-                       opt_threads ? "threads" : "ranks");
-  return err;
+  if (opt_stride > 0 && opt_stride >= n && n > 1)
+    return hk_error_set(HK_ERR_ARG, "--stride %d: must be below the %d %s per node", opt_stride, n,
+                        opt_threads ? "threads" : "ranks");
+  return HK_SUCCESS;
 }
 
 static int run(hk_bench_ctx_t *c)
@@ -207,18 +199,20 @@ static int run(hk_bench_ctx_t *c)
     else
       hk_bench_fill(sbuf, c->common->max_size, c->rank);
   }
-  err = hk_agree(c->comm, local);
-  for (int k = 1; k <= l.n && err == HK_SUCCESS; k++) {
+  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
+    goto done;
+  for (int k = 1; k <= l.n; k++) {
     /* k = 1: one stride (the given one, or 1); k > 1: strides with (k-1)s < n */
     int smax = k == 1 ? 1 : (l.n - 1) / (k - 1);
     int s0 = opt_stride ? opt_stride : 1, s1 = opt_stride ? opt_stride : smax;
     if (k > 1 && s0 > smax)
       break; /* a fixed stride that does not fit k paths fits no larger k either */
-    for (int s = s0; s <= s1 && err == HK_SUCCESS; s++)
-      for (long long size = c->common->min_size; size <= c->common->max_size && err == HK_SUCCESS;
-           size *= 2)
-        err = measure(c, &l, k, s, size, sbuf, rbuf);
+    for (int s = s0; s <= s1; s++) /* measure's errors are agreed */
+      for (long long size = c->common->min_size; size <= c->common->max_size; size *= 2)
+        if ((err = measure(c, &l, k, s, size, sbuf, rbuf)) != HK_SUCCESS)
+          goto done;
   }
+done:
   free(sbuf);
   free(rbuf);
   return err;
