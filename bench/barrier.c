@@ -136,35 +136,32 @@ static int run(hk_bench_ctx_t *c)
                      nplace > 1 ? "compact, scatter" : "compact", packages, packages > 1 ? "s" : "");
   int iters = c->common->iters > 0 ? c->common->iters : 20000;
   int warmup = c->common->warmup >= 0 ? c->common->warmup : iters / 10;
-  for (int p = 0; p < nplace && err == HK_SUCCESS; p++) {
-    err = hk_agree(c->comm, hk_bind_threads(placements[p]));
-    for (int t = 2; t <= nmax && err == HK_SUCCESS; t++)
-      for (int k = 0; k < B_COUNT && err == HK_SUCCESS; k++) {
+  for (int p = 0; p < nplace; p++) {
+    if ((err = hk_agree(c->comm, hk_bind_threads(placements[p]))) != HK_SUCCESS)
+      return err;
+    for (int t = 2; t <= nmax; t++)
+      for (int k = 0; k < B_COUNT; k++) {
         double ns = 0.0, cyc = 0.0;
         err = hk_agree(c->comm, measure((barrier_kind_t)k, t, iters, warmup, &ns, &cyc));
-        hk_record_t *rec = NULL;
-        if (err == HK_SUCCESS)
-          err = hk_record_create(c->rep, "bench.barrier", &rec);
-        if (err == HK_SUCCESS)
-          err = hk_record_param_int(rec, "threads", t);
-        if (err == HK_SUCCESS)
-          err = hk_record_param_str(rec, "placement", hk_bind_policy_name(placements[p]));
-        if (err == HK_SUCCESS)
-          err = hk_record_param_str(rec, "barrier", barrier_names[k]);
-        if (err == HK_SUCCESS)
-          err = hk_record_param_int(rec, "iters", iters);
-        if (err == HK_SUCCESS)
-          err = hk_record_stats(rec, "time", ns, "ns");
+        if (err != HK_SUCCESS)
+          return err;
+        hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+        hk_record_create(c->rep, "bench.barrier", &rec);
+        hk_record_param_int(rec, "threads", t);
+        hk_record_param_str(rec, "placement", hk_bind_policy_name(placements[p]));
+        hk_record_param_str(rec, "barrier", barrier_names[k]);
+        hk_record_param_int(rec, "iters", iters);
+        hk_record_stats(rec, "time", ns, "ns");
 #ifdef HK_HAVE_TSC
-        if (err == HK_SUCCESS)
-          err = hk_record_stats(rec, "tsc_cycles", cyc, "cycles");
+        hk_record_stats(rec, "tsc_cycles", cyc, "cycles");
+#else
+        (void)cyc;
 #endif
-        if (err == HK_SUCCESS)
-          err = hk_record_emit(&rec);
-        hk_record_discard(&rec);
+        if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
+          return err;
       }
   }
-  return err;
+  return HK_SUCCESS;
 }
 
 const hk_experiment_t hk_exp_barrier = {

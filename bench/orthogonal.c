@@ -139,35 +139,27 @@ static int run(hk_bench_ctx_t *c)
   hyb.src[0] = grid[down * ppn];
   hyb.dst[1] = hyb.src[0];
   hyb.src[1] = hyb.dst[0];
-  for (long long L = c->common->min_size; L <= c->common->max_size && err == HK_SUCCESS; L *= 2) {
+  for (long long L = c->common->min_size; L <= c->common->max_size; L *= 2) {
     int iters, warmup;
     hk_bench_iters(c->common, L * ppn, &iters, &warmup);
     pure.scount = pure.rcount = L;
     hyb.scount = hyb.rcount = L * ppn;
-    hk_stats_t tp, th;
-    err = measure(c, 1, &pure, sbuf, rbuf, iters, warmup, "pure MPI", &tp);
-    if (err == HK_SUCCESS)
-      err = measure(c, lr == 0, &hyb, sbuf, rbuf, iters, warmup, "masteronly", &th);
-    hk_record_t *rec = NULL;
-    if (err == HK_SUCCESS)
-      err = hk_record_create(c->rep, "bench.orthogonal", &rec);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "size", L);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "hybrid_size", L * ppn);
-    if (err == HK_SUCCESS)
-      err = hk_record_param_int(rec, "iters", iters);
+    hk_stats_t tp, th; /* measure's errors are agreed */
+    if ((err = measure(c, 1, &pure, sbuf, rbuf, iters, warmup, "pure MPI", &tp)) != HK_SUCCESS ||
+        (err = measure(c, lr == 0, &hyb, sbuf, rbuf, iters, warmup, "masteronly", &th)) != HK_SUCCESS)
+      goto done;
+    hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+    hk_record_create(c->rep, "bench.orthogonal", &rec);
+    hk_record_param_int(rec, "size", L);
+    hk_record_param_int(rec, "hybrid_size", L * ppn);
+    hk_record_param_int(rec, "iters", iters);
     hk_stats_t tpu = {tp.min * 1e6, tp.avg * 1e6, tp.max * 1e6};
     hk_stats_t thu = {th.min * 1e6, th.avg * 1e6, th.max * 1e6};
-    if (err == HK_SUCCESS)
-      err = hk_record_stats_given(rec, "t_pure", &tpu, "us");
-    if (err == HK_SUCCESS)
-      err = hk_record_stats_given(rec, "t_hybrid", &thu, "us");
-    if (err == HK_SUCCESS)
-      err = hk_record_value(rec, "t_hybrid_over_t_pure", th.max / tp.max, "ratio");
-    if (err == HK_SUCCESS)
-      err = hk_record_emit(&rec);
-    hk_record_discard(&rec);
+    hk_record_stats_given(rec, "t_pure", &tpu, "us");
+    hk_record_stats_given(rec, "t_hybrid", &thu, "us");
+    hk_record_value(rec, "t_hybrid_over_t_pure", th.max / tp.max, "ratio");
+    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
+      goto done;
   }
 done:
   free(all);
