@@ -76,7 +76,7 @@ static int timed(pair_t *p, MPI_Comm comm, int what, long long steps, int reps, 
 {
   int err = HK_SUCCESS;
   *best = 1e30;
-  for (int r = 0; r < reps && err == HK_SUCCESS; r++) {
+  for (int r = 0; r < reps; r++) {
     MPI_Request req[2];
     /* the pair starts together */
     if (MPI_Sendrecv(NULL, 0, MPI_BYTE, p->peer, 8, NULL, 0, MPI_BYTE, p->peer, 8, comm,
@@ -84,16 +84,15 @@ static int timed(pair_t *p, MPI_Comm comm, int what, long long steps, int reps, 
       return hk_error_set(HK_ERR_MPI, "sync failed");
     double t0 = omp_get_wtime();
     if (what == 0) {
-      err = xfer_begin(p, comm, req);
-      if (err == HK_SUCCESS)
-        err = xfer_end(p, req);
+      if ((err = xfer_begin(p, comm, req)) != HK_SUCCESS || (err = xfer_end(p, req)) != HK_SUCCESS)
+        return err;
     } else if (what == 1) {
       sink = spin_compute(steps);
     } else if (what == 2) {
       err = xfer_begin(p, comm, req);
       sink = spin_compute(steps);
-      if (err == HK_SUCCESS)
-        err = xfer_end(p, req);
+      if (err != HK_SUCCESS || (err = xfer_end(p, req)) != HK_SUCCESS)
+        return err;
     } else {
 #pragma omp parallel num_threads(2)
       {
@@ -107,12 +106,27 @@ static int timed(pair_t *p, MPI_Comm comm, int what, long long steps, int reps, 
           sink = spin_compute(steps);
         }
       }
+      if (err != HK_SUCCESS)
+        return err;
     }
     double t = omp_get_wtime() - t0;
     if (t < *best)
       *best = t;
   }
   return err;
+}
+
+/* compute alone, then variant v (2 nonblocking, 3 task) with the same delay: vals[1..3] =
+ * T_compute, T_total and the overlap (vals[0] is T_comm) */
+static int overlapped(pair_t *p, MPI_Comm comm, int v, long long steps, int reps, double vals[4])
+{
+  int err;
+  if ((err = timed(p, comm, 1, steps, reps, &vals[1])) != HK_SUCCESS ||
+      (err = timed(p, comm, v, steps, reps, &vals[2])) != HK_SUCCESS)
+    return err;
+  double ratio = (vals[0] + vals[1] - vals[2]) / fmin(vals[0], vals[1]);
+  vals[3] = ratio < 0.0 ? 0.0 : ratio > 1.0 ? 1.0 : ratio;
+  return HK_SUCCESS;
 }
 
 static int run(hk_bench_ctx_t *c)
@@ -138,56 +152,46 @@ static int run(hk_bench_ctx_t *c)
   if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
     goto done;
   int reps = c->common->iters > 0 ? c->common->iters : 5;
-  for (long long size = c->common->min_size; size <= maxn && err == HK_SUCCESS; size *= 2) {
+  /* the pair's errors are agreed before every collective the other ranks enter */
+  for (long long size = c->common->min_size; size <= maxn; size *= 2) {
     p.n = (int)size;
     hk_bench_fill(p.sbuf, size, c->rank);
     double tc = 0.0;
     local = p.in ? timed(&p, c->comm, 0, 0, reps + 2, &tc) : HK_SUCCESS;
     /* the pair agrees on T_comm (rank 0's) so both compute the same delays */
     MPI_Bcast(&tc, 1, MPI_DOUBLE, 0, c->comm);
-    for (int f = 0; f < NFACT && local == HK_SUCCESS; f++)
-      for (int v = 2; v <= 3 && local == HK_SUCCESS; v++) {
+    if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
+      goto done;
+    for (int f = 0; f < NFACT; f++)
+      for (int v = 2; v <= 3; v++) {
         if (v == 3 && !task)
           continue;
         long long steps = (long long)(factors[f] * tc * rate);
-        double tcomp = 0.0, ttot = 0.0, ratio = 0.0;
-        if (p.in) {
-          local = timed(&p, c->comm, 1, steps, reps, &tcomp);
-          if (local == HK_SUCCESS)
-            local = timed(&p, c->comm, v, steps, reps, &ttot);
-          ratio = (tc + tcomp - ttot) / fmin(tc, tcomp);
-          ratio = ratio < 0.0 ? 0.0 : ratio > 1.0 ? 1.0 : ratio;
-        }
-        double vals[4] = {tc, tcomp, ttot, ratio};
+        double vals[4] = {tc, 0.0, 0.0, 0.0};
+        local = p.in ? overlapped(&p, c->comm, v, steps, reps, vals) : HK_SUCCESS;
         MPI_Bcast(vals, 4, MPI_DOUBLE, 0, c->comm); /* rank 0's view is the record's */
-        hk_record_t *rec = NULL;
-        int e = hk_record_create(c->rep, "bench.overlap", &rec);
-        if (e == HK_SUCCESS)
-          e = hk_record_param_int(rec, "size", size);
-        if (e == HK_SUCCESS)
-          e = hk_record_param_str(rec, "variant", v == 2 ? "nonblocking" : "task");
-        if (e == HK_SUCCESS)
-          e = hk_record_param_double(rec, "delay_factor", factors[f]);
-        if (e == HK_SUCCESS)
-          e = hk_record_value(rec, "t_comm", vals[0] * 1e6, "us");
-        if (e == HK_SUCCESS)
-          e = hk_record_value(rec, "t_compute", vals[1] * 1e6, "us");
-        if (e == HK_SUCCESS)
-          e = hk_record_value(rec, "t_total", vals[2] * 1e6, "us");
-        if (e == HK_SUCCESS)
-          e = hk_record_value(rec, "overlap", vals[3], "fraction");
-        if (e == HK_SUCCESS)
-          e = hk_record_emit(&rec);
-        hk_record_discard(&rec);
-        if (e != HK_SUCCESS)
-          local = e;
+        if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
+          goto done;
+        hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+        hk_record_create(c->rep, "bench.overlap", &rec);
+        hk_record_param_int(rec, "size", size);
+        hk_record_param_str(rec, "variant", v == 2 ? "nonblocking" : "task");
+        hk_record_param_double(rec, "delay_factor", factors[f]);
+        hk_record_value(rec, "t_comm", vals[0] * 1e6, "us");
+        hk_record_value(rec, "t_compute", vals[1] * 1e6, "us");
+        hk_record_value(rec, "t_total", vals[2] * 1e6, "us");
+        hk_record_value(rec, "overlap", vals[3], "fraction");
+        if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
+          goto done;
       }
-    if ((err = hk_bench_idle_barrier(c->comm)) == HK_SUCCESS)
-      err = hk_agree(c->comm, local);
+    if ((err = hk_agree(c->comm, hk_bench_idle_barrier(c->comm))) != HK_SUCCESS)
+      goto done;
     long long bad = 0;
     MPI_Allreduce(&p.bad, &bad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
-    if (err == HK_SUCCESS && bad)
+    if (bad) { /* the same sum on every rank: agreed */
       err = hk_error_set(HK_ERR_STATE, "%lld wrong bytes received in %lld-byte messages", bad, size);
+      goto done;
+    }
   }
 done:
   free(p.sbuf);
