@@ -32,6 +32,48 @@ static void general_help(FILE *out)
                "OSU-style table on stdout and JSON Lines records (schema/record.schema.json).\n");
 }
 
+/* the common options, checked once they are parsed */
+static int check_common(const hk_experiment_t *exp)
+{
+  int err;
+  if (exp->default_sizes &&
+      (err = hk_bench_parse_sizes(common.sizes, &common.min_size, &common.max_size)) != HK_SUCCESS)
+    return err;
+  if (common.iters < 0 || common.warmup < -1)
+    return hk_error_set(HK_ERR_ARG, "-i must be >= 0 and -x >= -1");
+  return HK_SUCCESS;
+}
+
+/* the experiment on every rank, after the ranks agreed on `err` (the arguments' error);
+ * ctx->nodes and ctx->rep are left to the caller to destroy */
+static int run_experiment(const hk_experiment_t *exp, hk_bench_ctx_t *ctx, int err)
+{
+  if (err == HK_SUCCESS && ctx->size < exp->min_ranks)
+    err = hk_error_set(HK_ERR_ARG, "%s needs at least %d ranks, got %d", exp->name,
+                       exp->min_ranks, ctx->size);
+  if ((err = hk_agree(ctx->comm, err)) != HK_SUCCESS)
+    return err;
+  /* every experiment with message sizes holds at least a send and a receive buffer of
+   * the largest size: refused at once when that cannot fit (not by malloc, or by the
+   * sanitizer's allocator, on some ranks) */
+  if (exp->default_sizes) {
+    char what[64];
+    snprintf(what, sizeof what, "2 buffers of %lld bytes (-m)", common.max_size);
+    if ((err = hk_app_mem_check(ctx->comm, 2.0 * (double)common.max_size, what)) != HK_SUCCESS)
+      return err;
+  }
+  if ((err = hk_nodes_create(ctx->comm, &ctx->nodes)) != HK_SUCCESS)
+    return err;
+  hk_reporter_desc_t rd = {.program = "hk-bench", .output = common.output, .nodes = ctx->nodes};
+  if ((err = hk_reporter_create(ctx->comm, &rd, &ctx->rep)) != HK_SUCCESS)
+    return err;
+  hk_reporter_config(ctx->rep, "experiment", "%s: %s", exp->name, exp->summary);
+  if (exp->default_sizes)
+    hk_reporter_config(ctx->rep, "sizes", "%lld to %lld bytes, iterations %s", common.min_size,
+                       common.max_size, common.iters ? "as given" : "adaptive");
+  return exp->run(ctx);
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -72,10 +114,8 @@ int main(int argc, char **argv)
     err = hk_app_parse(&app, argc - 1, argv + 1, &done);
     if (done)
       return HK_EXIT_OK;
-    if (err == HK_SUCCESS && exp->default_sizes)
-      err = hk_bench_parse_sizes(common.sizes, &common.min_size, &common.max_size);
-    if (err == HK_SUCCESS && (common.iters < 0 || common.warmup < -1))
-      err = hk_error_set(HK_ERR_ARG, "-i must be >= 0 and -x >= -1");
+    if (err == HK_SUCCESS)
+      err = check_common(exp);
   }
   int mpi_up = 0;
   err = hk_app_init_request(&app, &argc, &argv, exp ? exp->level : HK_THREAD_SINGLE,
@@ -85,30 +125,7 @@ int main(int argc, char **argv)
   hk_bench_ctx_t ctx = {.comm = MPI_COMM_WORLD, .common = &common};
   MPI_Comm_rank(ctx.comm, &ctx.rank);
   MPI_Comm_size(ctx.comm, &ctx.size);
-  if (err == HK_SUCCESS && ctx.size < exp->min_ranks)
-    err = hk_error_set(HK_ERR_ARG, "%s needs at least %d ranks, got %d", exp->name,
-                       exp->min_ranks, ctx.size);
-  err = hk_agree(ctx.comm, err);
-  /* every experiment with message sizes holds at least a send and a receive buffer of
-   * the largest size: refused at once when that cannot fit (not by malloc, or by the
-   * sanitizer's allocator, on some ranks) */
-  if (err == HK_SUCCESS && exp->default_sizes) {
-    char what[64];
-    snprintf(what, sizeof what, "2 buffers of %lld bytes (-m)", common.max_size);
-    err = hk_app_mem_check(ctx.comm, 2.0 * (double)common.max_size, what);
-  }
-  if (err == HK_SUCCESS)
-    err = hk_nodes_create(ctx.comm, &ctx.nodes);
-  hk_reporter_desc_t rd = {.program = "hk-bench", .output = common.output, .nodes = ctx.nodes};
-  if (err == HK_SUCCESS)
-    err = hk_reporter_create(ctx.comm, &rd, &ctx.rep);
-  if (err == HK_SUCCESS) {
-    hk_reporter_config(ctx.rep, "experiment", "%s: %s", exp->name, exp->summary);
-    if (exp->default_sizes)
-      hk_reporter_config(ctx.rep, "sizes", "%lld to %lld bytes, iterations %s", common.min_size,
-                         common.max_size, common.iters ? "as given" : "adaptive");
-    err = exp->run(&ctx);
-  }
+  err = run_experiment(exp, &ctx, err);
   hk_reporter_destroy(&ctx.rep);
   hk_nodes_destroy(&ctx.nodes);
   return hk_app_finish(&app, MPI_COMM_WORLD, err);
