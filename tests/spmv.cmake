@@ -41,3 +41,11 @@ hk_expect_test(spmv.cg_random 2 "--solver cg needs a symmetric positive definite
                COMMAND ${SPMV} --matrix random:100,5,10 --solver cg)
 hk_expect_test(spmv.bad_format 2 "unknown format 'ell'" ONCE NP 2 COMMAND ${SPMV} --format ell)
 hk_record_test(spmv.record 2 2 LABELS apps COMMAND ${SPMV} --matrix laplace3d:12 --solver cg --iters 3)
+# a local failure in the middle of a record on rank 1 (test hook: adding the field fails as if
+# out of memory): the spmv record's reductions and the emit still run on every rank, so every
+# rank ends with that error, reported once, no hang; also in the CG record, after the first
+hk_expect_test(spmv.record_fail 1 "rank 1: out of memory adding 'gflops'" ONCE NP 3
+               ENV HK_TEST_RECORD_FAIL=1:gflops COMMAND ${SPMV} --matrix laplace3d:8 --iters 2)
+hk_expect_test(spmv.record_fail_cg 1 "rank 1: out of memory adding 'relative_residual'" ONCE NP 3
+               ENV HK_TEST_RECORD_FAIL=1:relative_residual
+               COMMAND ${SPMV} --matrix laplace3d:8 --iters 2 --solver cg)
