@@ -24,3 +24,6 @@ hk_mpi_test(dsm.heat.tiny hk-dsm-heat ARGS --grid 1x3 --iters 4 RANKS 4 THREADS 
 hk_expect_test(dsm.heat.help 0 "^usage: hk-dsm-heat" COMMAND ${HEAT} --help)
 hk_expect_test(dsm.heat.bad_schedule 2 "--schedule dynamic: static or static,N" ONCE NP 2
                COMMAND ${HEAT} --schedule dynamic)
+# its record (kind dsm.heat, apps/dsm/dsm_kinds.c) validates against the schema generated
+# from the declaration: every declared field present, in its type and unit, nothing else
+hk_record_test(dsm.heat.record 3 2 LABELS apps COMMAND ${HEAT} --grid 67x45 --iters 3 --schedule static,4)
