@@ -23,7 +23,8 @@ def dsm_run(n, ranks, schedule, t, barrier, fault, nbytes, faults=10.0, threads=
            "params": {"grid": f"{n}x{n}", "dims": 2, "boundary": "periodic", "ranks": ranks,
                       "threads": threads, "schedule": schedule, "home": "block", "iters": 10},
            "results": {"time_per_step": _stats(t), "barrier": _stats(barrier),
-                       "fault": _stats(fault), "bytes_per_step": {"value": nbytes, "unit": "B/step"},
+                       "fault": _stats(fault),
+                       "bytes_per_step": {"value": nbytes, "unit": "B/step"},
                        "faults": {"value": faults, "unit": "faults/step"}}}
     return Run(Path(f"/nonexistent/dsm-{n}-{ranks}-{schedule}-{t}"),
                info={"np": ranks, "threads": threads}, records=[rec])
@@ -69,9 +70,9 @@ def test_table_by_hand():
                          ("1000x1000", "2x1", "static")}
     one = rows[("250x250", "1x1", "static")]
     assert one["time/step [ms]"] == "2" and one["runs"] == 2      # median of 1 and 3 ms
-    assert one["speedup vs 1 rank"] == "1"
+    assert one["speedup vs fewest ranks"] == "1 (vs 1)"
     two = rows[("250x250", "2x1", "static")]
-    assert two["speedup vs 1 rank"] == f"{0.002 / 0.004:.3g}"     # slower on 2 ranks
+    assert two["speedup vs fewest ranks"] == f"{0.002 / 0.004:.3g} (vs 1)"  # slower on 2
     assert two["DSM bytes/step"] == "65536"
     assert two["protocol/step [ms]"] == f"{1e3 * 0.0015:.4g}"
     assert two["MPI mode"] == "pure" and two["MPI time/step [ms]"] == "0.8"
@@ -79,10 +80,10 @@ def test_table_by_hand():
     assert two["time ratio DSM/MPI"] == f"{0.004 / 0.0008:.3g}"   # 5
     assert two["comm ratio DSM/MPI"] == f"{0.0015 / 0.0001:.3g}"  # 15
     chunk = rows[("250x250", "2x1", "static,1")]
-    assert chunk["speedup vs 1 rank"] == "-"                      # no 1-rank static,1 run
+    assert chunk["speedup vs fewest ranks"] == "1 (vs 2)"  # no 1-rank static,1 run
     assert chunk["time ratio DSM/MPI"] == f"{0.040 / 0.0008:.3g}"  # 50
     big = rows[("1000x1000", "2x1", "static")]
-    assert big["speedup vs 1 rank"] == f"{0.020 / 0.012:.3g}"
+    assert big["speedup vs fewest ranks"] == f"{0.020 / 0.012:.3g} (vs 1)"
     assert big["MPI mode"] == "-" and big["time ratio DSM/MPI"] == "-"
     # the figures: time and bytes per step, a panel per layout, MPI beside the DSM
     assert len(sec.figures) == 2
@@ -137,7 +138,7 @@ def test_recorded_quick_sweep(fixtures):
         assert row["DSM bytes/step"] == f"{nbytes:.0f}"
         assert (nbytes == 0) == (ranks == 1)  # one rank moves nothing
         one = dsm[(grid, 1, schedule)][0]
-        assert row["speedup vs 1 rank"] == f"{one / t:.3g}"
+        assert row["speedup vs fewest ranks"] == f"{one / t:.3g} (vs 1)"
     # the tutorial's schedule finding in bytes (exact, not timing): static,1 moves more
     for grid in ("250x250", "1000x1000"):
         assert dsm[(grid, 2, "static,1")][1] > 10 * dsm[(grid, 2, "static")][1]
