@@ -24,3 +24,17 @@ hk_mpi_test(dsm.heat.tiny hk-dsm-heat ARGS --grid 1x3 --iters 4 RANKS 4 THREADS 
 hk_expect_test(dsm.heat.help 0 "^usage: hk-dsm-heat" COMMAND ${HEAT} --help)
 hk_expect_test(dsm.heat.bad_schedule 2 "--schedule dynamic: static or static,N" ONCE NP 2
                COMMAND ${HEAT} --schedule dynamic)
+# its record (kind dsm.heat, apps/dsm/dsm_kinds.c) validates against the schema generated
+# from the declaration: every declared field present, in its type and unit, nothing else
+hk_record_test(dsm.heat.record 3 2 LABELS apps COMMAND ${HEAT} --grid 67x45 --iters 3 --schedule static,4)
+# ... and its counters hold what must hold whatever the timing (tests/scripts/dsm_record.py):
+# parts add up, whole pages fetched, a single rank moves nothing
+hk_record_test(dsm.heat.record1 1 1 LABELS apps COMMAND ${HEAT} --grid 67x45 --iters 3)
+foreach(c "dsm.heat.record;3;2" "dsm.heat.record1;1;1")
+  list(GET c 0 n)
+  list(GET c 1 np)
+  list(GET c 2 nt)
+  add_test(NAME ${n}.counts COMMAND ${HK_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/dsm_record.py
+           ${CMAKE_CURRENT_BINARY_DIR}/${n}.jsonl 67x45 ${np} ${nt})
+  set_tests_properties(${n}.counts PROPERTIES FIXTURES_REQUIRED ${n}.out LABELS "mpi;apps" TIMEOUT 30)
+endforeach()

@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "hybridkit.h"
+#include "dsm_kinds.h"
 #include "jacobi_kinds.h"
 #include "mc_kinds.h"
 #include "mz_kinds.h"
 
-static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind, &mc_kind};
+static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind, &mc_kind,
+                                               &dsm_heat_kind};
 
 int main(int argc, char **argv)
 {

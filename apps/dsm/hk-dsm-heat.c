@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "dsm_kinds.h"
 #include "hk_app.h"
 #include "hybridkit.h"
 #include "jacobi_ref.h"
@@ -28,7 +29,7 @@
 
 static struct {
   int size, iters, warmup;
-  const char *grid, *boundary, *schedule, *home, *verify;
+  const char *grid, *boundary, *schedule, *home, *verify, *output;
 } opt = {.size = 256, .iters = 20, .warmup = 2, .boundary = "periodic", .schedule = "static",
          .home = "block", .verify = "auto"};
 
@@ -43,18 +44,20 @@ static const hk_opt_t options[] = {
   {"home", HK_OPT_STR, &opt.home, "H", "home of the region's pages: block|cyclic", 0},
   {"verify", HK_OPT_STR, &opt.verify, "V",
    "auto|on|off: compare with the serial reference bit for bit (auto: grids <= 2^21 cells)", 0},
+  {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record (kind dsm.heat) to FILE", 0},
 };
 
 static const hk_app_t app = {
   .program = "hk-dsm-heat",
   .summary = "2D heat (5-point Jacobi) in shared-memory style on the page-based DSM",
-  .usage = "[--size N | --grid NXxNY] [--iters K] [--schedule static|static,N] [--boundary B]",
+  .usage = "[--size N | --grid NXxNY] [--iters K] [--schedule static|static,N] [--boundary B]\n"
+           "       [--output FILE.jsonl]",
   .description =
       "The grid lives in one hk_dsm region, mapped at the same address on every rank; the\n"
       "rows are dealt to all threads of all ranks; a DSM barrier ends every step.  Same\n"
       "problem and bit-identical result as hk-jacobi --dims 2.  Prints time per step and\n"
-      "the bytes the DSM moved (fetched pages, diffs, write notices) per step.  Needs\n"
-      "MPI_THREAD_MULTIPLE.",
+      "the bytes the DSM moved (fetched pages, diffs, write notices) per step, and\n"
+      "writes them as one record of kind dsm.heat (--output).  Needs MPI_THREAD_MULTIPLE.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
 };
@@ -129,6 +132,56 @@ static void step(const heat_t *h, const double *u, double *v)
     for (long long k = 0; piece(h, g, k, &lo, &hi); k++)
       sweep_rows(h, u, v, lo, hi);
   }
+}
+
+/* what one run measured, per timed step: DSM counters summed over the ranks */
+typedef struct heat_result {
+  double t_step;   /* this rank's */
+  double sum[8];   /* bytes, fetched, diffs, notices, faults, fetches, barrier s, fault s */
+  long long ndiff; /* -1: not compared */
+} heat_result_t;
+
+/* the record (kind "dsm.heat", dsm_kinds.c); no error tests: the record keeps its first
+ * error, every rank still takes part in each reduction, and the emit agrees on it */
+static int heat_record(MPI_Comm comm, const heat_t *h, const hk_dsm_stats_t *st,
+                       const heat_result_t *r)
+{
+  hk_reporter_t *rep = NULL;
+  hk_record_t *rec = NULL;
+  hk_reporter_desc_t rd = {.program = app.program, .output = opt.output,
+                           .table_style = HK_TABLE_LIST};
+  int err = hk_reporter_create(comm, &rd, &rep);
+  if (err != HK_SUCCESS)
+    return err;
+  double n = opt.iters, tmax = 0.0;
+  MPI_Allreduce(&r->t_step, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+  char grid[48];
+  snprintf(grid, sizeof grid, "%lldx%lld", h->NX, h->NY);
+  hk_record_create_declared(rep, &dsm_heat_kind, &rec);
+  hk_record_param_str(rec, "grid", grid);
+  hk_record_param_int(rec, "dims", 2);
+  hk_record_param_str(rec, "boundary", opt.boundary);
+  hk_record_param_int(rec, "ranks", h->size);
+  hk_record_param_int(rec, "threads", h->threads);
+  hk_record_param_str(rec, "schedule", opt.schedule);
+  hk_record_param_str(rec, "home", opt.home);
+  hk_record_param_int(rec, "iters", opt.iters);
+  hk_record_param_int(rec, "page_size", (long long)hk_dsm_page_size());
+  hk_record_param_str(rec, "verification", r->ndiff >= 0 ? "reference" : "none");
+  hk_record_stats(rec, "time_per_step", r->t_step, "s");
+  hk_record_stats(rec, "barrier", st->time_barrier / n, "s");
+  hk_record_stats(rec, "fault", st->time_fault / n, "s");
+  hk_record_value(rec, "mlups", (double)h->NX * (double)h->NY / tmax / 1e6, "MLUP/s");
+  hk_record_value(rec, "bytes_per_step", r->sum[0] / n, "B/step");
+  hk_record_value(rec, "bytes_fetched", r->sum[1] / n, "B/step");
+  hk_record_value(rec, "bytes_diffs", r->sum[2] / n, "B/step");
+  hk_record_value(rec, "bytes_notices", r->sum[3] / n, "B/step");
+  hk_record_value(rec, "faults", r->sum[4] / n, "faults/step");
+  hk_record_value(rec, "fetches", r->sum[5] / n, "pages/step");
+  hk_record_value_int(rec, "reference_diffs", r->ndiff, NULL);
+  err = hk_record_emit(&rec);
+  int e2 = hk_reporter_destroy(&rep);
+  return err != HK_SUCCESS ? err : e2;
 }
 
 static int run(void *arg)
@@ -219,8 +272,9 @@ static int run(void *arg)
                     (double)st.bytes_fetched, (double)st.bytes_diffs, (double)st.bytes_notices,
                     (double)(st.read_faults + st.write_faults), (double)st.pages_fetched_remote,
                     st.time_barrier, st.time_fault};
-  double sum[8], tmax = 0.0, tmin = 0.0;
-  MPI_Reduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, 0, comm);
+  heat_result_t res = {.t_step = t_step, .ndiff = -1};
+  double *sum = res.sum, tmax = 0.0, tmin = 0.0;
+  MPI_Allreduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, comm);
   MPI_Reduce(&t_step, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
   MPI_Reduce(&t_step, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
   /* the result: rank 0 reads the whole grid through the DSM (after the timing) */
@@ -261,7 +315,12 @@ static int run(void *arg)
     printf("# checksum %.17g\n", checksum);
     printf("# Verification = SUCCESSFUL (%s)\n",
            verify ? "bit-identical to the serial reference of hk-jacobi --dims 2" : "not checked");
+    fflush(stdout);
   }
+  /* every rank's record says whether the result was compared (rank 0 compared it) */
+  res.ndiff = verify ? ndiff : -1;
+  MPI_Bcast(&res.ndiff, 1, MPI_LONG_LONG, 0, comm);
+  err = heat_record(comm, &h, &st, &res);
 done:
   free(ref);
   int e2 = hk_dsm_free(&dsm);

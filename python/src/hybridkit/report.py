@@ -685,8 +685,9 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
     if banner:
         sections.insert(0, banner)
     sections += app_sections(runs, apps)
+    from hybridkit.report_dsm import dsm_section as _dsm  # issue 21: the DSM heat figures
     for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
-               barrier_section, halo_section, epsilon_section, incomplete_section):
+               barrier_section, halo_section, epsilon_section, _dsm, incomplete_section):
         sec = fn(runs)
         if sec:
             kind = BENCH_KINDS.get(fn.__name__)
