@@ -93,34 +93,49 @@ static inline void diag_subst(const double *f, double *v)
 
 /* Per point of a row, what does not depend on the row's own new values (independent over i,
  * off the recurrence's critical path) goes first into w (LU_NW doubles per i): the k- and
- * j-neighbour terms and the diagonal factors; the recurrence along i then only applies the
- * i-neighbour block and substitutes. */
+ * j-neighbour terms and the diagonal factors (row_terms); the recurrence along i then only
+ * applies the i-neighbour block and substitutes. */
 enum { LU_NW = 10 + LU_NF };
+
+/* y += the block of direction dir (sgn -1 below, +1 above) at the neighbour point qn, times
+ * v there */
+static inline void off_at(const mz_adi_zone_t *z, const lu_consts_t *c, int dir, double sgn,
+                          size_t qn, const double *v, double *y)
+{
+  off_apply(c, dir, sgn, z->u + 5 * qn, z->rho_i[qn], z->qs[qn], v + 5 * qn, y);
+}
+
+/* The row-independent part of row (j, k) for both sweeps (sgn -1: the lower sweep's k-1 and
+ * j-1 neighbours, +1: the upper sweep's k+1 and j+1): per i, w[0..4] the z-neighbour term,
+ * w[5..9] the y-neighbour term, then the diagonal factors. */
+static void row_terms(const mz_adi_zone_t *z, const lu_consts_t *c, const double *v, int j, int k,
+                      double sgn, double *restrict w)
+{
+  const int nx = z->nx;
+  const size_t sy = (size_t)nx, sz = (size_t)nx * z->ny, q0 = IDX(z, 0, j, k);
+  for (int i = 1; i < nx - 1; i++) {
+    size_t q = q0 + (size_t)i;
+    double *wi = w + LU_NW * i;
+    for (int m = 0; m < 10; m++)
+      wi[m] = 0.0;
+    off_at(z, c, 2, sgn, sgn < 0 ? q - sz : q + sz, v, wi);
+    off_at(z, c, 1, sgn, sgn < 0 ? q - sy : q + sy, v, wi + 5);
+    diag_factors(c, z->u + 5 * q, z->rho_i[q], wi + 10);
+  }
+}
 
 /* blts.f on row (j, k): v -= omega (Lz v(k-1) + Ly v(j-1) + Lx v(i-1)); v = D^-1 v */
 static void lower_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, int j, int k,
                       double *restrict w)
 {
-  const int nx = z->nx;
-  const size_t sy = (size_t)nx, sz = (size_t)nx * z->ny, q0 = IDX(z, 0, j, k);
-  const double *u = z->u, *rho = z->rho_i, *qs = z->qs;
-  for (int i = 1; i < nx - 1; i++) {
-    size_t q = q0 + (size_t)i;
-    double s[5] = {0}, *wi = w + LU_NW * i;
-    for (int m = 0; m < 5; m++)
-      wi[5 + m] = 0.0;
-    off_apply(c, 2, -1.0, u + 5 * (q - sz), rho[q - sz], qs[q - sz], v + 5 * (q - sz), s);
-    off_apply(c, 1, -1.0, u + 5 * (q - sy), rho[q - sy], qs[q - sy], v + 5 * (q - sy), wi + 5);
-    for (int m = 0; m < 5; m++)
-      wi[m] = v[5 * q + m] - omega * s[m];
-    diag_factors(c, u + 5 * q, rho[q], wi + 10);
-  }
-  for (int i = 1; i < nx - 1; i++) {
+  const size_t q0 = IDX(z, 0, j, k);
+  row_terms(z, c, v, j, k, -1.0, w);
+  for (int i = 1; i < z->nx - 1; i++) {
     size_t q = q0 + (size_t)i;
     double *wi = w + LU_NW * i, x[5];
-    off_apply(c, 0, -1.0, u + 5 * (q - 1), rho[q - 1], qs[q - 1], v + 5 * (q - 1), wi + 5);
+    off_at(z, c, 0, -1.0, q - 1, v, wi + 5);
     for (int m = 0; m < 5; m++)
-      x[m] = wi[m] - omega * wi[5 + m];
+      x[m] = (v[5 * q + m] - omega * wi[m]) - omega * wi[5 + m];
     diag_subst(wi + 10, x);
     memcpy(v + 5 * q, x, sizeof x);
   }
@@ -131,22 +146,12 @@ static void lower_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, i
 static void upper_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, int j, int k,
                       double *restrict w)
 {
-  const int nx = z->nx;
-  const size_t sy = (size_t)nx, sz = (size_t)nx * z->ny, q0 = IDX(z, 0, j, k);
-  const double *u = z->u, *rho = z->rho_i, *qs = z->qs;
-  for (int i = 1; i < nx - 1; i++) {
-    size_t q = q0 + (size_t)i;
-    double *wi = w + LU_NW * i;
-    for (int m = 0; m < 10; m++)
-      wi[m] = 0.0;
-    off_apply(c, 2, 1.0, u + 5 * (q + sz), rho[q + sz], qs[q + sz], v + 5 * (q + sz), wi);
-    off_apply(c, 1, 1.0, u + 5 * (q + sy), rho[q + sy], qs[q + sy], v + 5 * (q + sy), wi + 5);
-    diag_factors(c, u + 5 * q, rho[q], wi + 10);
-  }
-  for (int i = nx - 2; i >= 1; i--) {
+  const size_t q0 = IDX(z, 0, j, k);
+  row_terms(z, c, v, j, k, 1.0, w);
+  for (int i = z->nx - 2; i >= 1; i--) {
     size_t q = q0 + (size_t)i;
     double *wi = w + LU_NW * i, x[5];
-    off_apply(c, 0, 1.0, u + 5 * (q + 1), rho[q + 1], qs[q + 1], v + 5 * (q + 1), wi + 5);
+    off_at(z, c, 0, 1.0, q + 1, v, wi + 5);
     for (int m = 0; m < 5; m++)
       x[m] = omega * wi[m] + omega * wi[5 + m];
     diag_subst(wi + 10, x);
