@@ -1,8 +1,11 @@
 # Cartesian decomposition and rank mapping (included from tests/CMakeLists.txt).
-# unit: layouts, mappings and surface counts without MPI (the tutorial's 80-core example).
+# unit: layouts, grid choice and input checks; the mappings' surface counts (the tutorial's
+# 80-core example) in unit.cart_maps; without MPI.
 hk_test_exe(test_cart_unit unit/test_cart.c)
 add_test(NAME unit.cart COMMAND test_cart_unit)
-set_tests_properties(unit.cart PROPERTIES LABELS unit TIMEOUT 30
+hk_test_exe(test_cart_maps unit/test_cart_maps.c)
+add_test(NAME unit.cart_maps COMMAND test_cart_maps)
+set_tests_properties(unit.cart unit.cart_maps PROPERTIES LABELS unit TIMEOUT 30
   ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
 
 # mpi: the communicator of every map policy, on one real node and on virtual nodes

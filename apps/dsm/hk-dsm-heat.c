@@ -184,6 +184,21 @@ static int heat_record(MPI_Comm comm, const heat_t *h, const hk_dsm_stats_t *st,
   return err != HK_SUCCESS ? err : e2;
 }
 
+/* n time steps, each ended by a DSM barrier; *u holds the newest values after them.
+ * Stops at the first failed barrier and returns its error. */
+static int steps(const heat_t *h, hk_dsm_t *dsm, int n, double **u, double **v)
+{
+  int err = HK_SUCCESS;
+  for (int s = 0; s < n && err == HK_SUCCESS; s++) {
+    step(h, *u, *v);
+    err = hk_dsm_barrier(dsm);
+    double *t = *u;
+    *u = *v;
+    *v = t;
+  }
+  return err;
+}
+
 static int run(void *arg)
 {
   (void)arg;
@@ -244,25 +259,13 @@ static int run(void *arg)
   }
   if ((err = hk_agree(comm, hk_dsm_barrier(dsm))) != HK_SUCCESS)
     goto done;
-  for (int s = 0; s < opt.warmup && local == HK_SUCCESS; s++) {
-    step(&h, u, v);
-    local = hk_dsm_barrier(dsm);
-    double *t = u;
-    u = v;
-    v = t;
-  }
+  local = steps(&h, dsm, opt.warmup, &u, &v);
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     goto done;
   hk_dsm_stats_reset(dsm);
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
-  for (int s = 0; s < opt.iters && local == HK_SUCCESS; s++) {
-    step(&h, u, v);
-    local = hk_dsm_barrier(dsm);
-    double *t = u;
-    u = v;
-    v = t;
-  }
+  local = steps(&h, dsm, opt.iters, &u, &v);
   double t_step = (MPI_Wtime() - t0) / opt.iters;
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     goto done;

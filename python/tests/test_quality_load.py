@@ -19,6 +19,7 @@ def test_busy_needs_share_and_more_than_the_noise_floor(monkeypatch):
     from hybridkit.quality import BUSY_FLOOR_S, others_busy
 
     monkeypatch.delenv("HK_BUSY_SHARE", raising=False)
+    monkeypatch.delenv("HK_BUSY_FLOOR_S", raising=False)
     # 0.14 CPU-s beside a 0.5 s run on 2 CPUs: 14 % of the machine, but tick noise
     assert not others_busy(0.14, 0.5, 2)
     # the same share over a longer run is real load

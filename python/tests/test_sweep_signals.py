@@ -162,6 +162,7 @@ def test_busy_runs_are_repeated_then_flagged(fake, tmp_path, cli, monkeypatch):
     is made 1 + 2 times, the busy attempts kept aside, the last kept and flagged."""
     monkeypatch.setenv("HK_REPLAY_DIR", str(fake / REPLAY_OK))
     monkeypatch.setenv("HK_BUSY_SHARE", "-1")
+    monkeypatch.setenv("HK_BUSY_FLOOR_S", "-1")
     out = tmp_path / "sw"
     res = cli(["sweep", "jacobi", "--cores", "1", "--modes", "pure", "--sizes", "8",
                "--launcher", "replay", "-o", str(out)])

@@ -98,6 +98,9 @@ static void die(const char *msg)
   signal(SIGSEGV, SIG_DFL); /* the faulting instruction runs again and ends the rank */
 }
 
+static const char fetch_failed[] =
+    "hk_dsm: fetching a page from its home failed; the access cannot complete\n";
+
 /* the fault of region d on page p: returns when the access can be retried.
  * is_write: 1 write, 0 read, -1 unknown (then a fault on a readable page is taken for a
  * write; a read that raced with another thread's fetch may then make a needless twin) */
@@ -106,33 +109,27 @@ static void handle(struct hk_dsm *d, long p, int is_write)
   long long t0 = now_ns();
   for (;;) {
     int s = atomic_load(&d->state[p]);
-    if (s == DSM_INVALID) {
-      if (!atomic_compare_exchange_strong(&d->state[p], &s, DSM_FETCHING))
-        continue;
-      atomic_fetch_add(&d->st_read_faults, 1);
-      spin_lock(&d->qspin);
-      d->queue[d->qtail++ % DSM_QUEUE] = (int)p;
-      spin_unlock(&d->qspin);
-      atomic_fetch_add(&d->work, 1);
-      futex_wake(&d->work);
+    if (s == DSM_INVALID || s == DSM_FETCHING) {
+      if (s == DSM_INVALID) { /* ask the communication thread to fetch it */
+        if (!atomic_compare_exchange_strong(&d->state[p], &s, DSM_FETCHING))
+          continue;
+        atomic_fetch_add(&d->st_read_faults, 1);
+        spin_lock(&d->qspin);
+        d->queue[d->qtail++ % DSM_QUEUE] = (int)p;
+        spin_unlock(&d->qspin);
+        atomic_fetch_add(&d->work, 1);
+        futex_wake(&d->work);
+      }
+      /* wait for the fetch (ours or another thread's) */
       while ((s = atomic_load(&d->state[p])) == DSM_FETCHING)
         futex_wait(&d->state[p], DSM_FETCHING);
       if (s == DSM_FAILED) {
-        die("hk_dsm: fetching a page from its home failed; the access cannot complete\n");
+        die(fetch_failed);
         break;
       }
-      if (is_write == 1)
-        continue; /* on to RO -> RW without faulting again */
-      break;      /* a write of unknown kind faults once more */
-    } else if (s == DSM_FETCHING) {
-      /* another thread fetches it: wait, then retry the access (a write faults again);
-       * never go on to the RO case from here, this fault may have been a read */
-      while ((s = atomic_load(&d->state[p])) == DSM_FETCHING)
-        futex_wait(&d->state[p], DSM_FETCHING);
-      if (s == DSM_FAILED) {
-        die("hk_dsm: fetching a page from its home failed; the access cannot complete\n");
-        break;
-      }
+      /* a known write goes on to RO -> RW without faulting again; a read is done, and a
+       * write of unknown kind faults once more (never on to the RO case for it: the fault
+       * may have been a read) */
       if (is_write == 1)
         continue;
       break;
@@ -164,7 +161,7 @@ static void handle(struct hk_dsm *d, long p, int is_write)
     } else if (s == DSM_BUSY) {
       sched_yield();
     } else if (s == DSM_FAILED) {
-      die("hk_dsm: fetching a page from its home failed; the access cannot complete\n");
+      die(fetch_failed);
       break;
     } else { /* RW: another thread opened it meanwhile */
       break;

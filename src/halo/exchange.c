@@ -193,13 +193,6 @@ void hk__update_timed(const hk_halo_work_t *work, const hk_box_t *boxes, int nbo
   *slot += omp_get_wtime() - t0;
 }
 
-int hk__halo_step_regions(const hk_halo_t *h, const hk_halo_work_t *work, hk_halo_regions_t *r)
-{
-  if (!work->update)
-    return HK_ERROR(HK_ERR_ARG, "work->update must not be NULL");
-  return hk_halo_regions(h, work->extend, r);
-}
-
 void hk__halo_keep_error(int *shared, int err)
 {
   if (err == HK_SUCCESS)

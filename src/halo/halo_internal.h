@@ -110,20 +110,17 @@ void hk__update_timed(const hk_halo_work_t *work, const hk_box_t *boxes, int nbo
 /* Fold the per-thread times of one exchange into the statistics (max over threads):
  * comm threads [0, ncomm) and compute threads [compute_first, nthreads). */
 void hk__halo_account(hk_halo_t *h, int ncomm, int compute_first);
-/* The update regions of a step (HK_ERR_ARG for a bad extend). */
-int hk__halo_step_regions(const hk_halo_t *h, const hk_halo_work_t *work, hk_halo_regions_t *r);
 /* Record an error from inside a parallel region (first one wins). */
 void hk__halo_keep_error(int *shared, int err);
 
-/* ---- modes: one step function per mode ---- */
-typedef int (*hk_step_fn)(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_pure(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_pure_nb(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_masteronly(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_funneled(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_task(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_task_balanced(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work);
-int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t *work);
+/* ---- modes: one step function per mode ----
+ * work == NULL: exchange only (r is NULL); else the update's regions r, computed and
+ * checked once by the dispatcher (modes.c). */
+typedef int hk_step_fn_t(hk_halo_t *h, double *field, const hk_halo_work_t *work,
+                         const hk_halo_regions_t *r);
+hk_step_fn_t hk__step_pure, hk__step_pure_nb;                        /* modes_single.c */
+hk_step_fn_t hk__step_masteronly, hk__step_funneled, hk__step_task,
+    hk__step_task_balanced;                                          /* modes_funneled.c */
+hk_step_fn_t hk__step_multiple, hk__step_multiple_reserved;          /* modes_multiple.c */
 
 #endif

@@ -10,7 +10,7 @@ static const struct {
   const char *name;
   hk_thread_level_t level;
   int overlaps;
-  hk_step_fn step;
+  hk_step_fn_t *step;
 } hk_modes[HK_MODE_COUNT] = {
   [HK_MODE_PURE] = {"pure", HK_THREAD_SINGLE, 0, hk__step_pure},
   [HK_MODE_PURE_NB] = {"pure-nb", HK_THREAD_SINGLE, 1, hk__step_pure_nb},
@@ -69,15 +69,20 @@ static int check_call(const hk_halo_t *h, const double *field)
 int hk_halo_step(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
   int err = check_call(h, field);
+  hk_halo_regions_t r;
   if (err == HK_SUCCESS && !work)
     err = HK_ERROR(HK_ERR_ARG, "work must not be NULL (hk_halo_exchange exchanges only)");
-  return err == HK_SUCCESS ? hk_modes[h->desc.mode].step(h, field, work) : err;
+  if (err == HK_SUCCESS && !work->update)
+    err = HK_ERROR(HK_ERR_ARG, "work->update must not be NULL");
+  if (err == HK_SUCCESS)
+    err = hk_halo_regions(h, work->extend, &r);
+  return err == HK_SUCCESS ? hk_modes[h->desc.mode].step(h, field, work, &r) : err;
 }
 
 int hk_halo_exchange(hk_halo_t *h, double *field)
 {
   int err = check_call(h, field);
-  return err == HK_SUCCESS ? hk_modes[h->desc.mode].step(h, field, NULL) : err;
+  return err == HK_SUCCESS ? hk_modes[h->desc.mode].step(h, field, NULL, NULL) : err;
 }
 
 int hk_halo_begin(hk_halo_t *h, double *field)

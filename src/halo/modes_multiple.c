@@ -11,12 +11,10 @@
 #include <omp.h>
 #include "halo/halo_internal.h"
 
-int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work)
+int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work,
+                      const hk_halo_regions_t *r)
 {
   int err = HK_SUCCESS;
-  hk_halo_regions_t r;
-  if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
-    return err;
 #pragma omp parallel num_threads(h->nthreads)
   {
     int t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -24,18 +22,16 @@ int hk__step_multiple(hk_halo_t *h, double *field, const hk_halo_work_t *work)
     hk__halo_keep_error(&err, hk__halo_exchange_msgs(h, field, t, n));
 #pragma omp barrier
     if (work && err == HK_SUCCESS)
-      hk__update_timed(work, &r.all, 1, n, t, &h->tt[t].update);
+      hk__update_timed(work, &r->all, 1, n, t, &h->tt[t].update);
   }
   hk__halo_account(h, h->nthreads, h->nthreads);
   return err;
 }
 
-int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t *work)
+int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t *work,
+                               const hk_halo_regions_t *r)
 {
   int err = HK_SUCCESS;
-  hk_halo_regions_t r;
-  if (work && (err = hk__halo_step_regions(h, work, &r)) != HK_SUCCESS)
-    return err;
   const int m = h->reserved < h->nthreads ? h->reserved : h->nthreads;
 #pragma omp parallel num_threads(h->nthreads)
   {
@@ -44,12 +40,12 @@ int hk__step_multiple_reserved(hk_halo_t *h, double *field, const hk_halo_work_t
     if (t < m)
       hk__halo_keep_error(&err, hk__halo_exchange_msgs(h, field, t, m));
     if (work && n > m && t >= m)
-      hk__update_timed(work, &r.interior, 1, n - m, t - m, &h->tt[t].interior);
+      hk__update_timed(work, &r->interior, 1, n - m, t - m, &h->tt[t].interior);
     else if (work && n == m) /* nobody left to overlap with: the communicators compute after */
-      hk__update_timed(work, &r.interior, 1, n, t, &h->tt[t].interior);
+      hk__update_timed(work, &r->interior, 1, n, t, &h->tt[t].interior);
 #pragma omp barrier
     if (work && err == HK_SUCCESS)
-      hk__update_timed(work, r.boundary, r.nboundary, n, t, &h->tt[t].boundary);
+      hk__update_timed(work, r->boundary, r->nboundary, n, t, &h->tt[t].boundary);
   }
   hk__halo_account(h, m, h->nthreads > m ? m : 0);
   return err;
