@@ -48,7 +48,9 @@ typedef struct jac_sweep {
 
 /* the 3D update of `rows` rows (sy apart) of one plane, columns [ilo, ihi): zm, c, zp
  * and out point at the first row of the plane below, the plane, the plane above and the
- * output (the one place the optimised sweeps spell out the stencil).  ahead: when the
+ * output (the plain and the wavefront 3D 7-point sweeps both go through it; the 2D update,
+ * jac_rows27 and the serial reference in jacobi_ref.c spell out their own stencils, the
+ * reference on purpose, as the independent check).  ahead: when the
  * plane above comes from memory, the distance in doubles at which to prefetch it
  * (0: none).  flags: JAC_NT, whole cache lines of out are written with non-temporal
  * stores (no read for ownership; the lines leave the caches), fenced before returning;
