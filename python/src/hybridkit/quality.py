@@ -26,12 +26,16 @@ from typing import Any, Dict, Optional, Sequence
 BUSY_SHARE = 0.10
 
 
-def busy_share() -> float:
+def _env_float(name: str, default: float) -> float:
+    """$name as a number, or `default` when unset, empty or not a number."""
     try:
-        return float(os.environ.get("HK_BUSY_SHARE", "")) if \
-            os.environ.get("HK_BUSY_SHARE") else BUSY_SHARE
+        return float(os.environ[name]) if os.environ.get(name) else default
     except ValueError:
-        return BUSY_SHARE
+        return default
+
+
+def busy_share() -> float:
+    return _env_float("HK_BUSY_SHARE", BUSY_SHARE)
 
 
 # ... and more than this many CPU seconds in all: below it, what /proc/stat shows beside our
@@ -43,11 +47,7 @@ BUSY_FLOOR_S = 0.15
 
 def busy_floor() -> float:
     """BUSY_FLOOR_S, or $HK_BUSY_FLOOR_S (tests that make every run busy set it below 0)."""
-    try:
-        return float(os.environ["HK_BUSY_FLOOR_S"]) if os.environ.get("HK_BUSY_FLOOR_S") \
-            else BUSY_FLOOR_S
-    except ValueError:
-        return BUSY_FLOOR_S
+    return _env_float("HK_BUSY_FLOOR_S", BUSY_FLOOR_S)
 
 
 def others_busy(others_cpu_s: float, wall_s: float, cpus: int) -> bool:
