@@ -73,3 +73,19 @@ def test_a_binary_that_cannot_list_its_modes(toy, tmp_path):
     make_executable(tmp_path / "bin" / "hk-toy", "#!/bin/sh\necho 'no such option' >&2\nexit 2\n")
     with pytest.raises(HKError, match="exited 2: no such option"):
         expand(toy, "full", Cluster(cores=2))
+
+
+def test_a_checkout_with_only_the_mpich_build_still_lists_the_modes(tmp_path, monkeypatch):
+    # the table is compiled from one source: any flavour's binary answers for the default
+    from hybridkit import paths
+    bindir = tmp_path / "build" / "mpich-release" / "bin"
+    bindir.mkdir(parents=True)
+    make_executable(bindir / "hk-toy2", "#!/bin/sh\nprintf 'solo single 0\\n'\n")
+    monkeypatch.delenv("HK_BIN_DIR", raising=False)
+    monkeypatch.delenv("HK_MPI", raising=False)
+    monkeypatch.setattr(paths, "repo_root", lambda: tmp_path)
+    modes._cache.clear()
+    assert [m.name for m in modes.table("hk-toy2")] == ["solo"]
+    with pytest.raises(HKError, match="unknown binary 'hk-toy3'"):
+        modes.table("hk-toy3")
+    modes._cache.clear()

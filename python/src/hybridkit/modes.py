@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Dict, Tuple
 
 from hybridkit.errors import HKError
-from hybridkit.paths import find_binary
+from hybridkit.paths import BUILD_BIN_DIRS, find_binary
 
 # hk_thread_level_t, weakest first (include/hybridkit/env.h)
 LEVELS = ("single", "masteronly", "funneled", "serialized", "multiple")
@@ -50,7 +50,7 @@ _cache: Dict[Tuple[str, ...], Tuple[Mode, ...]] = {}
 def table(binary: str = "hk-jacobi", *subcommand: str, mpi: str = "") -> Tuple[Mode, ...]:
     """The modes `binary [subcommand] --list-modes` prints (no MPI is started); cached per
     binary path. HKError when the binary is missing or its answer does not parse."""
-    path = find_binary(binary, mpi or os.environ.get("HK_MPI", "openmpi"))
+    path = _find_any(binary, mpi or os.environ.get("HK_MPI", "openmpi"))
     key = (str(path), *subcommand)
     if key not in _cache:
         cmd = [str(path), *subcommand, "--list-modes"]
@@ -63,6 +63,22 @@ def table(binary: str = "hk-jacobi", *subcommand: str, mpi: str = "") -> Tuple[M
                           f"{done.stderr.strip() or done.stdout.strip()}")
         _cache[key] = parse(done.stdout, " ".join(cmd))
     return _cache[key]
+
+
+def _find_any(binary: str, mpi: str):
+    """The binary of the MPI flavour asked for, else of any other built flavour: the mode
+    table is compiled from one source (src/halo/modes.c), so every build prints the same
+    one (a checkout with only the MPICH build still answers for `--mpi` left default)."""
+    try:
+        return find_binary(binary, mpi)
+    except HKError as first:
+        for other in BUILD_BIN_DIRS:
+            if other != mpi:
+                try:
+                    return find_binary(binary, other)
+                except HKError:
+                    pass
+        raise first
 
 
 def level_order(level: str) -> int:
