@@ -1,5 +1,6 @@
 /* apps/jacobi/jacobi_config.c: hk-jacobi's options: one table drives parsing and
  * --help; the values are checked and turned into a const jac_config_t once. */
+#include <stdio.h>
 #include <string.h>
 #include "jacobi.h"
 
@@ -8,18 +9,21 @@ static const char *const onoff[] = {"on", "off", NULL};
 static const char *const stores_names[] = {"auto", "nt", "cached", NULL};
 static const char *const verify_names[] = {"auto", "on", "off", NULL};
 const char *const jac_boundary_names[] = {"periodic", "dirichlet", NULL};
+/* in the order of jac_temporal_t */
+const char *const jac_temporal_names[] = {"on", "off", "wavefront", "pipeline", NULL};
 
 /* the raw values the table parses into (defaults here) */
 static struct {
-  const char *mode, *grid, *map, *output;
+  const char *mode, *grid, *map, *output, *looseness;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
+  int tile_planes;
   int stencil;
   int boundary, temporal, xwrap, stores, verify;
   double min_time;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = JAC_PERIODIC,
-         .verify = JAC_VERIFY_AUTO, .temporal = ON, .stores = JAC_STORES_AUTO, .xwrap = ON,
+         .verify = JAC_VERIFY_AUTO, .temporal = JAC_TEMPORAL_ON, .stores = JAC_STORES_AUTO, .xwrap = ON,
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1,
-         .stencil = 7};
+         .stencil = 7, .looseness = "1:2", .tile_planes = 1};
 
 static const hk_opt_t options[] = {
   {"mode", HK_OPT_STR, &opt.mode, "M", "hybrid mode, one of --list-modes", 0},
@@ -36,9 +40,14 @@ static const hk_opt_t options[] = {
   {"map", HK_OPT_STR, &opt.map, "P", "rank mapping: sequential|round-robin|node-aware", 0},
   {"halo-width", HK_OPT_INT, &opt.width, "w", "ghost layers; w sweeps per exchange", 0},
   {"boundary", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.boundary, jac_boundary_names}, "B", "periodic|dirichlet", 0},
-  {"temporal", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.temporal, onoff}, "on|off",
-   "3D, w > 1, modes without overlap: the w sweeps of an exchange as one wavefront", 0},
+  {"temporal", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.temporal, jac_temporal_names}, "T",
+   "temporal blocking of the w sweeps of an exchange (w > 1): wavefront (3D), pipeline "
+   "(threads as stages, 2D and 3D), on (wavefront where it applies) or off", 0},
   {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: sized for the L2/L3 caches)", 0},
+  {"looseness", HK_OPT_STR, &opt.looseness, "dl:du",
+   "pipeline: a stage starts tile k once the stage before finished tile k+dl and the one after "
+   "tile k-du-1 (1 <= dl <= du)", 0},
+  {"tile-planes", HK_OPT_INT, &opt.tile_planes, "P", "pipeline: planes (2D: rows) per tile", 0},
   {"x-wrap", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.xwrap, onoff}, "on|off",
    "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
   {"stores", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.stores, stores_names}, "S",
@@ -97,6 +106,18 @@ static int parse_grid(jac_config_t *c)
   return HK_SUCCESS;
 }
 
+/* --looseness dl:du, 1 <= dl <= du */
+static int parse_looseness(jac_config_t *c)
+{
+  char extra;
+  if (sscanf(opt.looseness, "%d:%d%c", &c->dl, &c->du, &extra) != 2)
+    return hk_error_set(HK_ERR_ARG, "--looseness %s: expected dl:du (e.g. 1:2)", opt.looseness);
+  if (c->dl < 1 || c->du < c->dl || c->du > 1000000)
+    return hk_error_set(HK_ERR_ARG, "--looseness %s: 1 <= dl <= du needed (dl >= 1: the stencil "
+                        "reads the tile after; du < dl could deadlock the stages)", opt.looseness);
+  return HK_SUCCESS;
+}
+
 static int check_options(void)
 {
   if (opt.dims != 2 && opt.dims != 3)
@@ -113,9 +134,12 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--check-every %d must be >= 0", opt.check_every);
   if (opt.wave_rows < 0)
     return hk_error_set(HK_ERR_ARG, "--wave-rows %d must be >= 0", opt.wave_rows);
-  if (opt.width > HK_WAVE_MAX && opt.temporal == ON)
-    return hk_error_set(HK_ERR_ARG, "--halo-width %d: the wavefront does at most %d sweeps per pass "
-                        "(or --temporal off)", opt.width, HK_WAVE_MAX);
+  if (opt.width > HK_WAVE_MAX && opt.temporal != JAC_TEMPORAL_OFF)
+    return hk_error_set(HK_ERR_ARG, "--halo-width %d: the %s does at most %d sweeps per pass "
+                        "(or --temporal off)", opt.width,
+                        opt.temporal == JAC_TEMPORAL_PIPELINE ? "pipeline" : "wavefront", HK_WAVE_MAX);
+  if (opt.tile_planes < 1)
+    return hk_error_set(HK_ERR_ARG, "--tile-planes %d must be >= 1", opt.tile_planes);
   if (opt.reserved < 0)
     return hk_error_set(HK_ERR_ARG, "--reserved %d must be >= 0", opt.reserved);
   if (opt.stencil != 7 && opt.stencil != 27)
@@ -135,13 +159,15 @@ int jac_config_parse(int argc, char **argv, jac_config_t *c, int *done)
   if (err != HK_SUCCESS || *done)
     return err;
   *c = (jac_config_t){.dims = opt.dims, .stencil = opt.stencil, .boundary = (jac_boundary_t)opt.boundary,
-                      .temporal = opt.temporal == ON, .xwrap = opt.xwrap == ON,
+                      .temporal = (jac_temporal_t)opt.temporal, .xwrap = opt.xwrap == ON,
+                      .tile_planes = opt.tile_planes,
                       .stores = (jac_stores_t)opt.stores, .verify = (jac_verify_t)opt.verify,
                       .iters = opt.iters, .warmup = opt.warmup, .reserved = opt.reserved,
                       .width = opt.width, .roofline = opt.roofline, .compare = opt.compare,
                       .wave_rows = opt.wave_rows, .check_every = opt.check_every,
                       .min_time = opt.min_time, .output = opt.output};
   if ((err = hk_mode_parse(opt.mode, &c->mode)) || (err = check_options()) ||
+      (err = parse_looseness(c)) ||
       (err = parse_grid(c)) || (err = hk_cart_map_parse(opt.map, &c->map)))
     c->mode = HK_MODE_PURE; /* MPI starts with the least thread level, to report the error */
   return err;

@@ -96,9 +96,15 @@ static void run_params(hk_record_t *rec, const jac_run_t *r, const char *grid, c
   hk_record_param_str(rec, "boundary", jac_boundary_names[r->cfg->boundary]);
   hk_record_param_str(rec, "map", hk_cart_map_name(r->ci.map_used));
   hk_record_param_int(rec, "reserved", r->cfg->reserved);
-  hk_record_param_str(rec, "temporal", r->wave.mem ? "wavefront" : "off");
+  hk_record_param_str(rec, "temporal", r->pipe.on ? "pipeline" : r->wave.mem ? "wavefront" : "off");
   if (r->wave.mem)
     hk_record_param_int(rec, "wave_rows", r->wave.rows);
+  if (r->pipe.on) {
+    char loose[32];
+    snprintf(loose, sizeof loose, "%d:%d", r->pipe.dl, r->pipe.du);
+    hk_record_param_str(rec, "looseness", loose);
+    hk_record_param_int(rec, "tile_planes", r->pipe.planes);
+  }
   hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
   if (r->L.dims == 3) {
     hk_record_param_str(rec, "stores", r->nt ? "non-temporal" : "cached");
