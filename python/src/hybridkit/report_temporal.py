@@ -31,7 +31,13 @@ def _param(e: Entry, name: str) -> object:
     return e.run.info.get("params", {}).get(name)
 
 
-def looseness_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
+Panels = Dict[str, Dict[str, List[Tuple[float, ...]]]]
+
+
+def looseness_data(app: AppDesc, es: Sequence[Entry]) -> Tuple[Panels, int]:
+    """(panel -> series -> points (du, median, min, max, flagged), the number of flagged
+    points): the pipeline's per dl over du, the other schemes flat over the panel's du range
+    (a panel without pipeline runs is left out)."""
     groups: Dict[Tuple[str, str, Optional[Tuple[int, int]]], List[Entry]] = {}
     for e in es:
         if e.result(app.metric.value) is None:
@@ -40,9 +46,7 @@ def looseness_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
         panel = f"{e.run.ranks}x{e.run.threads}, w={_param(e, 'halo_width')}"
         loose = _looseness(_param(e, "looseness")) if scheme == "pipeline" else None
         groups.setdefault((panel, scheme, loose), []).append(e)
-    if not any(k[1] == "pipeline" and k[2] for k in groups):
-        return None
-    panels: Dict[str, Dict[str, List[Tuple[float, ...]]]] = {}
+    panels: Panels = {}
     flat: Dict[Tuple[str, str], Tuple[float, float, float, float]] = {}
     flagged = 0
     for (panel, scheme, loose), members in sorted(groups.items(), key=lambda kv: str(kv[0])):
@@ -60,6 +64,13 @@ def looseness_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
             continue
         xs = sorted({p[0] for s in panels[panel].values() for p in s})
         panels[panel][scheme] = [(x, med, lo, hi, mark) for x in (xs[0], xs[-1])]
+    return panels, flagged
+
+
+def looseness_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
+    panels, flagged = looseness_data(app, es)
+    if not panels:
+        return None
     better = "higher" if app.metric.higher_is_better else "lower"
     note = (f" Red crosses: {flagged} point(s) measured only on a busy machine or "
             f"oversubscribed, not results.") if flagged else ""
