@@ -45,8 +45,8 @@ static const hk_opt_t options[] = {
    "(threads as stages, 2D and 3D), on (wavefront where it applies) or off", 0},
   {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: sized for the L2/L3 caches)", 0},
   {"looseness", HK_OPT_STR, &opt.looseness, "dl:du",
-   "pipeline: a stage starts tile k once the stage before finished tile k+dl and the one after "
-   "tile k-du-1 (1 <= dl <= du)", 0},
+   "pipeline: at least dl and at most du tiles between the tiles two neighbouring stages work "
+   "on (1 <= dl <= du)", 0},
   {"tile-planes", HK_OPT_INT, &opt.tile_planes, "P", "pipeline: planes (2D: rows) per tile", 0},
   {"x-wrap", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.xwrap, onoff}, "on|off",
    "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
@@ -114,7 +114,7 @@ static int parse_looseness(jac_config_t *c)
     return hk_error_set(HK_ERR_ARG, "--looseness %s: expected dl:du (e.g. 1:2)", opt.looseness);
   if (c->dl < 1 || c->du < c->dl || c->du > 1000000)
     return hk_error_set(HK_ERR_ARG, "--looseness %s: 1 <= dl <= du needed (dl >= 1: the stencil "
-                        "reads the tile after; du < dl could deadlock the stages)", opt.looseness);
+                        "reads the tile after; with du < dl no distance satisfies both)", opt.looseness);
   return HK_SUCCESS;
 }
 

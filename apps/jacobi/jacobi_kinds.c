@@ -21,7 +21,7 @@ static const hk_field_decl_t run_fields[] = {
   {"temporal", PS, NULL, SAME, 0, 0, "temporal blocking: wavefront, pipeline or off"},
   {"wave_rows", PI, NULL, SAME, 0, OPT, "rows per wavefront strip"},
   {"looseness", PS, NULL, SAME, 0, OPT,
-   "pipeline: dl:du, a stage starts tile k once the stage before finished k+dl, the one after k-du-1"},
+   "pipeline: dl:du, at least dl and at most du tiles between neighbouring stages"},
   {"tile_planes", PI, NULL, SAME, 0, OPT, "pipeline: planes (2D: rows) per tile"},
   {"verification", PS, NULL, SAME, 0, 0, "what the run was checked against"},
   {"stores", PS, NULL, SAME, 0, OPT, "3D: how the sweeps write the field"},

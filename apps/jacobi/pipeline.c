@@ -61,9 +61,11 @@ void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t
         const int s = s0 + j;
         if (k < 0 || k >= tiles)
           continue;
-        /* dl + 1: finished tile k + dl is k + dl + 1 tiles finished */
+        /* in tiles finished: the predecessor k + dl + 1 (it works on k + dl + 1 or later),
+         * the successor k - du - 1 (it works on k - du - 1 or later) */
         hk_progress_wait_stage(&p->prog, j == 0 && s > 0 ? s - 1 : -1,
-                               j == m - 1 && s < b - 1 ? s + 1 : -1, k, p->dl + 1L, p->du, tiles);
+                               j == m - 1 && s < b - 1 ? s + 1 : -1, k, p->dl + 1L, p->du + 1L,
+                               tiles);
         hk_box_t box;
         if (tile(p, &region[s], outer, z0, k, &box))
           update(&box, &sw[j]);

@@ -1,8 +1,8 @@
 """The report's figure of hk-jacobi's temporal blocking (app jacobi-temporal, report =
 ["looseness"]): performance vs looseness like Wellein et al. (COMPSAC 2009) and Wittmann et
 al. (Parallel Processing Letters 2010). One panel per layout (ranks x threads) and halo width w;
-the pipeline's metric over du (the maximal distance of a stage to its successor, tiles) with
-one line per dl (the minimal distance to its predecessor); the wavefront and the sweeps one
+the pipeline's metric over du (the most tiles between neighbouring stages) with
+one line per dl (the fewest); the wavefront and the sweeps one
 after the other (off), which have no looseness, as flat lines over the same range.
 """
 
@@ -74,7 +74,7 @@ def looseness_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
     better = "higher" if app.metric.higher_is_better else "lower"
     note = (f" Red crosses: {flagged} point(s) measured only on a busy machine or "
             f"oversubscribed, not results.") if flagged else ""
-    return Figure(lines(panels, "du: most tiles a stage runs ahead of its successor",
+    return Figure(lines(panels, "du: most tiles between neighbouring stages",
                         f"{app.metric.value} [{app.metric.unit}]", logx=True, xticks_int=True),
                   f"{app.name}: {app.metric.value} vs looseness of the pipeline (--looseness "
                   f"dl:du), one panel per layout and halo width w: median of the repeats, "
