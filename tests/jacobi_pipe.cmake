@@ -52,3 +52,10 @@ hk_expect_test(jacobi.pipe.bad_looseness 2 "--looseness 2:1: 1 <= dl <= du" ONCE
                COMMAND ${JAC} --temporal pipeline --looseness 2:1)
 hk_expect_test(jacobi.pipe.bad_looseness_form 2 "--looseness 3: expected dl:du" ONCE NP 2
                COMMAND ${JAC} --temporal pipeline --looseness 3)
+# every sweep in a pipeline pass (warm-up 2 + 2 timed, w = 2); checks inside every batch: none,
+# and a line says so
+hk_expect_test(jacobi.pipe.sweeps_counted 0 "temporal_sweeps +4" NP 1 COMMAND ${JAC} --grid 12x12x12
+               --temporal pipeline --halo-width 2 --warmup 2 --iters 2 --check-every 0)
+hk_expect_test(jacobi.pipe.checks_inside 0 "--temporal pipeline: 0 of 6 sweeps ran temporally blocked"
+               NP 1 COMMAND ${JAC} --grid 12x12x12 --temporal pipeline --halo-width 2 --warmup 2
+               --iters 4 --check-every 1)

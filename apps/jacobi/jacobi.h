@@ -70,6 +70,7 @@ typedef struct jac_run {
   jac_wave_t wave;       /* temporal blocking (mem NULL: off) */
   jac_pipe_t pipe;       /* or the pipeline (on 0: off) */
   hk_box_t *regions;     /* per sweep of a wavefront or pipeline pass */
+  long long temporal_sweeps; /* sweeps done temporally blocked (warm-up included) */
   double t_sweeps;       /* sweeps outside the engine's step (for the compute time) */
   int nt;                /* 3D sweeps write with non-temporal stores */
   int xwrap;             /* 3D sweeps wrap a periodic x themselves (not the halo) */

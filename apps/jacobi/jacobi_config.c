@@ -67,17 +67,20 @@ const hk_app_t jac_app = {
   .list_modes = 1,
   .summary = "3D 7- or 27-point Jacobi / 2D 5-point heat equation in every hybrid MPI+OpenMP mode",
   .usage = "[--mode M] [--size N | --grid NXxNYxNZ] [--iters K] [--dims 2|3] [--stencil 7|27]\n"
-           "       [--map P] [--halo-width w] [--reserved m] [--boundary periodic|dirichlet]\n"
-           "       [--roofline] [--output FILE.jsonl]",
+           "       [--map P] [--halo-width w] [--temporal T] [--looseness dl:du] [--reserved m]\n"
+           "       [--boundary periodic|dirichlet] [--roofline] [--output FILE.jsonl]",
   .description =
       "Verifies itself (invariant every --check-every sweeps; bit-identical to the serial\n"
       "reference for small grids) and exits 1 when wrong.  MLUP/s = cells x sweeps / time\n"
       "of the slowest rank.  With --halo-width w > 1 the halo holds w layers and w sweeps\n"
-      "run per exchange (edges and corners exchanged too); in 3D and the modes without\n"
-      "overlap they run as one wavefront through the planes (temporal blocking: the field\n"
-      "streams through memory once per w sweeps; --temporal off: one sweep after the\n"
-      "other; MLUP/s can then exceed the roofline of a single sweep); --reserved m applies to\n"
-      "multiple-reserved.  --roofline measures a STREAM-style scale bandwidth (one load and\n"
+      "run per exchange (edges and corners exchanged too); in 3D they run as one wavefront\n"
+      "through the planes (temporal blocking: the field streams through memory once per w\n"
+      "sweeps; MLUP/s can then exceed the roofline of a single sweep; in the modes that\n"
+      "overlap, the sweeps after the first, which hides the exchange); --temporal pipeline:\n"
+      "the threads as pipeline stages, one sweep each, tiles of --tile-planes planes apart,\n"
+      "synchronised per tile within --looseness; --temporal off: one sweep after the\n"
+      "other.  --reserved m applies to multiple-reserved.  --roofline measures a\n"
+      "STREAM-style scale bandwidth (one load and\n"
       "one store stream per element, as one lattice update) with the kind of stores the sweeps\n"
       "use (--stores: cached, 24 B with write-allocate; nt, non-temporal, 16 B).  --stencil 27:\n"
       "the 27-point stencil (tensor product of [1 2 1]/4 in x, y, z), whose halo exchanges\n"

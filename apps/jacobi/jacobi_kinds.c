@@ -54,6 +54,8 @@ static const hk_field_decl_t run_fields[] = {
   {"maxrss", ST, "KiB", RANKS, 0, 0, "peak resident memory of a rank"},
   {"check_time", ST, "s", RANKS, 0, 0, "untimed invariant checks"},
   {"reference_diffs", VI, NULL, SAME, 0, 0, "cells that differ from the serial reference (-1: not compared)"},
+  {"temporal_sweeps", VI, NULL, SAME, 0, OPT,
+   "sweeps (warm-up included) done temporally blocked (wavefront or pipeline)"},
   {"stream_bw", ST, "B/s", RANKS, 0, OPT, "STREAM-style scale bandwidth (--roofline)"},
   {"stream_nt_bw", ST, "B/s", RANKS, 0, OPT, "the same with non-temporal stores"},
   {"roofline_mlups", V, "MLUP/s", SAME, 0, OPT, "MLUP/s the measured bandwidth allows"},

@@ -151,6 +151,8 @@ static int run_record(hk_reporter_t *rep, const jac_run_t *r, const jac_outcome_
   hk_record_stats(rec, "maxrss", (double)ru.ru_maxrss, "KiB");
   hk_record_stats(rec, "check_time", o->check_time, "s");
   hk_record_value_int(rec, "reference_diffs", o->verified ? o->ndiff : -1, NULL);
+  if (r->wave.mem || r->pipe.on)
+    hk_record_value_int(rec, "temporal_sweeps", r->temporal_sweeps, NULL);
   if (o->bw)
     roofline_fields(rec, r, o->bw, mlups);
   if (hk_halo_mode(r->halo) <= HK_MODE_PURE_NB && omp_get_max_threads() > 1)

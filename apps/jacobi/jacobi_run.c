@@ -164,6 +164,7 @@ static int sweep(jac_run_t *r, int sweeps, int first, int *done, double *t_check
     if (wave_batch(r, b, *done)) {
       err = temporal_batch(r, b); /* result in u */
       *done += b;
+      r->temporal_sweeps += b;
       if (!err)
         err = check_due(r, *done, t_check);
     } else {
@@ -391,6 +392,13 @@ int jac_run(void *arg)
     goto done;
   if ((err = finish(&r, &o, bw, done_sweeps)) != HK_SUCCESS)
     goto done;
+  /* a scheme asked for by name that did not run every batch says so */
+  if (r.ci.rank == 0 && c->temporal != JAC_TEMPORAL_ON && (r.wave.mem || r.pipe.on) &&
+      r.temporal_sweeps < done_sweeps)
+    printf("# --temporal %s: %lld of %d sweeps ran temporally blocked; the others one after the "
+           "other (an invariant check fell inside their batch: --check-every 0 or a multiple of "
+           "w that the batches meet, or a batch of 1 sweep)\n",
+           jac_temporal_names[c->temporal], r.temporal_sweeps, done_sweeps);
   if (r.ci.rank == 0)
     printf("# Verification = SUCCESSFUL (%s)\n",
            o.verified ? "bit-identical to the serial reference, invariant holds" : "invariant holds");
