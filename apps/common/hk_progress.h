@@ -11,10 +11,11 @@
  *
  * Used by hk-mz's LU-MZ SSOR sweeps (apps/mz/lu_ssor.c) and hk-jacobi's pipelined temporal
  * blocking (apps/jacobi/pipeline.c, hk_progress_wait_stage: a minimal distance to the
- * predecessor, a maximal one to the successor).  Counters are C11 atomics, one cache line each; post is a
- * release store, wait an acquire load, so data written before a post is visible after the
- * matching wait.  Waiting spins briefly, then yields the core (hybrid runs are often
- * oversubscribed: a spinning waiter must not starve the thread it waits for).
+ * predecessor, a maximal one to the successor).  Counters are C11 atomics, one cache line
+ * each; post is a release store, wait an acquire load, so data written before a post is
+ * visible after the matching wait.  Waiting spins briefly, then yields the core (hybrid
+ * runs are often oversubscribed: a spinning waiter must not starve the thread it waits
+ * for).
  *
  * Threads: reset by every thread for its own counter followed by a barrier of the team
  * (hk_progress_reset_mine + #pragma omp barrier) before use; post only one's own counter.

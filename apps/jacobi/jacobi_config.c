@@ -21,7 +21,8 @@ static struct {
   int boundary, temporal, xwrap, stores, verify;
   double min_time;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = JAC_PERIODIC,
-         .verify = JAC_VERIFY_AUTO, .temporal = JAC_TEMPORAL_ON, .stores = JAC_STORES_AUTO, .xwrap = ON,
+         .verify = JAC_VERIFY_AUTO, .temporal = JAC_TEMPORAL_ON, .stores = JAC_STORES_AUTO,
+         .xwrap = ON,
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1,
          .stencil = 7, .looseness = "1:2", .tile_planes = 1};
 
@@ -116,8 +117,9 @@ static int parse_looseness(jac_config_t *c)
   if (sscanf(opt.looseness, "%d:%d%c", &c->dl, &c->du, &extra) != 2)
     return hk_error_set(HK_ERR_ARG, "--looseness %s: expected dl:du (e.g. 1:2)", opt.looseness);
   if (c->dl < 1 || c->du < c->dl || c->du > 1000000)
-    return hk_error_set(HK_ERR_ARG, "--looseness %s: 1 <= dl <= du needed (dl >= 1: the stencil "
-                        "reads the tile after; with du < dl no distance satisfies both)", opt.looseness);
+    return hk_error_set(HK_ERR_ARG, "--looseness %s: 1 <= dl <= du needed (dl >= 1: the "
+                        "stencil reads the tile after; with du < dl no distance satisfies both)",
+                        opt.looseness);
   return HK_SUCCESS;
 }
 

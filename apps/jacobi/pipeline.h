@@ -12,9 +12,10 @@
  * finished (hk_progress.h) and keeps a relaxed distance, --looseness dl:du: between the
  * tiles two neighbouring stages work on lie at least dl and at most du tiles (the papers'
  * d_l and d_u): a stage starts tile k once its predecessor has finished tile k + dl (dl >= 1:
- * the stencil reads the first plane of tile k + 1) and its successor tile k - du - 2.  With b stages and T threads,
- * thread t runs stages [t b / T, (t + 1) b / T): several consecutive sweeps one tile
- * apart when b > T, and threads without a stage idle when b < T.  Each cell is computed
+ * the stencil reads the first plane of tile k + 1) and its successor tile k - du - 2.
+ * With b stages and T threads, thread t runs stages [t b / T, (t + 1) b / T): several
+ * consecutive sweeps one tile apart when b > T, and threads without a stage idle when
+ * b < T.  Each cell is computed
  * by the update of the plain sweeps, so the result is bit-identical to b plain sweeps.
  */
 #ifndef HK_JACOBI_PIPELINE_H

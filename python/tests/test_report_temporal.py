@@ -23,7 +23,8 @@ def entry(temporal: str, mlups: float, looseness: str = "", busy: bool = False) 
 
 def test_looseness_panels():
     app = appdesc.get("jacobi-temporal")
-    es = [entry("pipeline", 100, "1:1"), entry("pipeline", 120, "1:1"), entry("pipeline", 110, "1:1"),
+    es = [entry("pipeline", 100, "1:1"), entry("pipeline", 120, "1:1"),
+          entry("pipeline", 110, "1:1"),
           entry("pipeline", 200, "1:4"), entry("pipeline", 150, "2:4", busy=True),
           entry("wavefront", 300, "1:1"), entry("wavefront", 320, "1:4"), entry("off", 90, "2:4")]
     panels, flagged = looseness_data(app, es)
