@@ -41,3 +41,15 @@ def test_looseness_panels():
 def test_no_pipeline_no_figure():
     app = appdesc.get("jacobi-temporal")
     assert looseness_figure(app, [entry("wavefront", 300), entry("off", 90)]) is None
+
+
+def test_quick_plan_passes_scheme_and_looseness():
+    from hybridkit.sweep import Cluster, expand
+
+    app = appdesc.get("jacobi-temporal")
+    runs = expand(app, "quick", Cluster(cores=2))
+    assert len(runs) == 9 and {(r.ranks, r.threads) for r in runs} == {(1, 2)}
+    argv = app.argv(runs[-1].param_dict, runs[-1].ranks, runs[-1].threads)
+    text = " ".join(argv)
+    assert "--temporal pipeline" in text and "--looseness 2:16" in text
+    assert "--halo-width 4" in text and "--size 256" in text
