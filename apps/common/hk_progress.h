@@ -9,11 +9,13 @@
  *   thread 0:  post(0,1) post(0,2) post(0,3) ...
  *   thread 1:  wait(0,1) .. post(1,1) wait(0,2) .. post(1,2) ...   (a wavefront)
  *
- * Used by hk-mz's LU-MZ SSOR sweeps (apps/mz/lu.c); meant for any pipelined OpenMP loop
- * (e.g. temporal blocking).  Counters are C11 atomics, one cache line each; post is a
- * release store, wait an acquire load, so data written before a post is visible after the
- * matching wait.  Waiting spins briefly, then yields the core (hybrid runs are often
- * oversubscribed: a spinning waiter must not starve the thread it waits for).
+ * Used by hk-mz's LU-MZ SSOR sweeps (apps/mz/lu_ssor.c) and hk-jacobi's pipelined temporal
+ * blocking (apps/jacobi/pipeline.c, hk_progress_wait_stage: a minimal distance to the
+ * predecessor, a maximal one to the successor).  Counters are C11 atomics, one cache line
+ * each; post is a release store, wait an acquire load, so data written before a post is
+ * visible after the matching wait.  Waiting spins briefly, then yields the core (hybrid
+ * runs are often oversubscribed: a spinning waiter must not starve the thread it waits
+ * for).
  *
  * Threads: reset by every thread for its own counter followed by a barrier of the team
  * (hk_progress_reset_mine + #pragma omp barrier) before use; post only one's own counter.
@@ -83,6 +85,21 @@ static inline void hk_progress_wait(hk_progress_t *p, int who, long step)
 static inline void hk_progress_wait_within(hk_progress_t *p, int who, long mine, long distance)
 {
   hk_progress_wait(p, who, mine - distance);
+}
+
+/* a pipeline stage with relaxed synchronisation (Wellein et al., COMPSAC 2009; Wittmann et
+ * al., PPL 2010): before its item k (it has finished k items), stage `me` waits until its
+ * predecessor `pred` has finished at least min(k + dl, total) items (a minimal distance dl
+ * ahead; the predecessor is done after `total`) and its successor `succ` at least k - du
+ * (I am at most du items ahead of it).  pred or succ < 0: none (the first and the last
+ * stage).  Deadlock-free along a chain of stages when du >= dl - 1 for every pair. */
+static inline void hk_progress_wait_stage(hk_progress_t *p, int pred, int succ, long k, long dl,
+                                          long du, long total)
+{
+  if (pred >= 0)
+    hk_progress_wait(p, pred, k + dl < total ? k + dl : total);
+  if (succ >= 0)
+    hk_progress_wait_within(p, succ, k, du);
 }
 
 #endif

@@ -13,12 +13,18 @@
 
 #include "hk_app.h"
 #include "hybridkit.h"
+#include "pipeline.h"
 #include "stream.h"
 #include "wavefront.h"
 
 typedef enum jac_stores { JAC_STORES_AUTO = 0, JAC_STORES_NT, JAC_STORES_CACHED } jac_stores_t;
 typedef enum jac_verify { JAC_VERIFY_AUTO = 0, JAC_VERIFY_ON, JAC_VERIFY_OFF } jac_verify_t;
 typedef enum jac_boundary { JAC_PERIODIC = 0, JAC_DIRICHLET } jac_boundary_t;
+/* --temporal: on (the default: the wavefront where it applies, quietly), off, or a scheme
+ * asked for by name (a line says where it does not apply) */
+typedef enum jac_temporal {
+  JAC_TEMPORAL_ON = 0, JAC_TEMPORAL_OFF, JAC_TEMPORAL_WAVEFRONT, JAC_TEMPORAL_PIPELINE
+} jac_temporal_t;
 
 /* the options, checked and typed (the program compares no strings) */
 typedef struct jac_config {
@@ -28,7 +34,9 @@ typedef struct jac_config {
   int stencil;              /* 3D: 7 or 27 points (2D: the 5-point heat equation) */
   long long global[3];      /* global grid (global[2] = 1 in 2D) */
   jac_boundary_t boundary;
-  int temporal;             /* 1: wavefront when it applies */
+  jac_temporal_t temporal;
+  int dl, du;               /* --looseness of the pipeline */
+  int tile_planes;          /* pipeline: planes (2D rows) per tile */
   int xwrap;                /* 1: the sweeps may wrap a periodic, undecomposed x */
   jac_stores_t stores;
   jac_verify_t verify;
@@ -40,6 +48,7 @@ typedef struct jac_config {
 
 extern const hk_app_t jac_app;
 extern const char *const jac_boundary_names[];
+extern const char *const jac_temporal_names[];
 
 /* jac_config_parse: argv into *cfg (checked); *done = 1 after --help and the like.
  * HK_ERR_ARG naming the option when wrong.  No MPI needed. */
@@ -59,7 +68,9 @@ typedef struct jac_run {
   int check_every;       /* invariant check every k sweeps (0: at the end) */
   double lo0, hi0, sum0; /* invariants */
   jac_wave_t wave;       /* temporal blocking (mem NULL: off) */
-  hk_box_t *regions;     /* per sweep of a wavefront pass */
+  jac_pipe_t pipe;       /* or the pipeline (on 0: off) */
+  hk_box_t *regions;     /* per sweep of a wavefront or pipeline pass */
+  long long temporal_sweeps; /* sweeps done temporally blocked (warm-up included) */
   double t_sweeps;       /* sweeps outside the engine's step (for the compute time) */
   int nt;                /* 3D sweeps write with non-temporal stores */
   int xwrap;             /* 3D sweeps wrap a periodic x themselves (not the halo) */

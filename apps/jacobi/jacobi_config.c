@@ -1,5 +1,6 @@
 /* apps/jacobi/jacobi_config.c: hk-jacobi's options: one table drives parsing and
  * --help; the values are checked and turned into a const jac_config_t once. */
+#include <stdio.h>
 #include <string.h>
 #include "jacobi.h"
 
@@ -8,18 +9,22 @@ static const char *const onoff[] = {"on", "off", NULL};
 static const char *const stores_names[] = {"auto", "nt", "cached", NULL};
 static const char *const verify_names[] = {"auto", "on", "off", NULL};
 const char *const jac_boundary_names[] = {"periodic", "dirichlet", NULL};
+/* in the order of jac_temporal_t */
+const char *const jac_temporal_names[] = {"on", "off", "wavefront", "pipeline", NULL};
 
 /* the raw values the table parses into (defaults here) */
 static struct {
-  const char *mode, *grid, *map, *output;
+  const char *mode, *grid, *map, *output, *looseness;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
+  int tile_planes;
   int stencil;
   int boundary, temporal, xwrap, stores, verify;
   double min_time;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = JAC_PERIODIC,
-         .verify = JAC_VERIFY_AUTO, .temporal = ON, .stores = JAC_STORES_AUTO, .xwrap = ON,
+         .verify = JAC_VERIFY_AUTO, .temporal = JAC_TEMPORAL_ON, .stores = JAC_STORES_AUTO,
+         .xwrap = ON,
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1,
-         .stencil = 7};
+         .stencil = 7, .looseness = "1:2", .tile_planes = 1};
 
 static const hk_opt_t options[] = {
   {"mode", HK_OPT_STR, &opt.mode, "M", "hybrid mode, one of --list-modes", 0},
@@ -36,9 +41,14 @@ static const hk_opt_t options[] = {
   {"map", HK_OPT_STR, &opt.map, "P", "rank mapping: sequential|round-robin|node-aware", 0},
   {"halo-width", HK_OPT_INT, &opt.width, "w", "ghost layers; w sweeps per exchange", 0},
   {"boundary", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.boundary, jac_boundary_names}, "B", "periodic|dirichlet", 0},
-  {"temporal", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.temporal, onoff}, "on|off",
-   "3D, w > 1, modes without overlap: the w sweeps of an exchange as one wavefront", 0},
+  {"temporal", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.temporal, jac_temporal_names}, "T",
+   "temporal blocking of the w sweeps of an exchange (w > 1): wavefront (3D), pipeline "
+   "(threads as stages, 2D and 3D), on (wavefront where it applies) or off", 0},
   {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: sized for the L2/L3 caches)", 0},
+  {"looseness", HK_OPT_STR, &opt.looseness, "dl:du",
+   "pipeline: at least dl and at most du tiles between the tiles two neighbouring stages work "
+   "on (1 <= dl <= du)", 0},
+  {"tile-planes", HK_OPT_INT, &opt.tile_planes, "P", "pipeline: planes (2D: rows) per tile", 0},
   {"x-wrap", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.xwrap, onoff}, "on|off",
    "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
   {"stores", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.stores, stores_names}, "S",
@@ -58,17 +68,20 @@ const hk_app_t jac_app = {
   .list_modes = 1,
   .summary = "3D 7- or 27-point Jacobi / 2D 5-point heat equation in every hybrid MPI+OpenMP mode",
   .usage = "[--mode M] [--size N | --grid NXxNYxNZ] [--iters K] [--dims 2|3] [--stencil 7|27]\n"
-           "       [--map P] [--halo-width w] [--reserved m] [--boundary periodic|dirichlet]\n"
-           "       [--roofline] [--output FILE.jsonl]",
+           "       [--map P] [--halo-width w] [--temporal T] [--looseness dl:du] [--reserved m]\n"
+           "       [--boundary periodic|dirichlet] [--roofline] [--output FILE.jsonl]",
   .description =
       "Verifies itself (invariant every --check-every sweeps; bit-identical to the serial\n"
       "reference for small grids) and exits 1 when wrong.  MLUP/s = cells x sweeps / time\n"
       "of the slowest rank.  With --halo-width w > 1 the halo holds w layers and w sweeps\n"
-      "run per exchange (edges and corners exchanged too); in 3D and the modes without\n"
-      "overlap they run as one wavefront through the planes (temporal blocking: the field\n"
-      "streams through memory once per w sweeps; --temporal off: one sweep after the\n"
-      "other; MLUP/s can then exceed the roofline of a single sweep); --reserved m applies to\n"
-      "multiple-reserved.  --roofline measures a STREAM-style scale bandwidth (one load and\n"
+      "run per exchange (edges and corners exchanged too); in 3D they run as one wavefront\n"
+      "through the planes (temporal blocking: the field streams through memory once per w\n"
+      "sweeps; MLUP/s can then exceed the roofline of a single sweep; in the modes that\n"
+      "overlap, the sweeps after the first, which hides the exchange); --temporal pipeline:\n"
+      "the threads as pipeline stages, one sweep each, tiles of --tile-planes planes apart,\n"
+      "synchronised per tile within --looseness; --temporal off: one sweep after the\n"
+      "other.  --reserved m applies to multiple-reserved.  --roofline measures a\n"
+      "STREAM-style scale bandwidth (one load and\n"
       "one store stream per element, as one lattice update) with the kind of stores the sweeps\n"
       "use (--stores: cached, 24 B with write-allocate; nt, non-temporal, 16 B).  --stencil 27:\n"
       "the 27-point stencil (tensor product of [1 2 1]/4 in x, y, z), whose halo exchanges\n"
@@ -97,6 +110,19 @@ static int parse_grid(jac_config_t *c)
   return HK_SUCCESS;
 }
 
+/* --looseness dl:du, 1 <= dl <= du */
+static int parse_looseness(jac_config_t *c)
+{
+  char extra;
+  if (sscanf(opt.looseness, "%d:%d%c", &c->dl, &c->du, &extra) != 2)
+    return hk_error_set(HK_ERR_ARG, "--looseness %s: expected dl:du (e.g. 1:2)", opt.looseness);
+  if (c->dl < 1 || c->du < c->dl || c->du > 1000000)
+    return hk_error_set(HK_ERR_ARG, "--looseness %s: 1 <= dl <= du needed (dl >= 1: the "
+                        "stencil reads the tile after; with du < dl no distance satisfies both)",
+                        opt.looseness);
+  return HK_SUCCESS;
+}
+
 static int check_options(void)
 {
   if (opt.dims != 2 && opt.dims != 3)
@@ -113,9 +139,12 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--check-every %d must be >= 0", opt.check_every);
   if (opt.wave_rows < 0)
     return hk_error_set(HK_ERR_ARG, "--wave-rows %d must be >= 0", opt.wave_rows);
-  if (opt.width > HK_WAVE_MAX && opt.temporal == ON)
-    return hk_error_set(HK_ERR_ARG, "--halo-width %d: the wavefront does at most %d sweeps per pass "
-                        "(or --temporal off)", opt.width, HK_WAVE_MAX);
+  if (opt.width > HK_WAVE_MAX && opt.temporal != JAC_TEMPORAL_OFF)
+    return hk_error_set(HK_ERR_ARG, "--halo-width %d: the %s does at most %d sweeps per pass "
+                        "(or --temporal off)", opt.width,
+                        opt.temporal == JAC_TEMPORAL_PIPELINE ? "pipeline" : "wavefront", HK_WAVE_MAX);
+  if (opt.tile_planes < 1)
+    return hk_error_set(HK_ERR_ARG, "--tile-planes %d must be >= 1", opt.tile_planes);
   if (opt.reserved < 0)
     return hk_error_set(HK_ERR_ARG, "--reserved %d must be >= 0", opt.reserved);
   if (opt.stencil != 7 && opt.stencil != 27)
@@ -135,13 +164,15 @@ int jac_config_parse(int argc, char **argv, jac_config_t *c, int *done)
   if (err != HK_SUCCESS || *done)
     return err;
   *c = (jac_config_t){.dims = opt.dims, .stencil = opt.stencil, .boundary = (jac_boundary_t)opt.boundary,
-                      .temporal = opt.temporal == ON, .xwrap = opt.xwrap == ON,
+                      .temporal = (jac_temporal_t)opt.temporal, .xwrap = opt.xwrap == ON,
+                      .tile_planes = opt.tile_planes,
                       .stores = (jac_stores_t)opt.stores, .verify = (jac_verify_t)opt.verify,
                       .iters = opt.iters, .warmup = opt.warmup, .reserved = opt.reserved,
                       .width = opt.width, .roofline = opt.roofline, .compare = opt.compare,
                       .wave_rows = opt.wave_rows, .check_every = opt.check_every,
                       .min_time = opt.min_time, .output = opt.output};
   if ((err = hk_mode_parse(opt.mode, &c->mode)) || (err = check_options()) ||
+      (err = parse_looseness(c)) ||
       (err = parse_grid(c)) || (err = hk_cart_map_parse(opt.map, &c->map)))
     c->mode = HK_MODE_PURE; /* MPI starts with the least thread level, to report the error */
   return err;

@@ -96,9 +96,15 @@ static void run_params(hk_record_t *rec, const jac_run_t *r, const char *grid, c
   hk_record_param_str(rec, "boundary", jac_boundary_names[r->cfg->boundary]);
   hk_record_param_str(rec, "map", hk_cart_map_name(r->ci.map_used));
   hk_record_param_int(rec, "reserved", r->cfg->reserved);
-  hk_record_param_str(rec, "temporal", r->wave.mem ? "wavefront" : "off");
+  hk_record_param_str(rec, "temporal", r->pipe.on ? "pipeline" : r->wave.mem ? "wavefront" : "off");
   if (r->wave.mem)
     hk_record_param_int(rec, "wave_rows", r->wave.rows);
+  if (r->pipe.on) {
+    char loose[32];
+    snprintf(loose, sizeof loose, "%d:%d", r->pipe.dl, r->pipe.du);
+    hk_record_param_str(rec, "looseness", loose);
+    hk_record_param_int(rec, "tile_planes", r->pipe.planes);
+  }
   hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
   if (r->L.dims == 3) {
     hk_record_param_str(rec, "stores", r->nt ? "non-temporal" : "cached");
@@ -145,6 +151,8 @@ static int run_record(hk_reporter_t *rep, const jac_run_t *r, const jac_outcome_
   hk_record_stats(rec, "maxrss", (double)ru.ru_maxrss, "KiB");
   hk_record_stats(rec, "check_time", o->check_time, "s");
   hk_record_value_int(rec, "reference_diffs", o->verified ? o->ndiff : -1, NULL);
+  if (r->wave.mem || r->pipe.on)
+    hk_record_value_int(rec, "temporal_sweeps", r->temporal_sweeps, NULL);
   if (o->bw)
     roofline_fields(rec, r, o->bw, mlups);
   if (hk_halo_mode(r->halo) <= HK_MODE_PURE_NB && omp_get_max_threads() > 1)

@@ -70,34 +70,58 @@ static int measure_bandwidth(MPI_Comm comm, const jac_run_t *r, jac_stream_t *bw
   return hk_agree(comm, local);
 }
 
-/* b sweeps after one exchange as a wavefront, when on and no invariant check
- * falls inside the batch (the intermediate sweeps are never whole fields) */
+/* in a mode that overlaps, the engine's step does the first sweep of a batch (the
+ * interior hides the exchange) and the temporal scheme the others */
+static int first_by_step(const jac_run_t *r) { return jac_mode_overlaps(hk_halo_mode(r->halo)); }
+
+static void swap_fields(jac_run_t *r)
+{
+  double *t = r->u;
+  r->u = r->v;
+  r->v = t;
+}
+
+/* b sweeps after one exchange temporally blocked, when on, at least 2 of them are left
+ * to the scheme and no invariant check falls inside the batch (the intermediate sweeps
+ * are never whole fields) */
 static int wave_batch(jac_run_t *r, int b, int done)
 {
-  if (!r->wave.mem || b < 2)
+  if ((!r->wave.mem && !r->pipe.on) || b - first_by_step(r) < 2)
     return 0;
   if (r->check_every > 0 && (done / r->check_every + 1) * r->check_every < done + b)
     return 0;
   return 1;
 }
 
-static int wavefront(jac_run_t *r, int b)
+/* the exchange (with the first sweep in a mode that overlaps), then the (other) sweeps of
+ * the batch as a wavefront or a pipeline; the result in u */
+static int temporal_batch(jac_run_t *r, int b)
 {
-  int err = hk_halo_exchange(r->halo, r->u);
-  if (err != HK_SUCCESS)
+  int err, first = first_by_step(r);
+  if (first) {
+    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
+    hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
+    if ((err = hk_halo_step(r->halo, r->u, &work)) != HK_SUCCESS)
+      return err;
+    swap_fields(r);
+  } else if ((err = hk_halo_exchange(r->halo, r->u)) != HK_SUCCESS) {
     return err;
+  }
+  const int n = b - first;
   hk_halo_regions_t rg;
-  for (int s = 0; s < b; s++) {
-    if ((err = hk_halo_regions(r->halo, b - 1 - s, &rg)) != HK_SUCCESS)
+  for (int s = 0; s < n; s++) {
+    if ((err = hk_halo_regions(r->halo, n - 1 - s, &rg)) != HK_SUCCESS)
       return err;
     r->regions[s] = rg.all;
   }
   double t0 = omp_get_wtime();
-  jac_wave3d(&r->wave, r->u, r->v, &r->L, b, r->regions);
+  if (r->pipe.on) {
+    jac_pipe_run(&r->pipe, &r->u, &r->v, &r->L, n, r->regions, r->update);
+  } else {
+    jac_wave3d(&r->wave, r->u, r->v, &r->L, n, r->regions);
+    swap_fields(r);
+  }
   r->t_sweeps += omp_get_wtime() - t0;
-  double *t = r->u;
-  r->u = r->v;
-  r->v = t;
   return HK_SUCCESS;
 }
 
@@ -119,9 +143,7 @@ static int step_batch(jac_run_t *r, int b, int *done, double *t_check)
   hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
   int err = hk_halo_step(r->halo, r->u, &work);
   for (int k = 1; k <= b && !err; k++) {
-    double *t = r->u;
-    r->u = r->v;
-    r->v = t;
+    swap_fields(r);
     (*done)++;
     if (k < b) {
       double t0 = omp_get_wtime();
@@ -140,8 +162,9 @@ static int sweep(jac_run_t *r, int sweeps, int first, int *done, double *t_check
   while (*done < first + sweeps && !err) {
     int b = first + sweeps - *done < r->L.width ? first + sweeps - *done : r->L.width;
     if (wave_batch(r, b, *done)) {
-      err = wavefront(r, b); /* result in u (swapped) */
+      err = temporal_batch(r, b); /* result in u */
       *done += b;
+      r->temporal_sweeps += b;
       if (!err)
         err = check_due(r, *done, t_check);
     } else {
@@ -186,7 +209,52 @@ static int check_memory(const jac_run_t *r)
   return hk_app_mem_check(hk_cart_comm(r->cart), need, what);
 }
 
-/* decomposition, halo plan, fields and their initial values, stores and wavefront */
+/* the temporal scheme: the wavefront or the pipeline for the sweeps of an exchange but the
+ * first in a mode that overlaps (the engine's step does it); where the scheme asked for by
+ * name does not apply, one line (rank 0) says why and the sweeps run one after the other */
+static int temporal_setup(jac_run_t *r, long long l2, long long l3)
+{
+  const jac_config_t *c = r->cfg;
+  const int threads = jac_halo_threads(r->halo), first = first_by_step(r);
+  const int blocked = c->width - first, pipe = c->temporal == JAC_TEMPORAL_PIPELINE;
+  const char *name = jac_temporal_names[c->temporal], *mode = hk_mode_name(hk_halo_mode(r->halo));
+  const int say = r->ci.rank == 0 && c->temporal != JAC_TEMPORAL_ON;
+  if (c->temporal == JAC_TEMPORAL_OFF)
+    return HK_SUCCESS;
+  if (!pipe && c->dims != 3) {
+    if (say)
+      printf("# --temporal %s: the wavefront is 3D only (--temporal pipeline runs in 2D); the "
+             "sweeps run one after the other\n", name);
+    return HK_SUCCESS;
+  }
+  if (blocked < 2) {
+    if (say)
+      printf("# --temporal %s: needs 2 sweeps per exchange after %s (--halo-width >= %d); the "
+             "sweeps run one after the other\n", name,
+             first ? "the first, which the engine's step overlaps with the exchange in this mode"
+                   : "it",
+             2 + first);
+    return HK_SUCCESS;
+  }
+  if (say && first)
+    printf("# --temporal %s in mode %s: the engine's step does the first sweep of each exchange "
+           "(overlapped), the %s the other %d\n", name, mode, pipe ? "pipeline" : "wavefront",
+           blocked);
+  if (say && pipe && blocked < threads)
+    printf("# --temporal pipeline: %d stages (sweeps per exchange) for %d threads: %d idle "
+           "(--halo-width %d uses them all)\n", blocked, threads, threads - blocked,
+           threads + first);
+  int err = pipe ? jac_pipe_init(&r->pipe, blocked, threads, c->dl, c->du, c->tile_planes, r->nt,
+                                 r->xwrap)
+                 : jac_wave_alloc(&r->wave, &r->L, blocked, c->wave_rows, threads, l2, l3, r->nt,
+                                  r->xwrap);
+  r->wave.stencil27 = c->stencil == 27;
+  if (err == HK_SUCCESS && !(r->regions = calloc((size_t)c->width, sizeof *r->regions)))
+    err = hk_error_set(HK_ERR_NOMEM, "no memory");
+  return err;
+}
+
+/* decomposition, halo plan, fields and their initial values, stores and temporal scheme */
 static int setup(jac_run_t *r)
 {
   const jac_config_t *c = r->cfg;
@@ -234,15 +302,7 @@ static int setup(jac_run_t *r)
           (c->stores == JAC_STORES_NT ||
            (c->stores == JAC_STORES_AUTO &&
             (double)r->L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
-  if (c->dims == 3 && c->width > 1 && c->temporal && !jac_mode_overlaps(c->mode)) {
-    local = jac_wave_alloc(&r->wave, &r->L, c->width, c->wave_rows, jac_halo_threads(r->halo), l2,
-                           l3, r->nt, r->xwrap);
-    r->wave.stencil27 = c->stencil == 27;
-    if (local == HK_SUCCESS && !(r->regions = calloc((size_t)c->width, sizeof *r->regions)))
-      local = hk_error_set(HK_ERR_NOMEM, "no memory");
-    err = hk_agree(comm, local);
-  }
-  return err;
+  return hk_agree(comm, temporal_setup(r, l2, l3));
 }
 
 /* the invariants of the initial field */
@@ -332,11 +392,19 @@ int jac_run(void *arg)
     goto done;
   if ((err = finish(&r, &o, bw, done_sweeps)) != HK_SUCCESS)
     goto done;
+  /* a scheme asked for by name that did not run every batch says so */
+  if (r.ci.rank == 0 && c->temporal != JAC_TEMPORAL_ON && (r.wave.mem || r.pipe.on) &&
+      r.temporal_sweeps < done_sweeps)
+    printf("# --temporal %s: %lld of %d sweeps ran temporally blocked; the others one after the "
+           "other (an invariant check fell inside their batch: --check-every 0 or a multiple of "
+           "w that the batches meet, or a batch of 1 sweep)\n",
+           jac_temporal_names[c->temporal], r.temporal_sweeps, done_sweeps);
   if (r.ci.rank == 0)
     printf("# Verification = SUCCESSFUL (%s)\n",
            o.verified ? "bit-identical to the serial reference, invariant holds" : "invariant holds");
 done:
   jac_wave_free(&r.wave);
+  jac_pipe_free(&r.pipe);
   free(r.regions);
   hk_halo_field_free(&r.u);
   hk_halo_field_free(&r.v);

@@ -6,7 +6,8 @@
  * The leading thread sleeps before every plane, so a follower that did not wait would read
  * a row that is not yet written (0) and the result would differ.  The second pass runs the
  * reverse wavefront (thread t waits for t+1, as the upper sweep), the third a leader bounded
- * to 2 planes ahead of its follower (hk_progress_wait_within) into a ring of 3 planes.
+ * to 2 planes ahead of its follower (hk_progress_wait_within) into a ring of 3 planes; then
+ * pipelines of stages with a minimal and a maximal distance (hk_progress_wait_stage).
  */
 #include <omp.h>
 #include <stdio.h>
@@ -101,6 +102,44 @@ static int bounded(hk_progress_t *p)
   return bad != 0;
 }
 
+/* a pipeline of NT stages over NK items (hk_progress_wait_stage): stage s computes
+ * c[s+1][k] = 2 c[s][k] + c[s][k+1], so it needs its predecessor's item k + 1 (dl >= 2).
+ * On entry to item k every stage also reads the counters: the predecessor must have
+ * finished min(k + dl, NK) items, the successor at least k - du (a wait that returned too
+ * early shows there, or in the values).  Stage `slow` sleeps before every item. */
+enum { PK = 48 };
+static long c[NT + 1][PK], cref[NT + 1][PK];
+
+static int pipeline(hk_progress_t *p, long dl, long du, int slow)
+{
+  int bad = 0;
+  memset(c, 0, sizeof c);
+  for (int k = 0; k < PK; k++)
+    c[0][k] = cref[0][k] = k + 1;
+#pragma omp parallel num_threads(NT) reduction(+ : bad)
+  {
+    int s = omp_get_thread_num(), ns = omp_get_num_threads();
+    hk_progress_reset_mine(p, s);
+#pragma omp barrier
+    for (long k = 0; k < PK; k++) {
+      hk_progress_wait_stage(p, s > 0 ? s - 1 : -1, s < ns - 1 ? s + 1 : -1, k, dl, du, PK);
+      long need = k + dl < PK ? k + dl : PK;
+      if (s > 0 && atomic_load(&p->slot[s - 1].value) < need)
+        bad++;
+      if (s < ns - 1 && atomic_load(&p->slot[s + 1].value) < k - du)
+        bad++;
+      if (s == slow)
+        usleep(100);
+      c[s + 1][k] = (2 * c[s][k] + c[s][k + 1 < PK ? k + 1 : k]) % MOD;
+      hk_progress_post(p, s, k + 1);
+    }
+  }
+  for (int s = 0; s < NT; s++)
+    for (int k = 0; k < PK; k++)
+      cref[s + 1][k] = (2 * cref[s][k] + cref[s][k + 1 < PK ? k + 1 : k]) % MOD;
+  return bad != 0 || memcmp(c, cref, sizeof c) != 0;
+}
+
 int main(void)
 {
   hk_progress_t p;
@@ -119,8 +158,17 @@ int main(void)
     printf("FAIL: bounded-distance leader overwrote a plane not yet read\n");
     fail = 1;
   }
+  /* the tightest (du = dl - 1) to the loosest, a slow first, middle or last stage */
+  const long loose[][2] = {{2, 1}, {2, 2}, {3, 2}, {2, 8}, {5, 5}, {2, PK}};
+  for (size_t i = 0; i < sizeof loose / sizeof *loose; i++)
+    for (int slow = 0; slow < NT; slow++)
+      if (pipeline(&p, loose[i][0], loose[i][1], slow)) {
+        printf("FAIL: pipeline dl %ld du %ld (stage %d slow): a distance or a value is wrong\n",
+               loose[i][0], loose[i][1], slow);
+        fail = 1;
+      }
   hk_progress_free(&p);
   if (!fail)
-    printf("ok: progress counters (forward, backward, bounded distance)\n");
+    printf("ok: progress counters (forward, backward, bounded distance, pipeline stages)\n");
   return fail;
 }

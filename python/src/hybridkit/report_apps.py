@@ -13,6 +13,7 @@ from hybridkit.appdesc import AppDesc
 from hybridkit.quality import FUNCTIONAL, spread
 from hybridkit.report_parts import (MIB, Figure, Section, Table, _cores, _flag, _fmt, _mean,
                                     _median, _natural, bar_panels, lines, stacked_bars)
+from hybridkit.report_temporal import looseness_figure
 from hybridkit.rundata import Entry, Run, entries
 
 
@@ -222,7 +223,7 @@ def config_table(app: AppDesc, es: Sequence[Entry]) -> Table:
 
 def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]:
     builders = {"scaling": scaling_figure, "breakdown": breakdown_figure,
-                "memory": memory_figure}
+                "memory": memory_figure, "looseness": looseness_figure}
     out = []
     for app in apps.values():
         es = entries(runs, kind=app.kind, app=app.name)

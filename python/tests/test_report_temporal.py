@@ -1,0 +1,55 @@
+"""The report's 'performance vs looseness' figure (hybridkit.report_temporal) on hand-made
+records of the jacobi-temporal app: the pipeline's median per (dl, du), the wavefront and off
+flat over the panel's du range, a busy run flagged, and no figure without pipeline runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hybridkit import appdesc
+from hybridkit.report_temporal import looseness_data, looseness_figure
+from hybridkit.rundata import Entry, Run
+
+
+def entry(temporal: str, mlups: float, looseness: str = "", busy: bool = False) -> Entry:
+    params = {"temporal": temporal, "halo_width": 4, "grid": "64x64x64"}
+    if looseness:
+        params["looseness"] = looseness
+    rec = {"kind": "jacobi", "params": params,
+           "results": {"mlups": {"value": mlups, "unit": "MLUP/s"}}}
+    info = {"np": 1, "threads": 2, "app": "jacobi-temporal", "load": {"busy": busy}}
+    return Entry(Run(Path("."), info=info, records=[rec]), rec)
+
+
+def test_looseness_panels():
+    app = appdesc.get("jacobi-temporal")
+    es = [entry("pipeline", 100, "1:1"), entry("pipeline", 120, "1:1"),
+          entry("pipeline", 110, "1:1"),
+          entry("pipeline", 200, "1:4"), entry("pipeline", 150, "2:4", busy=True),
+          entry("wavefront", 300, "1:1"), entry("wavefront", 320, "1:4"), entry("off", 90, "2:4")]
+    panels, flagged = looseness_data(app, es)
+    assert list(panels) == ["1x2, w=4"]
+    p = panels["1x2, w=4"]
+    assert p["pipeline dl=1"] == [(1, 110, 100, 120, 0.0), (4, 200, 200, 200, 0.0)]
+    assert p["pipeline dl=2"] == [(4, 150, 150, 150, 1.0)]   # only busy runs: flagged
+    assert flagged == 1
+    assert p["wavefront"] == [(1, 310, 300, 320, 0.0), (4, 310, 300, 320, 0.0)]
+    assert p["off"] == [(1, 90, 90, 90, 0.0), (4, 90, 90, 90, 0.0)]
+    assert looseness_figure(app, es) is not None
+
+
+def test_no_pipeline_no_figure():
+    app = appdesc.get("jacobi-temporal")
+    assert looseness_figure(app, [entry("wavefront", 300), entry("off", 90)]) is None
+
+
+def test_quick_plan_passes_scheme_and_looseness():
+    from hybridkit.sweep import Cluster, expand
+
+    app = appdesc.get("jacobi-temporal")
+    runs = expand(app, "quick", Cluster(cores=2))
+    assert len(runs) == 9 and {(r.ranks, r.threads) for r in runs} == {(1, 2)}
+    argv = app.argv(runs[-1].param_dict, runs[-1].ranks, runs[-1].threads)
+    text = " ".join(argv)
+    assert "--temporal pipeline" in text and "--looseness 2:16" in text
+    assert "--halo-width 4" in text and "--size 256" in text

@@ -1,0 +1,61 @@
+# hk-jacobi --temporal pipeline (threads as stages, apps/jacobi/pipeline.c): bit-identical to
+# the serial reference at 1-4 ranks x 1-4 threads (oversubscribed on small machines), periodic
+# and Dirichlet, tiles of 1 and 2 planes, the tightest looseness (1:1) to the loosest (the
+# successor never waited for); w = 3 with 2 threads: a thread with 2 stages, with 4: one idle;
+# --check-every 0 (an invariant check inside a batch runs it as plain sweeps)
+foreach(case "dirichlet.tight;--boundary dirichlet --halo-width 3 --looseness 1:1 --tile-planes 1"
+             "periodic.loose;--halo-width 4 --looseness 3:100 --tile-planes 2"
+             "dirichlet.mid;--boundary dirichlet --halo-width 4 --looseness 2:3 --tile-planes 2"
+             "periodic.tight;--halo-width 2 --looseness 1:1 --tile-planes 1")
+  list(GET case 0 id)
+  list(GET case 1 opts)
+  separate_arguments(opts)
+  hk_mpi_test(jacobi.pipe.${id} hk-jacobi ARGS --mode funneled --temporal pipeline --grid 19x17x15
+              --iters 7 ${opts} --check-every 0 --verify on RANKS 1 2 3 4 THREADS 1 2 3 4 LABELS apps)
+endforeach()
+# 2D (tiles of rows), the 27-point stencil, non-temporal stores in the last stage, x wrapped
+hk_mpi_test(jacobi.pipe.2d hk-jacobi ARGS --mode masteronly --temporal pipeline --dims 2 --grid 41x37
+            --boundary dirichlet --halo-width 3 --looseness 1:2 --iters 7 --check-every 0 --verify on
+            RANKS 1 3 THREADS 1 3 LABELS apps)
+hk_mpi_test(jacobi.pipe.s27 hk-jacobi ARGS --mode pure --temporal pipeline --stencil 27 --grid 13x11x9
+            --halo-width 3 --iters 6 --check-every 0 --verify on RANKS 1 2 THREADS 1 3 LABELS apps)
+hk_mpi_test(jacobi.pipe.nt hk-jacobi ARGS --mode funneled --temporal pipeline --grid 19x17x15
+            --halo-width 3 --stores nt --iters 7 --check-every 0 --verify on RANKS 1 2 THREADS 2
+            LABELS apps)
+# the modes that overlap: the engine's step does the first sweep (overlapped), the scheme the
+# other w - 1; both schemes
+foreach(scheme pipeline wavefront)
+  foreach(mode task task-balanced multiple-reserved pure-nb)
+    hk_mpi_test(jacobi.${scheme}.overlap.${mode} hk-jacobi ARGS --mode ${mode} --temporal ${scheme}
+                --grid 19x17x15 --boundary dirichlet --halo-width 4 --iters 7 --check-every 0
+                --verify on RANKS 2 THREADS 3 LABELS apps)
+  endforeach()
+endforeach()
+set(JAC $<TARGET_FILE:hk-jacobi>)
+hk_expect_test(jacobi.pipe.used 0 "temporal +pipeline" NP 1 COMMAND ${JAC} --grid 12x12x12
+               --temporal pipeline --halo-width 2 --iters 2 --check-every 0)
+hk_expect_test(jacobi.pipe.reported 0 "looseness +2:5" NP 1 COMMAND ${JAC} --grid 12x12x12
+               --temporal pipeline --halo-width 2 --looseness 2:5 --iters 2 --check-every 0)
+hk_expect_test(jacobi.pipe.w1 0 "--temporal pipeline: needs 2 sweeps per exchange" NP 1
+               COMMAND ${JAC} --grid 12x12x12 --temporal pipeline --iters 2)
+hk_expect_test(jacobi.pipe.overlap_w2 0 "--temporal pipeline: needs 2 sweeps per exchange after the first"
+               NP 1 COMMAND ${JAC} --mode task --grid 12x12x12 --temporal pipeline --halo-width 2
+               --iters 2)
+hk_expect_test(jacobi.wave.2d 0 "--temporal wavefront: the wavefront is 3D only" NP 1
+               COMMAND ${JAC} --dims 2 --grid 24x24 --temporal wavefront --halo-width 2 --iters 2)
+hk_expect_test(jacobi.wave.overlap_used 0 "temporal +wavefront" NP 1 COMMAND ${JAC} --mode task
+               --grid 12x12x12 --temporal wavefront --halo-width 3 --iters 3 --check-every 0)
+hk_expect_test(jacobi.pipe.idle 0 "2 stages \\(sweeps per exchange\\) for 3 threads: 1 idle" NP 1
+               ENV OMP_NUM_THREADS=3 COMMAND ${JAC} --mode funneled --grid 12x12x12
+               --temporal pipeline --halo-width 2 --iters 2)
+hk_expect_test(jacobi.pipe.bad_looseness 2 "--looseness 2:1: 1 <= dl <= du" ONCE NP 2
+               COMMAND ${JAC} --temporal pipeline --looseness 2:1)
+hk_expect_test(jacobi.pipe.bad_looseness_form 2 "--looseness 3: expected dl:du" ONCE NP 2
+               COMMAND ${JAC} --temporal pipeline --looseness 3)
+# every sweep in a pipeline pass (warm-up 2 + 2 timed, w = 2); checks inside every batch: none,
+# and a line says so
+hk_expect_test(jacobi.pipe.sweeps_counted 0 "temporal_sweeps +4" NP 1 COMMAND ${JAC} --grid 12x12x12
+               --temporal pipeline --halo-width 2 --warmup 2 --iters 2 --check-every 0)
+hk_expect_test(jacobi.pipe.checks_inside 0 "--temporal pipeline: 0 of 6 sweeps ran temporally blocked"
+               NP 1 COMMAND ${JAC} --grid 12x12x12 --temporal pipeline --halo-width 2 --warmup 2
+               --iters 4 --check-every 1)
