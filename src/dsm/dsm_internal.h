@@ -70,6 +70,9 @@ struct hk_dsm {
   double timeout;
   long progress_ns;                /* idle service thread polls MPI this often (0: never) */
   int broken;                      /* a collective failed: only local cleanup is possible */
+  int sync_buf[4];                 /* agreement in/out: an abandoned request may still write */
+  int torn;                        /* broken, but every rank knew it at once: the windows,
+                                      the communicator and the service thread are gone */
   long long barriers;
   int slot;
   /* statistics */
@@ -94,6 +97,7 @@ double hk__dsm_now(void);
 
 /* protocol.c */
 int hk__dsm_sync(struct hk_dsm *d, int op, const char *what); /* collective agreement on op */
+void hk__dsm_teardown(struct hk_dsm *d); /* all ranks at once, after an agreed failure */
 int hk__dsm_wait(struct hk_dsm *d, MPI_Request *req, const char *what);
 
 /* an MPI call of the protocol: on failure the error (MPI_ERRORS_RETURN on the region's

@@ -50,7 +50,11 @@ int hk__dsm_sync(struct hk_dsm *d, int op, const char *what)
 {
   if (d->broken)
     return HK_ERROR(HK_ERR_STATE, "%s: the region is unusable after an earlier error", what);
-  int in[2] = {op, -op}, out[2];
+  /* the buffers live in the region: when another rank gives up waiting, its request stays
+   * pending and may still be written into after this function returned */
+  int *in = d->sync_buf, *out = d->sync_buf + 2;
+  in[0] = op;
+  in[1] = -op;
   MPI_Request req;
   int rc = PMPI_Iallreduce(in, out, 2, MPI_INT, MPI_MAX, d->comm, &req);
   if (rc != MPI_SUCCESS) {
@@ -61,10 +65,20 @@ int hk__dsm_sync(struct hk_dsm *d, int op, const char *what)
   if (err != HK_SUCCESS)
     return err;
   if (out[0] != -out[1]) {
+    int a = out[0], b = -out[1];
+    /* A second, timed agreement: when it completes, every rank is here and knows (a rank
+     * that gave up on an earlier step never posts it).  Then the region's MPI objects go
+     * down together, so that MPI_Finalize does not meet windows that can never be freed
+     * (MPICH over UCX aborts on them). */
+    in[0] = 1;
+    rc = PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MAX, d->comm, &req);
+    int torn_ok = rc == MPI_SUCCESS && hk__dsm_wait(d, &req, what) == HK_SUCCESS;
     d->broken = 1;
+    if (torn_ok)
+      hk__dsm_teardown(d);
     return HK_ERROR(HK_ERR_STATE, "%s: the ranks disagree: some called %s, others %s "
                     "(every rank must make the same collective calls on a region)",
-                    what, op_name(-out[1]), op_name(out[0]));
+                    what, op_name(b), op_name(a));
   }
   return HK_SUCCESS;
 }

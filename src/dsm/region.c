@@ -302,6 +302,26 @@ cleanup:
   return err;
 }
 
+/* Every rank of the region calls this at the same point (a completed agreement that failed):
+ * stop the service thread, make the region a tomb (an access is reported), then free the
+ * windows and the communicator collectively.  hk_dsm_free later only releases memory. */
+void hk__dsm_teardown(struct hk_dsm *d)
+{
+  if (d->torn)
+    return;
+  hk__dsm_handler_remove(d);
+  hk__dsm_service_stop(d);
+  mmap(d->base, d->bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (d->win != MPI_WIN_NULL) {
+    PMPI_Win_unlock_all(d->win);
+    PMPI_Win_free(&d->win);
+  }
+  if (d->lwin != MPI_WIN_NULL)
+    PMPI_Win_free(&d->lwin);
+  PMPI_Comm_free(&d->comm);
+  d->torn = 1;
+}
+
 int hk_dsm_free(hk_dsm_t **dsm)
 {
   int err = HK_SUCCESS;
@@ -311,10 +331,19 @@ int hk_dsm_free(hk_dsm_t **dsm)
   *dsm = NULL;
   if (!d->broken)
     err = hk__dsm_sync(d, 2, "hk_dsm_free");
-  hk__dsm_handler_remove(d); /* from here on an access is reported as use after free */
-  hk__dsm_service_stop(d);
-  /* the program's view becomes an inaccessible reservation (releases the memory) */
-  mmap(d->base, d->bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  if (!d->torn) {
+    hk__dsm_handler_remove(d); /* from here on an access is reported as use after free */
+    hk__dsm_service_stop(d);
+    /* the program's view becomes an inaccessible reservation (releases the memory) */
+    mmap(d->base, d->bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+         -1, 0);
+  }
+  if (d->broken && !d->torn) {
+    /* a rank did not arrive: the windows cannot be freed, and MPI may still touch the memory
+     * they expose (MPICH over UCX does in MPI_Finalize): keep it mapped, release the rest */
+    munmap(d->twins, d->bytes);
+    return err; /* the region's struct too stays: a pending agreement may still write to it */
+  }
   if (!d->broken) { /* collectives only when every rank got here */
     if (d->win != MPI_WIN_NULL) {
       PMPI_Win_unlock_all(d->win);
