@@ -351,6 +351,13 @@ static void test_real(int nlocs)
     CHECK_EQ_INT(hk_mem_alloc(l, &d, &mem, (void **)&a), HK_SUCCESS);
     if (!a)
       continue;
+    /* where the pages are before the program touches them (the allocation placed every
+     * one): the first NUMA node of the planned location */
+    int node[NP], plan[NP];
+    long long per[64] = {0}, unknown = -1;
+    CHECK_EQ_INT(hk_mem_plan(l, &d, 0, plan, NP), HK_SUCCESS);
+    CHECK_EQ_INT(hk_mem_where(a, d.size, node, per, 64, &unknown), HK_SUCCESS);
+    CHECK_EQ_INT(unknown, 0);
     int ok = 1;
     size_t nel = d.size / 8;
     for (size_t i = 0; i < nel; i++)
@@ -359,12 +366,6 @@ static void test_real(int nlocs)
       a[i] = (double)i;
     for (size_t i = 0; i < nel; i++)
       ok &= a[i] == (double)i;
-    /* where the pages are: the first NUMA node of the planned location, every page */
-    int node[NP], plan[NP];
-    long long per[64] = {0}, unknown = -1;
-    CHECK_EQ_INT(hk_mem_plan(l, &d, 0, plan, NP), HK_SUCCESS);
-    CHECK_EQ_INT(hk_mem_where(a, d.size, node, per, 64, &unknown), HK_SUCCESS);
-    CHECK_EQ_INT(unknown, 0);
     long long sum = 0;
     for (int p = 0; p < NP; p++) {
       hk_location_info_t info;
