@@ -5,3 +5,21 @@ hk_test_exe(test_mem unit/test_mem.c)
 add_test(NAME unit.mem COMMAND test_mem ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/two-socket-8core.xml)
 set_tests_properties(unit.mem PROPERTIES LABELS unit TIMEOUT 60
   ENVIRONMENT "OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
+
+# hk-jacobi --layout: every layout bit-identical to the serial reference (--verify on), at
+# 1 and 3 ranks; three locations on this machine's node (HK_NUM_LOCS) for the bound policies
+foreach(layout first-touch serial one-location block interleave random)
+  hk_mpi_test(jacobi.layout.${layout} hk-jacobi ARGS --mode funneled --grid 19x17x15 --iters 6
+              --verify on --layout ${layout} RANKS 1 3 THREADS 2 LABELS apps)
+endforeach()
+foreach(layout block interleave random)
+  hk_mpi_test(jacobi.layout.locs3.${layout} hk-jacobi ARGS --mode task --dims 2 --grid 67x45
+              --iters 5 --verify on --layout ${layout} RANKS 2 THREADS 2 ENV HK_NUM_LOCS=3 LABELS apps)
+endforeach()
+# the record carries the layout and the measured pages per NUMA node (all on node 0 here)
+hk_record_test(jacobi.layout.record 2 2 LABELS apps COMMAND ${JAC} --grid 19x17x15 --iters 3
+               --layout interleave)
+hk_expect_test(jacobi.layout.reported 0 "page_nodes +0:[1-9][0-9]*$" NP 1 COMMAND ${JAC}
+               --grid 12x12x12 --iters 2 --layout serial)
+hk_expect_test(jacobi.layout.bad 2 "--layout scattered: first-touch, serial, one-location, block, interleave or random"
+               ONCE NP 2 COMMAND ${JAC} --layout scattered)

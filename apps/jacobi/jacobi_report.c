@@ -100,6 +100,8 @@ static void run_params(hk_record_t *rec, const jac_run_t *r, const char *grid, c
   if (r->wave.mem)
     hk_record_param_int(rec, "wave_rows", r->wave.rows);
   hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
+  hk_record_param_str(rec, "layout", jac_layout_names[r->cfg->layout]);
+  hk_record_param_str(rec, "page_nodes", r->page_nodes);
   if (r->L.dims == 3) {
     hk_record_param_str(rec, "stores", r->nt ? "non-temporal" : "cached");
     hk_record_param_str(rec, "x_wrap", r->xwrap ? "sweeps" : "halo");

@@ -220,9 +220,7 @@ static int setup(jac_run_t *r)
   if ((err = hk_halo_create(&hd, &r->halo)) != HK_SUCCESS)
     return err;
   hk_halo_layout(r->halo, &r->L);
-  int local = hk_halo_field_alloc(r->halo, &r->u);
-  if (local == HK_SUCCESS)
-    local = hk_halo_field_alloc(r->halo, &r->v);
+  int local = jac_layout_alloc(r);
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     return err;
   initialise(r);
@@ -338,8 +336,7 @@ int jac_run(void *arg)
 done:
   jac_wave_free(&r.wave);
   free(r.regions);
-  hk_halo_field_free(&r.u);
-  hk_halo_field_free(&r.v);
+  jac_layout_free(&r);
   hk_halo_destroy(&r.halo);
   hk_cart_destroy(&r.cart);
   return err;
