@@ -67,11 +67,11 @@ typedef struct jac_run {
   int xwrap;             /* 3D sweeps wrap a periodic x themselves (not the halo) */
   hk_locations_t *locs;  /* --layout other than first-touch: the machine's locations */
   hk_mem_t *umem, *vmem; /* ... and the placed fields (u, v point into them) */
-  char page_nodes[128];  /* pages of u and v per NUMA node ("0:512 1:0") */
+  double pages_max_node; /* share of u's and v's pages on their most used NUMA node */
 } jac_run_t;
 
 /* layout.c: --layout names; the two fields allocated by the layout, their pages counted
- * per NUMA node into r->page_nodes; freed (either kind of allocation) */
+ * per NUMA node (r->pages_max_node); freed (either kind of allocation) */
 extern const char *const jac_layout_names[];
 int jac_layout_alloc(jac_run_t *r);
 void jac_layout_free(jac_run_t *r);

@@ -7,8 +7,6 @@
  *   one-location  every page on location 0;  block: planes in blocks over the locations
  *   interleave    page i on location i % NLOCS;  random: seeded random locations
  * The sweeps, and so the results, are the same for every layout (bit-identical). */
-#include <stdio.h>
-#include <string.h>
 #include "jacobi.h"
 
 const char *const jac_layout_names[] = {"first-touch", "serial", "one-location", "block",
@@ -65,12 +63,12 @@ int jac_layout_alloc(jac_run_t *r)
     err = count_pages(r->u, r->L.count * sizeof(double), per, mi.numa_nodes);
   if (err == HK_SUCCESS)
     err = count_pages(r->v, r->L.count * sizeof(double), per, mi.numa_nodes);
-  size_t len = 0;
-  r->page_nodes[0] = '\0';
-  for (int k = 0; err == HK_SUCCESS && k < mi.numa_nodes && k < 64; k++)
-    if (len < sizeof r->page_nodes)
-      len += (size_t)snprintf(r->page_nodes + len, sizeof r->page_nodes - len, "%s%d:%lld",
-                              k ? " " : "", k, per[k]);
+  long long all = 0, most = 0;
+  for (int k = 0; err == HK_SUCCESS && k < mi.numa_nodes && k < 64; k++) {
+    all += per[k];
+    most = per[k] > most ? per[k] : most;
+  }
+  r->pages_max_node = all ? (double)most / (double)all : 0.0;
   return err;
 }
 
