@@ -24,3 +24,20 @@ hk_expect_test(jacobi.layout.reported 0 "pages_max_node +min 1 +avg 1 +max 1 fra
                COMMAND ${JAC} --grid 12x12x12 --iters 2 --layout serial)
 hk_expect_test(jacobi.layout.bad 2 "--layout scattered: first-touch, serial, one-location, block, interleave or random"
                ONCE NP 2 COMMAND ${JAC} --layout scattered)
+
+# hk-mz --layout (Jin et al.'s BT layouts for the zone data): every layout prints the same
+# verification norms (14 digits) as first touch, BT-MZ, SP-MZ and LU-MZ, 2 ranks x 2 threads
+foreach(bench bt sp lu)
+  foreach(layout one-location block interleave random access)
+    add_test(NAME mz.layout.${bench}.${layout} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/same_lines.sh
+             "^ +[1-5] +-?[0-9]\\.[0-9]{13}E" --layout first-touch ${layout} --
+             ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${HK_MPIEXEC_PREFLAGS} $<TARGET_FILE:hk-mz>
+             --bench ${bench} --class S --quiet)
+    set_tests_properties(mz.layout.${bench}.${layout} PROPERTIES LABELS "mpi;apps" TIMEOUT 120
+      PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;${HK_TEST_ENV}")
+  endforeach()
+endforeach()
+hk_record_test(mz.layout.record 2 2 LABELS apps COMMAND $<TARGET_FILE:hk-mz> --bench bt --class S
+               --quiet --layout access)
+hk_expect_test(mz.layout.bad 2 "--layout scattered: first-touch, one-location, block, interleave, random or access"
+               ONCE NP 2 COMMAND $<TARGET_FILE:hk-mz> --layout scattered)
