@@ -14,5 +14,6 @@
 #include "hybridkit/coll.h"
 #include "hybridkit/spmv.h"
 #include "hybridkit/dsm.h"
+#include "hybridkit/mem.h"
 
 #endif

@@ -7,6 +7,7 @@
  *   sendrecv.c        the hand-written MPI_Sendrecv baseline (--compare-sendrecv)
  *   jacobi_report.c   the time per iteration split into phases, the records
  *   jacobi_kinds.c    the declared fields of those records
+ *   layout.c          --layout: the fields' pages placed by a policy (hybridkit/mem.h)
  */
 #ifndef HK_JACOBI_H
 #define HK_JACOBI_H
@@ -44,6 +45,7 @@ typedef struct jac_config {
   int check_every;          /* -1: default (1 when verifying, else 0) */
   double min_time;
   const char *output;       /* NULL: no JSON Lines */
+  int layout;               /* index into jac_layout_names (0: the engine's first touch) */
 } jac_config_t;
 
 extern const hk_app_t jac_app;
@@ -74,7 +76,16 @@ typedef struct jac_run {
   double t_sweeps;       /* sweeps outside the engine's step (for the compute time) */
   int nt;                /* 3D sweeps write with non-temporal stores */
   int xwrap;             /* 3D sweeps wrap a periodic x themselves (not the halo) */
+  hk_locations_t *locs;  /* --layout other than first-touch: the machine's locations */
+  hk_mem_t *umem, *vmem; /* ... and the placed fields (u, v point into them) */
+  double pages_max_node; /* share of u's and v's pages on their most used NUMA node */
 } jac_run_t;
+
+/* layout.c: --layout names; the two fields allocated by the layout, their pages counted
+ * per NUMA node (r->pages_max_node); freed (either kind of allocation) */
+extern const char *const jac_layout_names[];
+int jac_layout_alloc(jac_run_t *r);
+void jac_layout_free(jac_run_t *r);
 
 /* the plan's thread count and whether a mode overlaps (both valid here: no error) */
 static inline int jac_halo_threads(const hk_halo_t *h)

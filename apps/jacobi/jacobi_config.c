@@ -18,7 +18,7 @@ static struct {
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
   int tile_planes;
   int stencil;
-  int boundary, temporal, xwrap, stores, verify;
+  int boundary, temporal, xwrap, stores, verify, layout;
   double min_time;
 } opt = {.mode = "masteronly", .map = "sequential", .boundary = JAC_PERIODIC,
          .verify = JAC_VERIFY_AUTO, .temporal = JAC_TEMPORAL_ON, .stores = JAC_STORES_AUTO,
@@ -60,6 +60,9 @@ static const hk_opt_t options[] = {
   {"roofline", HK_OPT_FLAG, &opt.roofline, "", "measure memory bandwidth and report efficiency", 0},
   {"compare-sendrecv", HK_OPT_INT, &opt.compare, "N",
    "time N halo exchanges of the engine and of a hand-written MPI_Sendrecv loop (faces)", 0},
+  {"layout", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.layout, jac_layout_names}, "L",
+   "pages of the fields: first-touch (by the updating threads)|serial (one thread: the "
+   "pitfall)|one-location|block|interleave|random (docs/mem.md)", 0},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 0},
 };
 
@@ -170,7 +173,7 @@ int jac_config_parse(int argc, char **argv, jac_config_t *c, int *done)
                       .iters = opt.iters, .warmup = opt.warmup, .reserved = opt.reserved,
                       .width = opt.width, .roofline = opt.roofline, .compare = opt.compare,
                       .wave_rows = opt.wave_rows, .check_every = opt.check_every,
-                      .min_time = opt.min_time, .output = opt.output};
+                      .min_time = opt.min_time, .output = opt.output, .layout = opt.layout};
   if ((err = hk_mode_parse(opt.mode, &c->mode)) || (err = check_options()) ||
       (err = parse_looseness(c)) ||
       (err = parse_grid(c)) || (err = hk_cart_map_parse(opt.map, &c->map)))

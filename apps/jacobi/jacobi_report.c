@@ -106,6 +106,7 @@ static void run_params(hk_record_t *rec, const jac_run_t *r, const char *grid, c
     hk_record_param_int(rec, "tile_planes", r->pipe.planes);
   }
   hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
+  hk_record_param_str(rec, "layout", jac_layout_names[r->cfg->layout]);
   if (r->L.dims == 3) {
     hk_record_param_str(rec, "stores", r->nt ? "non-temporal" : "cached");
     hk_record_param_str(rec, "x_wrap", r->xwrap ? "sweeps" : "halo");
@@ -149,6 +150,7 @@ static int run_record(hk_reporter_t *rep, const jac_run_t *r, const jac_outcome_
                     "fraction");
   hk_app_record_halo_bytes(rec, comm, &hs, NULL);
   hk_record_stats(rec, "maxrss", (double)ru.ru_maxrss, "KiB");
+  hk_record_stats(rec, "pages_max_node", r->pages_max_node, "fraction");
   hk_record_stats(rec, "check_time", o->check_time, "s");
   hk_record_value_int(rec, "reference_diffs", o->verified ? o->ndiff : -1, NULL);
   if (r->wave.mem || r->pipe.on)

@@ -288,9 +288,7 @@ static int setup(jac_run_t *r)
   if ((err = hk_halo_create(&hd, &r->halo)) != HK_SUCCESS)
     return err;
   hk_halo_layout(r->halo, &r->L);
-  int local = hk_halo_field_alloc(r->halo, &r->u);
-  if (local == HK_SUCCESS)
-    local = hk_halo_field_alloc(r->halo, &r->v);
+  int local = jac_layout_alloc(r);
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     return err;
   initialise(r);
@@ -406,8 +404,7 @@ done:
   jac_wave_free(&r.wave);
   jac_pipe_free(&r.pipe);
   free(r.regions);
-  hk_halo_field_free(&r.u);
-  hk_halo_field_free(&r.v);
+  jac_layout_free(&r);
   hk_halo_destroy(&r.halo);
   hk_cart_destroy(&r.cart);
   return err;

@@ -122,7 +122,7 @@ void mz_adi_exact_solution(const mz_consts_t *c, double xi, double eta, double z
 
 /* the point arrays of a zone in one table: where each pointer lives, components per point;
  * the last one (speed) only for SP */
-enum { MZ_NARR = 11, MZ_NARR_BT = 10 };
+enum { MZ_NARR = MZ_ADI_NARR, MZ_NARR_BT = 10 };
 static const int mz_comps[MZ_NARR] = {5, 5, 5, 5, 1, 1, 1, 1, 1, 1, 1};
 
 static void zone_table(mz_adi_zone_t *z, double **tab[MZ_NARR])
@@ -147,9 +147,46 @@ void mz_adi_zone_free(mz_adi_zone_t *z)
   double **tab[MZ_NARR];
   zone_table(z, tab);
   for (int n = 0; n < MZ_NARR; n++) {
-    free(*tab[n]);
+    if (!z->placed)
+      free(*tab[n]);
     *tab[n] = NULL;
   }
+  z->placed = NULL;
+}
+
+size_t mz_adi_zone_offsets(int nx, int ny, int nz, int with_speed, size_t off[MZ_ADI_NARR],
+                           int comps[MZ_ADI_NARR], int *narr)
+{
+  if (nx < 5 || ny < 5 || nz < 5 || mz_adi_zone_bytes(nx, ny, nz, with_speed) == SIZE_MAX)
+    return 0;
+  const size_t points = (size_t)nx * ny * nz;
+  size_t at = 0;
+  *narr = with_speed ? MZ_NARR : MZ_NARR_BT;
+  for (int n = 0; n < *narr; n++) {
+    off[n] = at;
+    comps[n] = mz_comps[n];
+    at += (points * mz_comps[n] * sizeof(double) + 63) / 64 * 64;
+  }
+  return at;
+}
+
+void mz_adi_zone_attach(mz_adi_zone_t *z, int nx, int ny, int nz, int with_speed, char *base,
+                        void *placed)
+{
+  double **tab[MZ_NARR];
+  size_t off[MZ_NARR];
+  int comps[MZ_NARR], narr = 0;
+  zone_table(z, tab);
+  for (int n = 0; n < MZ_NARR; n++)
+    *tab[n] = NULL;
+  z->ainv = NULL;
+  z->nx = nx;
+  z->ny = ny;
+  z->nz = nz;
+  mz_adi_zone_offsets(nx, ny, nz, with_speed, off, comps, &narr);
+  for (int n = 0; n < narr; n++)
+    *tab[n] = (double *)(void *)(base + off[n]);
+  z->placed = placed;
 }
 
 int mz_adi_zone_alloc(mz_adi_zone_t *z, int nx, int ny, int nz, int with_speed)
@@ -160,6 +197,7 @@ int mz_adi_zone_alloc(mz_adi_zone_t *z, int nx, int ny, int nz, int with_speed)
   for (int n = 0; n < MZ_NARR; n++)
     *tab[n] = NULL;
   z->ainv = NULL;
+  z->placed = NULL;
   z->nx = nx;
   z->ny = ny;
   z->nz = nz;

@@ -79,6 +79,7 @@ typedef struct mz_adi_zone {
   double *ut;     /* scratch of compute_rhs: u component-major, ut[m*nx*ny*nz + point] */
   mz_consts_t c;
   void *solver;                           /* solver-private work space, owned by the solver */
+  void *placed;   /* arrays carved from one placed block (mz_adi_zone_attach; its owner frees it) */
 } mz_adi_zone_t;
 
 /* Allocate (64-byte aligned, first-touched in parallel with the static k schedule the kernels
@@ -91,6 +92,15 @@ void mz_adi_zone_free(mz_adi_zone_t *z);
 /* Bytes mz_adi_zone_alloc allocates for a zone of this size (for memory reports): per point
  * 26 doubles (u, rhs, forcing, ut: 4 x 5; us, vs, ws, qs, rho_i, square), 27 with speed. */
 size_t mz_adi_zone_bytes(int nx, int ny, int nz, int with_speed);
+/* The arrays of a zone in one block (--layout, apps/mz/mz_layout.c): their byte offsets
+ * (64-byte aligned) and components per point, *narr of them; returns the block's size (0 for
+ * a bad size).  mz_adi_zone_attach points z's arrays into `base` and remembers `placed` (the
+ * block's handle: mz_adi_zone_free then NULLs the arrays without freeing them). */
+#define MZ_ADI_NARR 11
+size_t mz_adi_zone_offsets(int nx, int ny, int nz, int with_speed, size_t off[MZ_ADI_NARR],
+                           int comps[MZ_ADI_NARR], int *narr);
+void mz_adi_zone_attach(mz_adi_zone_t *z, int nx, int ny, int nz, int with_speed, char *base,
+                        void *placed);
 
 /* set_constants: fill *c for time step dt and the aggregate grid g (spacing as above). The
  * constants are the same for every zone; compute them once and copy, or call per zone. */

@@ -27,6 +27,7 @@ typedef struct mz_config {
   int quiet;
   int rebalance;      /* --rebalance-threads */
   const char *output; /* NULL: no JSON Lines */
+  int layout;         /* --layout: index into mz_layout_names (0: first touch) */
 } mz_config_t;
 
 extern const hk_app_t mz_app;
@@ -64,7 +65,15 @@ typedef struct mz_run {
   double t_step, t_comm, t_compute; /* per rank, seconds (per step for t_step) */
   double xcr[5], xce[5], xci;
   int verified;
+  hk_locations_t *locs;    /* --layout other than first-touch: this machine's locations */
+  double pages_max_node;   /* measured share of my zones' pages on one NUMA node */
 } mz_run_t;
+
+/* mz_layout.c: the zone arrays placed by --layout (hybridkit/mem.h) */
+extern const char *const mz_layout_names[];
+int mz_layout_zone_alloc(mz_run_t *r, int zone, mz_adi_zone_t *z, int nx, int ny, int nz);
+void mz_layout_zone_free(mz_adi_zone_t *z);
+double mz_layout_pages_max_node(const mz_run_t *r);
 
 /* the run on every rank (hk_app_run's callback; arg: the const mz_config_t) */
 int mz_run(void *arg);

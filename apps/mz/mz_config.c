@@ -5,7 +5,7 @@
 
 static struct {
   const char *bench, *cls, *output;
-  int zone_threads, steps, quiet, rebalance;
+  int zone_threads, steps, quiet, rebalance, layout;
 } opt = {.bench = "bt", .cls = "S", .zone_threads = 1};
 
 static const hk_opt_t options[] = {
@@ -18,6 +18,9 @@ static const hk_opt_t options[] = {
   {"rebalance-threads", HK_OPT_FLAG, &opt.rebalance, "",
    "move threads between processes so that points per thread are even (the reference's "
    "BT-MZ re-balancing; the total stays)", 0},
+  {"layout", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.layout, mz_layout_names}, "L",
+   "pages of the zone data: first-touch|one-location|block|interleave|random|access (by the "
+   "threads' planes; Jin et al.'s BT layouts, docs/mem.md)", 0},
   {"quiet", HK_OPT_FLAG, &opt.quiet, "", "do not print the zone assignment", 'q'},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 'o'},
 };
@@ -64,5 +67,6 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   if (c->rebalance && c->zone_threads != 1)
     return hk_error_set(HK_ERR_ARG, "--rebalance-threads works with --zone-threads 1 only");
   c->output = opt.output;
+  c->layout = opt.layout;
   return HK_SUCCESS;
 }

@@ -14,6 +14,7 @@ static const hk_field_decl_t fields[] = {
   {"grid", PS, NULL, SAME, 0, 0, "aggregate grid GXxGYxGZ"},
   {"zones", PI, NULL, SAME, 0, 0, "zones of the class"},
   {"assignment", PS, NULL, SAME, 0, 0, "zones to processes: block (SP-MZ) or binpack (BT-MZ)"},
+  {"layout", PS, NULL, SAME, 0, OPT, "where the zone data's pages go (--layout, docs/mem.md)"},
   {"mops", V, "Mop/s", SAME, 0, 0, "Mop/s total, NPB operation count over the slowest rank's time"},
   {"mops_per_thread", V, "Mop/s", SAME, 0, 0, "Mop/s total over all threads"},
   {"verified", VI, NULL, SAME, 0, 0, "1: the norms match the official values (relative 1e-8)"},
@@ -25,6 +26,8 @@ static const hk_field_decl_t fields[] = {
   {"comm", ST, "s", RANKS, HK_PHASE_YES, 0, "exchange of the zone boundaries, per step"},
   {"compute", ST, "s", RANKS, HK_PHASE_YES, 0, "ADI on the zones of the process, per step"},
   {"maxrss", ST, "KiB", RANKS, 0, 0, "peak resident memory of a rank"},
+  {"pages_max_node", ST, "fraction", RANKS, 0, OPT,
+   "share of the zone data's pages on the NUMA node that holds most of them (measured)"},
   {"zones_per_proc", ST, "zones", RANKS, 0, 0, "zones of a process"},
 };
 

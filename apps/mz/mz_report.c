@@ -85,6 +85,7 @@ static void record_fields(hk_record_t *rec, const mz_run_t *r, const char *size,
   hk_record_param_str(rec, "grid", size);
   hk_record_param_int(rec, "zones", r->zones.nzones);
   hk_record_param_str(rec, "assignment", r->map.kind == MZ_MAP_BLOCK ? "block" : "binpack");
+  hk_record_param_str(rec, "layout", mz_layout_names[r->cfg->layout]);
   hk_record_value(rec, "mops", mops, "Mop/s");
   hk_record_value(rec, "mops_per_thread", mops / (r->nprocs * r->threads), "Mop/s");
   hk_record_value_int(rec, "verified", r->verified, NULL);
@@ -96,6 +97,7 @@ static void record_fields(hk_record_t *rec, const mz_run_t *r, const char *size,
   hk_record_stats(rec, "comm", r->t_comm / r->niter, "s");
   hk_record_stats(rec, "compute", r->t_compute / r->niter, "s");
   hk_record_stats(rec, "maxrss", (double)ru.ru_maxrss, "KiB");
+  hk_record_stats(rec, "pages_max_node", r->pages_max_node, "fraction");
   hk_record_stats(rec, "zones_per_proc", (double)r->nlocal, "zones");
   if (r->niter != r->cls->niter)
     hk_record_warning(rec, "%d steps instead of the class's %d: cannot verify", r->niter,

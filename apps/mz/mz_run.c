@@ -154,15 +154,16 @@ static int setup_local(mz_run_t *r)
   for (int i = 0; i < r->nlocal; i++) {
     const mz_zone_t *q = &r->zones.zone[r->local[i]];
     mz_adi_zone_t *z = &r->zone[i];
-    if (mz_adi_zone_alloc(z, q->nx, q->ny, q->nz, r->solver->with_speed) != 0)
-      return hk_error_set(HK_ERR_NOMEM, "no memory for zone %d (%dx%dx%d)", r->local[i], q->nx,
-                          q->ny, q->nz);
+    int err = mz_layout_zone_alloc(r, r->local[i], z, q->nx, q->ny, q->nz);
+    if (err != HK_SUCCESS)
+      return err;
     z->c = c;
     if (r->solver->setup(z) != 0)
       return hk_error_set(HK_ERR_NOMEM, "no memory for the solver of zone %d", r->local[i]);
     r->solver->init(z, 1);
     r->u[r->local[i]] = z->u;
   }
+  r->pages_max_node = mz_layout_pages_max_node(r);
   return HK_SUCCESS;
 }
 
@@ -232,8 +233,9 @@ static void run_free(mz_run_t *r)
 {
   for (int i = 0; r->zone && i < r->nlocal; i++) {
     r->solver->release(&r->zone[i]);
-    mz_adi_zone_free(&r->zone[i]);
+    mz_layout_zone_free(&r->zone[i]);
   }
+  hk_locations_destroy(&r->locs);
   free(r->zone);
   free(r->local);
   free(r->proc_threads);
