@@ -198,6 +198,7 @@ int mz_adi_zone_alloc(mz_adi_zone_t *z, int nx, int ny, int nz, int with_speed)
     *tab[n] = NULL;
   z->ainv = NULL;
   z->placed = NULL;
+  z->part = NULL; /* the whole zone unless the caller attaches a part */
   z->nx = nx;
   z->ny = ny;
   z->nz = nz;

@@ -70,8 +70,23 @@ typedef struct mz_adi_grid {
   int x_zones, y_zones;          /* zones in x and y (1 x 1: single-zone NPB) */
 } mz_adi_grid_t;
 
+struct mz_adi_zone;
+
+/* A part of a zone (hk-mz --second-level mpi, mz_twolevel.c): the sub-ranks of a group each
+ * hold the whole zone's arrays but compute only a part of every step: the interior rows
+ * j in [jlo, jhi) for compute_rhs, the x lines and the z lines (and u += rhs), the interior
+ * planes k in [klo, khi) for the y lines.  between(z, 0) runs after the x lines, between(z, 1)
+ * after the y lines, by the team's master thread with the team waiting (it moves rhs between
+ * the row and the plane owners).  A zone with part == NULL is computed whole (the default). */
+typedef struct mz_adi_part {
+  int jlo, jhi, klo, khi;
+  void (*between)(struct mz_adi_zone *z, int phase);
+  void *arg;
+} mz_adi_part_t;
+
 typedef struct mz_adi_zone {
   int nx, ny, nz;
+  mz_adi_part_t *part;                    /* NULL: the whole zone */
   double *u, *rhs, *forcing;              /* 5-vectors per point, [k][j][i][5] */
   double *us, *vs, *ws, *qs, *rho_i, *square; /* per point, [k][j][i] */
   double *speed;                          /* SP only (NULL for BT): speed of sound */
@@ -134,5 +149,36 @@ void mz_adi_dissipation_row(int p, int n, double c[5]);
  * as the reference does. */
 void mz_adi_error_norm(const mz_adi_zone_t *z, double rms[5]);
 void mz_adi_rhs_norm(const mz_adi_zone_t *z, double rms[5]);
+
+/* Is interior row j computed here (compute_rhs, x and z lines)? */
+static inline int mz_adi_row_mine(const mz_adi_zone_t *z, int j)
+{
+  return !z->part || (j >= z->part->jlo && j < z->part->jhi);
+}
+
+/* Is the line of direction d (0 x, 1 y, 2 z) whose position 0 is point p0 stored here? */
+static inline int mz_adi_line_mine(const mz_adi_zone_t *z, int d, size_t p0)
+{
+  if (!z->part)
+    return 1;
+  const size_t plane = (size_t)z->nx * z->ny;
+  if (d == 1) {
+    const int k = (int)(p0 / plane);
+    return k >= z->part->klo && k < z->part->khi;
+  }
+  return mz_adi_row_mine(z, (int)(p0 % plane / (size_t)z->nx));
+}
+
+/* the part's exchange between sweeps, inside the solver's parallel region (after a
+ * worksharing loop's barrier): the master calls it, the team waits */
+static inline void mz_adi_between(mz_adi_zone_t *z, int phase)
+{
+  if (!z->part)
+    return;
+#pragma omp barrier
+#pragma omp master
+  z->part->between(z, phase);
+#pragma omp barrier
+}
 
 #endif

@@ -137,6 +137,8 @@ void mz_adi_compute_rhs_team_hook(mz_adi_zone_t *z, mz_adi_row_fn *hook)
         memcpy(rhs, f, 5 * nx * sizeof(double));
         continue;
       }
+      if (!mz_adi_row_mine(z, j))
+        continue;
       double wy[5], wz[5];
       ptrdiff_t offy[5], offz[5];
       dissipation_stencil(j, ny, nx, wy, offy);

@@ -306,12 +306,14 @@ static void gather(const mz_adi_zone_t *z, const line_set_t *s, const long long 
 
 /* the solution back into rhs, or for the last direction (z) added to u directly: the
  * z lines cover exactly the interior, where the reference's add() does u += rhs */
-static void scatter(const mz_adi_zone_t *z, const line_set_t *s, const long long *start, int nl,
-                    const bt_work_t *w, int add)
+static void scatter(const mz_adi_zone_t *z, int d, const line_set_t *s, const long long *start,
+                    int nl, const bt_work_t *w, int add)
 {
   double *dst = add ? z->u : z->rhs;
   for (int p = 1; p <= s->n - 2; p++)
     for (int l = 0; l < nl; l++) {
+      if (!mz_adi_line_mine(z, d, (size_t)start[l]))
+        continue;
       long long at = start[l] + p * s->stride;
       for (int m = 0; m < 5; m++)
         dst[at * 5 + m] = (add ? dst[at * 5 + m] : 0.0) + w->r[p * 5 + m][l];
@@ -332,11 +334,14 @@ static void solve_direction(mz_adi_zone_t *z, int d, bt_work_t *w)
     int first = bi * LANES, nl = s.nlines - first < LANES ? s.nlines - first : LANES;
     for (int l = 0; l < LANES; l++)
       start[l] = line_start(&s, first + (l < nl ? l : nl - 1));
-    if (!w)
+    int mine = 0;
+    for (int l = 0; l < nl; l++)
+      mine |= mz_adi_line_mine(z, d, (size_t)start[l]);
+    if (!w || !mine) /* !mine: --second-level mpi, another sub-rank's lines */
       continue;
     gather(z, &s, start, w);
     solve_lines(&b, w, s.n);
-    scatter(z, &s, start, nl, w, d == 2);
+    scatter(z, d, &s, start, nl, w, d == 2);
   }
 }
 
@@ -355,8 +360,11 @@ int mz_bt_adi(mz_adi_zone_t *z)
     bt_work_t *w = work_get(n);
     failed |= !w;
     mz_adi_compute_rhs_team(z);
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 3; d++) {
       solve_direction(z, d, w);
+      if (d < 2)
+        mz_adi_between(z, d); /* --second-level mpi: rhs rows <-> planes */
+    }
   }
   return failed ? -1 : 0;
 }

@@ -6,6 +6,7 @@
  *   mz_verify.c   the NPB verification (norms against the official values)
  *   mz_report.c   the NPB-style output and the record
  *   mz_kinds.c    the declared fields of the record
+ *   mz_twolevel.c --second-level mpi: zones split in j over the sub-ranks of a group
  *   sp.c, bt.c, lu.c  the zone solvers (lu.c: LU-MZ's SSOR, pipelined sweeps)
  */
 #ifndef HK_MZ_H
@@ -28,6 +29,9 @@ typedef struct mz_config {
   int rebalance;      /* --rebalance-threads */
   const char *output; /* NULL: no JSON Lines */
   int layout;         /* --layout: index into mz_layout_names (0: first touch) */
+  int second_mpi;     /* --second-level mpi (mz_twolevel.c) */
+  int sub_ranks;      /* --sub-ranks: processes per group with --second-level mpi */
+  int norms_hex;      /* --norms-hex */
 } mz_config_t;
 
 extern const hk_app_t mz_app;
@@ -67,6 +71,10 @@ typedef struct mz_run {
   int verified;
   hk_locations_t *locs;    /* --layout other than first-touch: this machine's locations */
   double pages_max_node;   /* measured share of my zones' pages on one NUMA node */
+  /* the two levels (mz_twolevel.c): rank, nprocs above are the group and the groups */
+  int world_rank, world_size, sub, nsub;
+  MPI_Comm comm1, comm2;   /* sub-rank s of every group (the first level); my group */
+  struct mz_twolevel *tl;  /* --second-level mpi, else NULL */
 } mz_run_t;
 
 /* mz_layout.c: the zone arrays placed by --layout (hybridkit/mem.h) */
@@ -78,7 +86,7 @@ double mz_layout_pages_max_node(const mz_run_t *r);
 /* the run on every rank (hk_app_run's callback; arg: the const mz_config_t) */
 int mz_run(void *arg);
 /* mz_verify.c: the norms summed over zones and ranks, compared (sets r->verified).
- * Collective: MPI_COMM_WORLD. */
+ * Collective: r->comm1. */
 int mz_verify(mz_run_t *r);
 void mz_print_verification(const mz_run_t *r);
 /* mz_report.c */

@@ -4,9 +4,9 @@
 #include "mz.h"
 
 static struct {
-  const char *bench, *cls, *output;
-  int zone_threads, steps, quiet, rebalance, layout;
-} opt = {.bench = "bt", .cls = "S", .zone_threads = 1};
+  const char *bench, *cls, *output, *second;
+  int zone_threads, steps, quiet, rebalance, layout, sub_ranks, norms_hex;
+} opt = {.bench = "bt", .cls = "S", .zone_threads = 1, .second = "omp", .sub_ranks = 1};
 
 static const hk_opt_t options[] = {
   {"bench", HK_OPT_STR, &opt.bench, "sp|bt|lu", "the benchmark: SP-MZ, BT-MZ or LU-MZ", 'b'},
@@ -21,6 +21,14 @@ static const hk_opt_t options[] = {
   {"layout", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.layout, mz_layout_names}, "L",
    "pages of the zone data: first-touch|one-location|block|interleave|random|access (by the "
    "threads' planes; Jin et al.'s BT layouts, docs/mem.md)", 0},
+  {"second-level", HK_OPT_STR, &opt.second, "omp|mpi",
+   "inside a zone: OpenMP threads (omp) or --sub-ranks MPI processes splitting the zone in j "
+   "(mpi; same numerics, bit-identical norms; SP-MZ and BT-MZ)", 0},
+  {"sub-ranks", HK_OPT_INT, &opt.sub_ranks, "N2",
+   "with --second-level mpi: processes per group (N2; divides the processes; the groups, N1, "
+   "share the zones)", 0},
+  {"norms-hex", HK_OPT_FLAG, &opt.norms_hex, "",
+   "also print the verification norms exactly (C99 hex floats), to compare runs bit by bit", 0},
   {"quiet", HK_OPT_FLAG, &opt.quiet, "", "do not print the zone assignment", 'q'},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 'o'},
 };
@@ -30,7 +38,7 @@ const hk_app_t mz_app = {
   .summary = "NPB-MZ SP-MZ, BT-MZ (multi-zone ADI solvers) and LU-MZ (SSOR) with MPI across "
              "zones and OpenMP inside",
   .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
-           "[--output FILE.jsonl]",
+           "[--second-level omp|mpi [--sub-ranks N2]] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
@@ -68,5 +76,18 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
     return hk_error_set(HK_ERR_ARG, "--rebalance-threads works with --zone-threads 1 only");
   c->output = opt.output;
   c->layout = opt.layout;
+  c->norms_hex = opt.norms_hex;
+  c->second_mpi = !strcmp(opt.second, "mpi");
+  c->sub_ranks = c->second_mpi ? opt.sub_ranks : 1;
+  if (!c->second_mpi && strcmp(opt.second, "omp"))
+    return hk_error_set(HK_ERR_ARG, "--second-level '%s': omp or mpi", opt.second);
+  if (!c->second_mpi && opt.sub_ranks != 1)
+    return hk_error_set(HK_ERR_ARG, "--sub-ranks needs --second-level mpi");
+  if (c->second_mpi && c->bench == MZ_BENCH_LU)
+    return hk_error_set(HK_ERR_UNSUPPORTED, "--second-level mpi is not supported for LU-MZ "
+                        "(SP-MZ and BT-MZ only)");
+  if (c->second_mpi && (c->sub_ranks < 1 || c->zone_threads != 1 || c->rebalance))
+    return hk_error_set(HK_ERR_ARG, "--second-level mpi needs --sub-ranks >= 1, --zone-threads "
+                        "1 and no --rebalance-threads");
   return HK_SUCCESS;
 }

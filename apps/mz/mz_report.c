@@ -56,13 +56,15 @@ static void print_results(const mz_run_t *r, double tmax, double mops, const cha
   printf(" Size            =            %4d x %4d x %4d\n", r->cls->gx, r->cls->gy, r->cls->gz);
   printf(" Iterations      =                     %4d\n", r->niter);
   printf(" Time in seconds =             %12.2f\n", tmax);
-  printf(" Total processes =                     %4d\n", r->nprocs);
-  printf(" Total threads   =                     %4d\n", r->nprocs * r->threads);
+  printf(" Total processes =                     %4d\n", r->world_size);
+  printf(" Total threads   =                     %4d\n", r->world_size * r->threads);
   printf(" Layout          =          %4d x %d (x %d zone(s) at once)\n", r->nprocs, r->threads,
          r->outer);
   printf(" Mop/s total     =             %12.2f\n", mops);
-  printf(" Mop/s/process   =             %12.2f\n", mops / r->nprocs);
-  printf(" Mop/s/thread    =             %12.2f\n", mops / (r->nprocs * r->threads));
+  if (r->nsub > 1)
+    printf(" Second level    =   MPI, %4d x %d sub-ranks\n", r->nprocs, r->nsub);
+  printf(" Mop/s/process   =             %12.2f\n", mops / r->world_size);
+  printf(" Mop/s/thread    =             %12.2f\n", mops / (r->world_size * r->threads));
   printf(" Operation type  =           floating point\n");
   printf(" Verification    =             %12s\n", r->verified ? "SUCCESSFUL" : "UNSUCCESSFUL");
   printf(" Binding         = %s\n\n", binding);
@@ -78,16 +80,19 @@ static void record_fields(hk_record_t *rec, const mz_run_t *r, const char *size,
   getrusage(RUSAGE_SELF, &ru);
   hk_record_param_str(rec, "bench", mz_bench_key(r->bench));
   hk_record_param_str(rec, "class", (char[]){r->cls->name, 0});
-  hk_record_param_int(rec, "procs", r->nprocs);
+  hk_record_param_int(rec, "procs", r->world_size);
   hk_record_param_int(rec, "threads", r->threads);
   hk_record_param_int(rec, "zone_threads", r->outer);
   hk_record_param_int(rec, "steps", r->niter);
   hk_record_param_str(rec, "grid", size);
   hk_record_param_int(rec, "zones", r->zones.nzones);
+  hk_record_param_int(rec, "groups", r->nprocs); /* N1 */
+  hk_record_param_int(rec, "n2", r->nsub > 1 ? r->nsub : r->threads);
+  hk_record_param_str(rec, "second_level", r->nsub > 1 ? "mpi" : "omp");
   hk_record_param_str(rec, "assignment", r->map.kind == MZ_MAP_BLOCK ? "block" : "binpack");
   hk_record_param_str(rec, "layout", mz_layout_names[r->cfg->layout]);
   hk_record_value(rec, "mops", mops, "Mop/s");
-  hk_record_value(rec, "mops_per_thread", mops / (r->nprocs * r->threads), "Mop/s");
+  hk_record_value(rec, "mops_per_thread", mops / (r->world_size * r->threads), "Mop/s");
   hk_record_value_int(rec, "verified", r->verified, NULL);
   hk_record_value(rec, "imbalance", r->map.imbalance, "max/avg");
   hk_record_value(rec, "time", tmax, "s");
@@ -117,7 +122,7 @@ int mz_report(mz_run_t *r)
   if (err || (err = hk_reporter_create(MPI_COMM_WORLD, &rd, &rep)))
     return err;
   binding_summary(hk_reporter_binding(rep), binding, sizeof binding);
-  if (r->rank == 0)
+  if (r->world_rank == 0)
     print_results(r, ts.max, mops, binding);
   mz_exchange_stats_t xs;
   mz_exchange_get_stats(r->ex, &xs);

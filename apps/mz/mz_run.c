@@ -9,6 +9,7 @@
 #include "bt.h"
 #include "lu.h"
 #include "mz.h"
+#include "mz_twolevel.h"
 #include "sp.h"
 
 /* SP and BT: initialize (and exact_rhs the first time); norms as verify.f of SP/BT-MZ */
@@ -199,6 +200,8 @@ static int step(mz_run_t *r)
   double t1 = MPI_Wtime();
   if (err == HK_SUCCESS)
     err = adi_all(r);
+  if (err == HK_SUCCESS)
+    err = mz_twolevel_gather(r); /* --second-level mpi: the updated rows of u */
   r->t_comm += t1 - t0;
   r->t_compute += MPI_Wtime() - t1;
   return err;
@@ -221,7 +224,7 @@ static int time_steps(mz_run_t *r)
   double t0 = MPI_Wtime();
   for (int s = 1; s <= r->niter && err == HK_SUCCESS; s++) {
     err = step(r);
-    if (r->rank == 0 && !r->cfg->quiet && (s % 20 == 0 || s == 1))
+    if (r->world_rank == 0 && !r->cfg->quiet && (s % 20 == 0 || s == 1))
       printf(" Time step %4d\n", s);
   }
   double t = MPI_Wtime() - t0;
@@ -241,6 +244,7 @@ static void run_free(mz_run_t *r)
   free(r->proc_threads);
   free(r->u);
   mz_exchange_destroy(&r->ex);
+  mz_twolevel_free(r);
   mz_map_free(&r->map);
   mz_zones_free(&r->zones);
 }
@@ -250,24 +254,34 @@ int mz_run(void *arg)
   const mz_config_t *c = arg;
   mz_run_t r = {.cfg = c, .bench = c->bench, .cls = c->cls, .niter = c->niter,
                 .solver = &solvers[c->bench]};
-  MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &r.nprocs);
-  int err = setup_threads(&r);
+  int err = mz_twolevel_comms(&r); /* r.rank, r.nprocs: the first level */
+  if (!err)
+    err = setup_threads(&r);
   if (!err)
     err = setup_zones(&r);
+  if (!err)
+    err = mz_twolevel_check(&r);
   if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)) ||
       (err = rebalance_threads(&r)))
     goto done;
-  if (r.rank == 0)
+  if (r.world_rank == 0) {
     mz_print_map(&r);
+    if (r.nsub > 1)
+      printf(" Second level: MPI, %d group(s) x %d sub-rank(s), every zone split in j\n\n",
+             r.nprocs, r.nsub);
+  }
   err = setup_local(&r);
   if (!err)
-    err = mz_exchange_create(&r.zones, &r.map, r.rank, MPI_COMM_WORLD, &r.ex);
+    err = mz_twolevel_setup(&r);
+  if (!err)
+    err = mz_exchange_create(&r.zones, &r.map, r.rank, r.comm1, &r.ex);
   if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
-      (err = hk_agree(MPI_COMM_WORLD, time_steps(&r))) ||
-      (err = hk_agree(MPI_COMM_WORLD, mz_verify(&r))))
+      (err = hk_agree(MPI_COMM_WORLD, time_steps(&r))))
     goto done;
-  if (r.rank == 0)
+  mz_twolevel_detach(&r); /* u is whole on every sub-rank: the norms alike */
+  if ((err = hk_agree(MPI_COMM_WORLD, mz_verify(&r))))
+    goto done;
+  if (r.world_rank == 0)
     mz_print_verification(&r);
   if ((err = mz_report(&r)) != HK_SUCCESS)
     goto done;

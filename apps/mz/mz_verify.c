@@ -19,7 +19,8 @@ int mz_verify(mz_run_t *r)
     }
     loc[10] += ci;
   }
-  if (MPI_Allreduce(loc, sum, 11, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+  /* over the first level (--second-level mpi: sub-rank s of every group, all alike) */
+  if (MPI_Allreduce(loc, sum, 11, MPI_DOUBLE, MPI_SUM, r->comm1) != MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of the norms failed");
   r->verified = r->niter == r->cls->niter;
   for (int m = 0; m < 5; m++) {
@@ -49,6 +50,12 @@ void mz_print_verification(const mz_run_t *r)
       printf(" %s %2d%20.13E%20.13E%20.13E\n", dif <= 1e-8 ? "        " : "FAILURE:", m + 1, v,
              ref, dif);
     }
+  }
+  if (r->cfg->norms_hex) {
+    printf(" Norms (hex):");
+    for (int m = 0; m < 11; m++)
+      printf(" %a", m < 5 ? r->xcr[m] : m < 10 ? r->xce[m - 5] : r->xci);
+    printf("\n");
   }
   if (r->cls->xci != 0.0) {
     double dif = fabs((r->xci - r->cls->xci) / r->cls->xci);

@@ -3,7 +3,6 @@
  * pinvr.f, tzetar.f, add.f), written from the published algorithm with our own structure:
  *
  *   compute_rhs -> x sweep -> y sweep -> z sweep, all inside ONE parallel region per step.
- *
  * A sweep solves, for every interior line of its direction, the three scalar penta-diagonal
  * systems of the reference (lhs for components 1-3, lhsp for 4, lhsm for 5) with the Thomas
  * algorithm. Lines are solved SPW at a time: a batch is copied into line-major work arrays
@@ -15,18 +14,15 @@
  *   x  txinvr (compute_rhs row hook)     lhs/lhsp/lhsm    ninvr
  *   y  -                                 lhs/lhsp/lhsm    pinvr
  *   z  -                                 lhs/lhsp/lhsm    tzetar; u += rhs (add) at the copy-out
- *
  *   batch of SPW lines (x sweep: lines j..j+7 at plane k; y, z sweeps: lines i..i+7)
- *
  *     rhs[k][j][i][5] --copy in--> r0..r4[pos][lane], cv/rho/speed[pos][lane]
  *                                  lhs, lhsp, lhsm [pos][lane]  (built, then eliminated)
  *     rhs (and u) <--copy out-- r0..r4 after the block-diagonal transform
  *
- * Consecutive lines make the lanes affine (one point stride between lanes), so the lane loads
- * of the line quantities vectorise; the last batch of a direction is shifted back to stay
- * full instead of padding. The three sweeps are one routine driven by a direction
- * descriptor (sp_dir_t). The arithmetic per line is the reference's, in its order.
- */
+ * Consecutive lines make the lanes affine (one point stride between lanes: vector loads); the
+ * last batch of a direction is shifted back to stay full. One routine, three direction
+ * descriptors (sp_dir_t). The arithmetic per line is the reference's, in its order; lanes are
+ * independent, so a part of a zone (z->part) stores only its lines with the same result. */
 #include "sp.h"
 
 #include <omp.h>
@@ -421,6 +417,8 @@ static void scatter(mz_adi_zone_t *z, const sp_dir_t *d, const sp_batch_t *B, co
   const int add = d->axis == SP_Z;
   for (int q = 1; q < d->n - 1; q++)
     for (int w = B->fresh; w < B->nstore; w++) {
+      if (!mz_adi_line_mine(z, d->axis, B->base[w]))
+        continue;
       const size_t p = B->base[w] + q * d->s;
       for (int m = 0; m < 5; m++) {
         const double v = W->a[W_R0 + m][q * SPW + w];
@@ -450,6 +448,11 @@ static void sweep(mz_adi_zone_t *z, sp_axis_t axis, sp_work_t *W)
     for (int b = 0; b < nb; b++) {
       sp_batch_t B;
       batch_lines(z, &d, o, b, &B);
+      int mine = 0; /* --second-level mpi: skip a batch of another sub-rank's lines */
+      for (int w = B.fresh; w < B.nstore && !mine; w++)
+        mine = mz_adi_line_mine(z, axis, B.base[w]);
+      if (!mine)
+        continue;
       gather(z, &d, &B, W);
       build_lhs(&d, W);
       penta_solve(d.n, W->a[W_A1], W->a[W_A2], W->a[W_A3], W->a[W_A4], W->a[W_A5], 3, r012);
@@ -484,10 +487,11 @@ int mz_sp_adi(mz_adi_zone_t *z)
     int bad;
 #pragma omp atomic read
     bad = failed;
-    if (!bad) {
-      sweep(z, SP_X, W);
-      sweep(z, SP_Y, W);
-      sweep(z, SP_Z, W);
+    for (int a = SP_X; a <= SP_Z; a++) {
+      if (!bad)
+        sweep(z, (sp_axis_t)a, W);
+      if (a < SP_Z)
+        mz_adi_between(z, a); /* --second-level mpi: always, so that no sub-rank waits */
     }
     work_free(own);
   }

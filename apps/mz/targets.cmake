@@ -12,6 +12,7 @@ target_link_libraries(hkmz_problem PUBLIC m)
 add_executable(hk-mz apps/mz/hk-mz.c apps/mz/mz_config.c apps/mz/mz_run.c apps/mz/mz_verify.c
                apps/mz/mz_report.c apps/mz/mz_kinds.c apps/mz/exchange.c apps/mz/bt.c
                apps/mz/lu.c apps/mz/lu_ssor.c apps/mz/mz_layout.c)
+target_sources(hk-mz PRIVATE apps/mz/mz_twolevel.c)
 target_compile_options(hk-mz PRIVATE ${HK_WARN_FLAGS} ${HK_ARCH_FLAGS} -O3)
 target_link_libraries(hk-mz PRIVATE hkapp hkmz_problem hkmz_numerics m)
 install(TARGETS hk-mz RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
