@@ -23,6 +23,7 @@
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,11 +300,16 @@ static void addr2line(site_sum_t *s)
     char *disc = strstr(line, " (discriminator");
     if (disc)
       *disc = '\0';
-    if (strncmp(line, "??", 2) != 0) {
-      const char *file = strrchr(line, '/');
-      snprintf(s->where, sizeof s->where, "%s (%s)", file ? file + 1 : line,
-               strcmp(func, "??") ? func : "?");
-    }
+    const char *file = strrchr(line, '/');
+    file = file ? file + 1 : line;
+    int known_file = file[0] && file[0] != ':' && strncmp(file, "??", 2) != 0;
+    int known_func = func[0] && strcmp(func, "??") != 0;
+    const char *mod = strrchr(s->module, '/');
+    if (known_file)
+      snprintf(s->where, sizeof s->where, "%s (%s)", file, known_func ? func : "?");
+    else if (known_func) /* a static function's name from the symbol table, no line */
+      snprintf(s->where, sizeof s->where, "%s (%s+0x%llx)", func, mod ? mod + 1 : s->module,
+               s->offset);
   }
   pclose(p);
 }
@@ -682,19 +688,30 @@ static void human(char *out, size_t n, double bytes)
   snprintf(out, n, i ? "%.1f %s" : "%.0f %s", bytes, u[i]);
 }
 
+/* text appended to a buffer that never overflows (it stops growing when full) */
+typedef struct text {
+  char *buf;
+  size_t cap, used;
+} text_t;
+
+static __attribute__((format(printf, 2, 3))) void add(text_t *t, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(t->buf + t->used, t->cap - t->used, fmt, ap);
+  va_end(ap);
+  if (w > 0)
+    t->used = (size_t)w < t->cap - t->used ? t->used + (size_t)w : t->cap - 1;
+}
+
 /* the summary, written with one write(): the launcher merges stderr streams */
 static void summary(const site_sum_t *s, int n, const totals_t *t)
 {
-  size_t cap = 16384 + 200 * (size_t)(n < 25 ? n : 25), used = 0;
-  char *buf = malloc(cap);
-  if (!buf)
+  text_t tx = {.cap = 16384 + 200 * (size_t)(n < 25 ? n : 25)};
+  tx.buf = malloc(tx.cap);
+  if (!tx.buf)
     return;
-#define ADD(...)                                                                               \
-  do {                                                                                         \
-    int w_ = snprintf(buf + used, cap - used, __VA_ARGS__);                                    \
-    if (w_ > 0)                                                                                \
-      used = (size_t)w_ < cap - used ? used + (size_t)w_ : cap - 1;                            \
-  } while (0)
+#define ADD(...) add(&tx, __VA_ARGS__)
   double mn, avg, mx, mpi_total = 0.0;
   for (int k = 0; k < n; k++)
     mpi_total += s[k].c.time;
@@ -748,9 +765,9 @@ static void summary(const site_sum_t *s, int n, const totals_t *t)
   }
 #undef ADD
   fflush(stderr);
-  ssize_t w = write(STDERR_FILENO, buf, used);
+  ssize_t w = write(STDERR_FILENO, tx.buf, tx.used);
   (void)w;
-  free(buf);
+  free(tx.buf);
 }
 
 /* the command line (g.command, spaces between the arguments); *path: the argument
