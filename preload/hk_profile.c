@@ -189,6 +189,13 @@ static int locality(MPI_Comm c, int peer)
   for (int i = 0; i < ncomms && !e; i++)
     if (comms[i].comm == c)
       e = &comms[i];
+  /* a handle freed through PMPI_Comm_free (hybridkit's own) and reused for another
+   * communicator: relearn when the size differs */
+  int n = 0;
+  if (e && e->local && (PMPI_Comm_size(c, &n) != MPI_SUCCESS || n != e->size)) {
+    free(e->local);
+    learn(e, c);
+  }
   if (!e) {
     if (ncomms < NCOMMS)
       e = &comms[ncomms++];
