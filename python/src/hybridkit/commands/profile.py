@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from hybridkit.cliargs import add_launch_arguments, positive_int
-from hybridkit.commands.run import check_cores, warn
+from hybridkit.commands.run import check_cores, check_layout, warn
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
 from hybridkit.execute import vcluster_launcher
@@ -84,10 +84,14 @@ def find_library(mpi: str) -> Path:
 
 
 def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path],
-           cores: int, run_dir: Optional[Path]) -> List[str]:
+           cores: int, run_dir: Optional[Path], np: Optional[int] = None,
+           mpi: str = "openmpi") -> List[str]:
     from hybridkit.records import load_records
 
-    profile = split(load_records(records_path))
+    records = load_records(records_path)
+    if np is not None:
+        check_layout(records, np, mpi)  # a program of another MPI: np one-rank jobs
+    profile = split(records)
     sweep = None
     if argv and library and run_dir:
         apps = run_dir / "apps"
@@ -143,5 +147,6 @@ def run(ns: argparse.Namespace) -> int:
         raise HKError(f"{binary.name} exited with {code} and left no profile in {records} "
                       f"(see {run_dir}/stderr.txt)")
     cores = ns.np * ns.threads // max(1, len(ns.hosts or ()) or 1)
-    print("\n".join(advise(records, [str(binary), *ns.extra[1:]], library, cores, run_dir)))
+    print("\n".join(advise(records, [str(binary), *ns.extra[1:]], library, cores, run_dir,
+                            ns.np, mpi)))
     return code
