@@ -5,7 +5,8 @@
 
 prof_known's MPI calls are fixed (see its file comment), so the profile's counts and
 bytes are exact: per function, summed over the call sites and ranks, the calls, the
-bytes, the calls inside parallel regions, the intra/inter-node split (NODE_SIZE: the
+bytes, the calls inside parallel regions and off the main thread (when MPI provides
+MPI_THREAD_MULTIPLE), the intra/inter-node split (NODE_SIZE: the
 HK_NODE_SIZE of the run, 0 for real nodes: one node here), the size histograms. Times
 are checked within generous bounds only: the barrier that rank 0 enters SLEEP seconds
 late costs every other rank at least half of SLEEP outside parallel regions, and its
@@ -28,7 +29,9 @@ def main(path, stderr, np, nt, sleep, node_size):
     p, res = run["params"], run["results"]
     v = {k: x.get("value") for k, x in res.items()}
     assert (p["procs"], p["threads"]) == (np, nt), p
-    assert p["thread_level"] == "funneled", p
+    assert p["thread_level"] == "multiple", p
+    multiple = p["thread_level_provided"] == "multiple"
+    workers = 2 * (nt - 1) * np if multiple else 0  # MPI_Comm_size by threads 1..nt-1
     assert run["provenance"]["ranks"] == np
 
     per = {}
@@ -47,12 +50,13 @@ def main(path, stderr, np, nt, sleep, node_size):
         "MPI_Allreduce": (5 * np, 5 * 8192 * np),
         "MPI_Barrier": (np, 0),
         "MPI_Comm_rank": (4 * np, 0),
-        "MPI_Comm_size": (np, 0),
+        "MPI_Comm_size": (np + workers, 0),
     }
     assert set(per) == set(want), (sorted(per), sorted(want))
     for f, (calls, nbytes) in want.items():
         assert (per[f]["calls"], per[f]["bytes"]) == (calls, nbytes), (f, per[f])
-        assert per[f]["calls_off_main"] == 0, (f, per[f])
+        off = workers if f == "MPI_Comm_size" else 0
+        assert per[f]["calls_off_main"] == off, (f, per[f])
     for f in ("MPI_Sendrecv", "MPI_Isend", "MPI_Irecv"):
         n = want[f][0]
         if node_size == 1 and np > 1:
@@ -61,9 +65,14 @@ def main(path, stderr, np, nt, sleep, node_size):
             assert (per[f]["calls_intra"], per[f]["calls_inter"]) == (n, 0), (f, per[f])
     par = 3 * np if nt > 1 else 0  # a team of one thread is no active parallel region
     assert per["MPI_Comm_rank"]["calls_parallel"] == par, per["MPI_Comm_rank"]
-    assert sum(a["calls_parallel"] for a in per.values()) == par
+    assert per["MPI_Comm_size"]["calls_parallel"] == workers, per["MPI_Comm_size"]
+    assert sum(a["calls_parallel"] for a in per.values()) == par + workers
+    worker_sites = [s for s in sites if s["params"]["function"] == "MPI_Comm_size"
+                    and s["results"]["calls_off_main"]["value"]]
+    assert all(s["results"]["threads"]["value"] == nt - 1 for s in worker_sites), worker_sites
     assert v["calls"] == sum(a["calls"] for a in per.values()), v
-    assert v["calls_parallel"] == par and v["dropped_calls"] == 0, v
+    assert v["calls_parallel"] == par + workers and v["dropped_calls"] == 0, v
+    assert v["calls_off_main"] == workers, v
     if node_size == 1 and np > 1:
         assert (v["p2p_bytes_intra"], v["p2p_bytes_inter"]) == (0, 2 * 21 * np + 10000 * np), v
     assert v["allreduce_calls"] == 5 * np, v

@@ -8,8 +8,10 @@
  *   NALLRED x MPI_Allreduce of 1024 doubles (8192 bytes), outside parallel regions
  *   rank 0 sleeps SLEEP_S, then every rank enters MPI_Barrier outside parallel
  *     regions: the others wait there about SLEEP_S (their threads "sleep")
- *   NPARALLEL x MPI_Comm_rank by the master thread inside a parallel region
- *     (FUNNELED): inside an active parallel region when OMP_NUM_THREADS > 1
+ *   NPARALLEL x MPI_Comm_rank by the master thread inside a parallel region:
+ *     inside an active parallel region when OMP_NUM_THREADS > 1
+ *   NWORKER x MPI_Comm_size by every other thread of that region, when MPI provides
+ *     MPI_THREAD_MULTIPLE (asked for): calls off the main thread
  *
  *   prof_known [--sleep S]
  */
@@ -20,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { NSENDRECV = 10, NISEND = 7, NALLRED = 5, NPARALLEL = 3 };
+enum { NSENDRECV = 10, NISEND = 7, NALLRED = 5, NPARALLEL = 3, NWORKER = 2 };
 
 static void sleep_s(double s)
 {
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
   for (int i = 1; i + 1 < argc; i++)
     if (!strcmp(argv[i], "--sleep"))
       sleep = atof(argv[i + 1]);
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -69,6 +71,13 @@ int main(int argc, char **argv)
       MPI_Comm_rank(MPI_COMM_WORLD, &r);
       ok &= r == rank;
     }
+    if (provided == MPI_THREAD_MULTIPLE && omp_get_thread_num() > 0)
+      for (int k = 0; k < NWORKER; k++) {
+        int n = -1;
+        MPI_Comm_size(MPI_COMM_WORLD, &n);
+#pragma omp atomic
+        ok &= n == size;
+      }
   }
   free(v);
   free(sum);
