@@ -25,8 +25,8 @@
  * The wrappers change no MPI call: they time PMPI_<name> and count.  The profiler's
  * own MPI calls (one hk_nodes_create at init, the gathers at MPI_Finalize) are made
  * by every rank at MPI_Init and MPI_Finalize, on MPI_COMM_WORLD, through PMPI.  The
- * per-thread CPU times (/proc/self/task/N/schedstat) are read at MPI_Finalize only:
- * reading them at every call costs tens of microseconds.  Fortran programs are not
+ * per-thread CPU times (/proc/self/task/N/schedstat) are read at MPI_Init and
+ * MPI_Finalize only: reading them at every call costs tens of microseconds.  Fortran programs are not
  * profiled (Open MPI's Fortran bindings call PMPI_ directly).  Do not preload it
  * together with libhybridkit-preload.so or libhybridkit-check.so (all define
  * MPI_Init). */
@@ -327,6 +327,8 @@ static int started(int rc, int required, int provided)
     hk__prof.virtual_nodes = ni.is_virtual;
   }
   hk_nodes_destroy(&nodes);
+  int tasks = 0, busy = 0;
+  hk__prof.cpu_init = hk__prof_task_cpu(&tasks, &busy, 0.0);
   hk__prof.t_init = hk__prof_now();
   __atomic_store_n(&hk__prof.active, 1, __ATOMIC_RELEASE);
   return rc;

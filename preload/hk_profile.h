@@ -39,6 +39,7 @@ typedef struct prof_state {
   int active, rank, size, required, provided, node, nnodes, virtual_nodes;
   int *node_of;               /* node of every world rank */
   double t_init;              /* monotonic seconds at MPI_Init's return */
+  double cpu_init;            /* CPU seconds of the process's tasks then */
   MPI_Group world_group;
   prof_thread_t *threads;     /* every thread's table (never freed) */
 } prof_state_t;
@@ -46,6 +47,9 @@ typedef struct prof_state {
 HK_HIDDEN extern prof_state_t hk__prof;
 HK_HIDDEN extern const char *const hk__prof_call_names[];
 HK_HIDDEN double hk__prof_now(void);
+/* CPU seconds of the process's tasks (/proc/self/task/N/schedstat); *busy: those on a
+ * CPU for a tenth of `wall` or more */
+HK_HIDDEN double hk__prof_task_cpu(int *tasks, int *busy, double wall);
 /* hk_profile_out.c: everything MPI_Finalize does before PMPI_Finalize (collective
  * over MPI_COMM_WORLD, PMPI only), and rank 0's output after it */
 HK_HIDDEN void hk__prof_gather(void);

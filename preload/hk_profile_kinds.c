@@ -24,7 +24,7 @@ static const hk_field_decl_t run_fields[] = {
   {"sleeping_share", ST, "fraction", RANKS, 0, 0,
    "sleeping thread-seconds over wall time x threads: the share of the rank's thread capacity asleep in MPI"},
   {"busy_threads", ST, "threads", RANKS, 0, 0,
-   "CPU time of all the process's tasks (/proc/self/task, schedstat) over the wall time"},
+   "CPU time of all the process's tasks (/proc/self/task, schedstat) from MPI_Init to MPI_Finalize over the wall time"},
   {"vmhwm", ST, "KiB", RANKS, 0, 0, "peak resident memory (VmHWM) at MPI_Finalize"},
   {"calls", VI, CL, SAME, 0, 0, "MPI calls profiled, all ranks"},
   {"calls_parallel", VI, CL, SAME, 0, 0, "of them made inside an active OpenMP parallel region"},

@@ -78,7 +78,7 @@ static long long status_kib(const char *key)
 }
 
 /* CPU seconds of every task of the process (schedstat: nanoseconds on a CPU) */
-static double task_cpu(int *tasks, int *busy, double wall)
+double hk__prof_task_cpu(int *tasks, int *busy, double wall)
 {
   DIR *d = opendir("/proc/self/task");
   struct dirent *e;
@@ -205,7 +205,8 @@ void hk__prof_gather(void)
         for (int k = 0; k < 2; k++)
           hist[c][b][k] += t->hist[c][b][k];
   }
-  r.cpu = task_cpu(&r.tasks, &r.busy_tasks, r.wall);
+  r.cpu = hk__prof_task_cpu(&r.tasks, &r.busy_tasks, r.wall) - hk__prof.cpu_init;
+  r.cpu = r.cpu > 0 ? r.cpu : 0.0;
   r.vmhwm_kib = status_kib("VmHWM");
   r.node = hk__prof.node;
   r.max_threads = omp_get_max_threads();
