@@ -35,7 +35,9 @@
 #endif
 #include <mpi.h>
 #include <omp.h>
+#include <dirent.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +304,34 @@ static void account(int call, const void *ret, double dt, shape_t sh)
   }
 #include "hk_check_calls.h"
 #undef HK_CHECK_CALL
+
+/* CPU seconds of every task of the process (schedstat: nanoseconds on a CPU) */
+double hk__prof_task_cpu(int *tasks, int *busy, double wall)
+{
+  DIR *d = opendir("/proc/self/task");
+  struct dirent *e;
+  double sum = 0.0;
+  *tasks = *busy = 0;
+  while (d && (e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[300];
+    unsigned long long ns = 0;
+    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (f && fscanf(f, "%llu", &ns) == 1) {
+      double s = 1e-9 * (double)ns;
+      sum += s;
+      ++*tasks;
+      *busy += wall > 0 && s > 0.1 * wall; /* on a CPU a tenth of the run or more */
+    }
+    if (f)
+      fclose(f);
+  }
+  if (d)
+    closedir(d);
+  return sum;
+}
 
 /* ------------------------------------------------------------ init, finalize */
 

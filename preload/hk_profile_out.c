@@ -9,7 +9,7 @@
  *   rank 0, after PMPI_Finalize (so that running addr2line forks no MPI process):
  *     sites merged over ranks per (function, module, offset), symbolised (dladdr's
  *     symbol; file:line from addr2line when the module has debug info), records of
- *     kinds profile, profile.site, profile.size (preload/hk_profile_kinds.c) appended
+ *     kinds profile, profile.site, profile.size (hk_profile_json.c) appended
  *     to $HK_PROFILE_OUTPUT (argv:FLAG: to the program's argument after FLAG, e.g.
  *     argv:--output, for `hybridkit sweep`, which passes --output FILE), and the
  *     summary on stderr (HK_PROFILE_QUIET=1: none).
@@ -17,7 +17,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <math.h>
@@ -29,37 +28,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "hk_profile.h"
-#include "hybridkit/topo.h"
-#include "hybridkit/version.h"
+#include "hk_profile_out.h"
 
-#define MODLEN 200
-#define FUNCLEN 120
-
-/* one site of one rank, position-independent (gathered as bytes) */
-typedef struct out_site {
-  int call, rank;
-  char module[MODLEN];
-  char func[FUNCLEN];          /* dladdr's symbol, "" when not exported */
-  unsigned long long offset, func_offset, base; /* base: where the module is loaded */
-  prof_site_t c;               /* the counters (c.ret unused) */
-} out_site_t;
-
-/* one rank's totals */
-typedef struct out_rank {
-  double wall, mpi, mpi_outside, mpi_parallel, sleeping, cpu;
-  long long vmhwm_kib, dropped;
-  int node, max_threads, tasks, busy_tasks, cpu_now;
-  char host[64], cpuset[96];
-} out_rank_t;
-
-static struct {
-  out_rank_t *ranks;
-  out_site_t *sites;
-  int nsites;
-  long long hist[PROF_NCLS][PROF_NBIN][2];
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING], command[512];
-} g;
+prof_out_t hk__prof_out;
+#define g hk__prof_out
 
 /* ------------------------------------------------------------ this rank */
 
@@ -75,34 +47,6 @@ static long long status_kib(const char *key)
   if (f)
     fclose(f);
   return v;
-}
-
-/* CPU seconds of every task of the process (schedstat: nanoseconds on a CPU) */
-double hk__prof_task_cpu(int *tasks, int *busy, double wall)
-{
-  DIR *d = opendir("/proc/self/task");
-  struct dirent *e;
-  double sum = 0.0;
-  *tasks = *busy = 0;
-  while (d && (e = readdir(d))) {
-    if (e->d_name[0] == '.')
-      continue;
-    char path[300];
-    unsigned long long ns = 0;
-    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
-    FILE *f = fopen(path, "r");
-    if (f && fscanf(f, "%llu", &ns) == 1) {
-      double s = 1e-9 * (double)ns;
-      sum += s;
-      ++*tasks;
-      *busy += wall > 0 && s > 0.1 * wall; /* on a CPU a tenth of the run or more */
-    }
-    if (f)
-      fclose(f);
-  }
-  if (d)
-    closedir(d);
-  return sum;
 }
 
 /* the affinity mask in hwloc list syntax: 0-3,8 */
@@ -256,14 +200,6 @@ void hk__prof_gather(void)
 
 /* ------------------------------------------------------------ rank 0 */
 
-typedef struct site_sum {
-  int call, ranks;
-  const char *module, *func;
-  unsigned long long offset, func_offset, base;
-  prof_site_t c;
-  double tmin, tmax;
-  char where[256];              /* file:line (function) from addr2line, or "" */
-} site_sum_t;
 
 static int by_time(const void *a, const void *b)
 {
@@ -315,7 +251,7 @@ static void addr2line(site_sum_t *s)
   pclose(p);
 }
 
-static void site_name(const site_sum_t *s, char *out, size_t n)
+void hk__prof_site_name(const site_sum_t *s, char *out, size_t n)
 {
   const char *mod = strrchr(s->module, '/');
   mod = mod ? mod + 1 : s->module;
@@ -368,185 +304,6 @@ static int merge_sites(site_sum_t **out)
   return n;
 }
 
-/* ---- JSON ---- */
-
-static void jstr(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(f, "\\u%04x", c);
-    else
-      fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-static void jnum(FILE *f, double v)
-{
-  if (isfinite(v))
-    fprintf(f, "%.17g", v);
-  else
-    fputs("null", f);
-}
-
-static void kv_str(FILE *f, int *first, const char *k, const char *v)
-{
-  fprintf(f, "%s\"%s\":", *first ? "" : ",", k);
-  *first = 0;
-  jstr(f, v);
-}
-
-static void kv_int(FILE *f, int *first, const char *k, long long v)
-{
-  fprintf(f, "%s\"%s\":%lld", *first ? "" : ",", k, v);
-  *first = 0;
-}
-
-static void res_int(FILE *f, int *first, const char *k, long long v, const char *unit)
-{
-  fprintf(f, "%s\"%s\":{\"value\":%lld,\"unit\":", *first ? "" : ",", k, v);
-  *first = 0;
-  jstr(f, unit);
-  fputc('}', f);
-}
-
-static void res_val(FILE *f, int *first, const char *k, double v, const char *unit)
-{
-  fprintf(f, "%s\"%s\":{\"value\":", *first ? "" : ",", k);
-  *first = 0;
-  jnum(f, v);
-  fputs(",\"unit\":", f);
-  jstr(f, unit);
-  fputc('}', f);
-}
-
-static void res_stats(FILE *f, int *first, const char *k, double mn, double avg, double mx,
-                      const char *unit)
-{
-  fprintf(f, "%s\"%s\":{\"min\":", *first ? "" : ",", k);
-  *first = 0;
-  jnum(f, mn);
-  fputs(",\"avg\":", f);
-  jnum(f, avg);
-  fputs(",\"max\":", f);
-  jnum(f, mx);
-  fputs(",\"unit\":", f);
-  jstr(f, unit);
-  fputc('}', f);
-}
-
-/* min/avg/max over ranks of a field of out_rank_t */
-#define RANK_STATS(expr, mn, avg, mx)                                                          \
-  do {                                                                                         \
-    mn = INFINITY;                                                                             \
-    mx = -INFINITY;                                                                            \
-    avg = 0.0;                                                                                 \
-    for (int r_ = 0; r_ < hk__prof.size; r_++) {                                               \
-      const out_rank_t *R = &g.ranks[r_];                                                      \
-      double v_ = (expr);                                                                      \
-      mn = fmin(mn, v_);                                                                       \
-      mx = fmax(mx, v_);                                                                       \
-      avg += v_ / hk__prof.size;                                                               \
-    }                                                                                          \
-  } while (0)
-
-static int max_threads(void)
-{
-  int t = 1;
-  for (int r = 0; r < hk__prof.size; r++)
-    t = g.ranks[r].max_threads > t ? g.ranks[r].max_threads : t;
-  return t;
-}
-
-static const char *level_name(int l) { return hk__mpi_level_short(l); }
-
-static void provenance(FILE *f)
-{
-  hk_build_info_t bi;
-  hk_build_info(&bi);
-  char stamp[32];
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  hk_machine_info_t mi = {.source = "this machine", .cores = 1, .pus = 1};
-  const hk_machine_t *m = NULL;
-  if (hk_machine_this(&m) != 0 || hk_machine_info(m, &mi) != 0) {
-    long pus = sysconf(_SC_NPROCESSORS_ONLN);
-    mi = (hk_machine_info_t){.source = "this machine", .cores = pus > 0 ? (int)pus : 1,
-                             .pus = pus > 0 ? (int)pus : 1};
-  }
-  const char *impl = strstr(g.lib, "Open MPI") ? "openmpi" : strstr(g.lib, "MPICH") ? "mpich"
-                                                                                   : "other";
-  int first = 1;
-  fputs("\"provenance\":{", f);
-  kv_str(f, &first, "hybridkit_version", bi.version);
-  kv_str(f, &first, "git_sha", bi.git_sha);
-  kv_str(f, &first, "compiler", bi.compiler);
-  kv_str(f, &first, "cflags", bi.cflags);
-  kv_str(f, &first, "mpi_library", g.lib);
-  kv_str(f, &first, "mpi_impl", impl);
-  fprintf(f, ",\"thread_level\":{\"requested\":\"%s\",\"provided\":\"%s\"}",
-          level_name(hk__prof.required), level_name(hk__prof.provided));
-  kv_int(f, &first, "ranks", hk__prof.size);
-  kv_int(f, &first, "threads_per_rank", max_threads());
-  kv_int(f, &first, "nodes", hk__prof.nnodes > 0 ? hk__prof.nnodes : 1);
-  fprintf(f, ",\"virtual_nodes\":%s,\"hosts\":[", hk__prof.virtual_nodes ? "true" : "false");
-  for (int r = 0, n = 0; r < hk__prof.size; r++) {
-    int seen = 0;
-    for (int q = 0; q < r && !seen; q++)
-      seen = !strcmp(g.ranks[q].host, g.ranks[r].host);
-    if (!seen) {
-      fputs(n++ ? "," : "", f);
-      jstr(f, g.ranks[r].host);
-    }
-  }
-  fputs("],\"omp_places\":", f);
-  getenv("OMP_PLACES") ? jstr(f, getenv("OMP_PLACES")) : (void)fputs("null", f);
-  fputs(",\"omp_proc_bind\":", f);
-  getenv("OMP_PROC_BIND") ? jstr(f, getenv("OMP_PROC_BIND")) : (void)fputs("null", f);
-  fputs(",\"machine\":{\"source\":", f);
-  jstr(f, mi.source);
-  fprintf(f, ",\"packages\":%d,\"numa_nodes\":%d,\"cores\":%d,\"pus\":%d},\"binding\":[",
-          mi.packages, mi.numa_nodes, mi.cores > 0 ? mi.cores : 1, mi.pus > 0 ? mi.pus : 1);
-  for (int r = 0; r < hk__prof.size; r++) {
-    fprintf(f, "%s{\"rank\":%d,\"thread\":0,\"host\":", r ? "," : "", r);
-    jstr(f, g.ranks[r].host);
-    fprintf(f, ",\"node\":%d,\"cpuset\":", g.ranks[r].node);
-    jstr(f, g.ranks[r].cpuset);
-    fprintf(f, ",\"cpu\":%d}", g.ranks[r].cpu_now);
-  }
-  fputs("],\"timestamp\":", f);
-  jstr(f, stamp);
-  fputc('}', f);
-}
-
-static void record_begin(FILE *f, const char *kind)
-{
-  char name[sizeof g.command];
-  memcpy(name, g.command, sizeof name);
-  name[strcspn(name, " ")] = '\0'; /* the program: the first word, its base name */
-  const char *base = strrchr(name, '/');
-  base = base ? base + 1 : name;
-  fprintf(f, "{\"schema_version\":1,\"kind\":\"%s\",\"program\":", kind);
-  jstr(f, base[0] ? base : "?");
-}
-
-static void record_end(FILE *f)
-{
-  fputc(',', f);
-  provenance(f);
-  fputs("}\n", f);
-}
-
-typedef struct totals {
-  long long calls, parallel, off_main, p2p_intra, p2p_inter, p2p_bytes_intra, p2p_bytes_inter;
-  long long coll_intra, coll_inter, allreduce_calls, allreduce_bytes_max;
-} totals_t;
 
 static totals_t sum_sites(const site_sum_t *s, int n)
 {
@@ -575,108 +332,6 @@ static totals_t sum_sites(const site_sum_t *s, int n)
   return t;
 }
 
-static void write_records(FILE *f, const site_sum_t *s, int n, const totals_t *t)
-{
-  double mn, avg, mx, mpi_total = 0.0;
-  int first = 1;
-  for (int k = 0; k < n; k++)
-    mpi_total += s[k].c.time;
-  record_begin(f, "profile");
-  fputs(",\"params\":{", f);
-  kv_str(f, &first, "command", g.command);
-  kv_int(f, &first, "procs", hk__prof.size);
-  kv_int(f, &first, "threads", max_threads());
-  kv_int(f, &first, "nodes", hk__prof.nnodes > 0 ? hk__prof.nnodes : 1);
-  kv_str(f, &first, "thread_level", level_name(hk__prof.required));
-  kv_str(f, &first, "thread_level_provided", level_name(hk__prof.provided));
-  fputs("},\"results\":{", f);
-  first = 1;
-  RANK_STATS(R->wall, mn, avg, mx);
-  res_stats(f, &first, "wall_time", mn, avg, mx, "s");
-  RANK_STATS(R->mpi, mn, avg, mx);
-  res_stats(f, &first, "mpi_time", mn, avg, mx, "s");
-  RANK_STATS(R->mpi_outside, mn, avg, mx);
-  res_stats(f, &first, "mpi_time_outside", mn, avg, mx, "s");
-  RANK_STATS(R->mpi_parallel, mn, avg, mx);
-  res_stats(f, &first, "mpi_time_parallel", mn, avg, mx, "s");
-  RANK_STATS(R->wall > 0 ? R->mpi_outside / R->wall : 0.0, mn, avg, mx);
-  res_stats(f, &first, "f_comm", mn, avg, mx, "fraction");
-  RANK_STATS(R->sleeping, mn, avg, mx);
-  res_stats(f, &first, "sleeping_threads", mn, avg, mx, "thread-s");
-  RANK_STATS(R->wall > 0 ? R->sleeping / (R->wall * R->max_threads) : 0.0, mn, avg, mx);
-  res_stats(f, &first, "sleeping_share", mn, avg, mx, "fraction");
-  RANK_STATS(R->wall > 0 ? R->cpu / R->wall : 0.0, mn, avg, mx);
-  res_stats(f, &first, "busy_threads", mn, avg, mx, "threads");
-  RANK_STATS((double)R->vmhwm_kib, mn, avg, mx);
-  res_stats(f, &first, "vmhwm", mn, avg, mx, "KiB");
-  res_int(f, &first, "calls", t->calls, "calls");
-  res_int(f, &first, "calls_parallel", t->parallel, "calls");
-  res_int(f, &first, "calls_off_main", t->off_main, "calls");
-  res_int(f, &first, "p2p_calls_intra", t->p2p_intra, "calls");
-  res_int(f, &first, "p2p_calls_inter", t->p2p_inter, "calls");
-  res_int(f, &first, "p2p_bytes_intra", t->p2p_bytes_intra, "B");
-  res_int(f, &first, "p2p_bytes_inter", t->p2p_bytes_inter, "B");
-  res_int(f, &first, "coll_calls_intra", t->coll_intra, "calls");
-  res_int(f, &first, "coll_calls_inter", t->coll_inter, "calls");
-  res_int(f, &first, "allreduce_calls", t->allreduce_calls, "calls");
-  res_int(f, &first, "sites", n, "sites");
-  long long dropped = 0;
-  for (int r = 0; r < hk__prof.size; r++)
-    dropped += g.ranks[r].dropped;
-  res_int(f, &first, "dropped_calls", dropped, "calls");
-  fputc('}', f);
-  record_end(f);
-
-  for (int k = 0; k < n; k++) {
-    char site[300];
-    site_name(&s[k], site, sizeof site);
-    char loc[300];
-    snprintf(loc, sizeof loc, "%s+0x%llx", s[k].module, s[k].offset);
-    record_begin(f, "profile.site");
-    first = 1;
-    fputs(",\"params\":{", f);
-    kv_str(f, &first, "function", hk__prof_call_names[s[k].call]);
-    kv_str(f, &first, "site", site);
-    kv_str(f, &first, "address", loc);
-    fputs("},\"results\":{", f);
-    first = 1;
-    res_int(f, &first, "calls", s[k].c.calls, "calls");
-    res_stats(f, &first, "time", s[k].tmin, s[k].c.time / hk__prof.size, s[k].tmax, "s");
-    res_val(f, &first, "time_outside", s[k].c.time_outside, "s");
-    res_val(f, &first, "mpi_share", mpi_total > 0 ? s[k].c.time / mpi_total : 0.0,
-            "fraction");
-    res_int(f, &first, "bytes", s[k].c.bytes, "B");
-    res_int(f, &first, "calls_intra", s[k].c.calls_intra, "calls");
-    res_int(f, &first, "calls_inter", s[k].c.calls_inter, "calls");
-    res_int(f, &first, "bytes_intra", s[k].c.bytes_intra, "B");
-    res_int(f, &first, "bytes_inter", s[k].c.bytes_inter, "B");
-    res_int(f, &first, "calls_parallel", s[k].c.calls_parallel, "calls");
-    res_int(f, &first, "calls_off_main", s[k].c.calls_off_main, "calls");
-    res_int(f, &first, "threads", __builtin_popcountll(s[k].c.threads), "threads");
-    res_int(f, &first, "ranks", s[k].ranks, "ranks");
-    fputc('}', f);
-    record_end(f);
-  }
-
-  static const char *const cls[PROF_NCLS] = {"p2p", "collective", "allreduce"};
-  for (int c = 0; c < PROF_NCLS; c++)
-    for (int b = 0; b < PROF_NBIN; b++) {
-      if (!g.hist[c][b][0])
-        continue;
-      record_begin(f, "profile.size");
-      first = 1;
-      fputs(",\"params\":{", f);
-      kv_str(f, &first, "class", cls[c]);
-      kv_int(f, &first, "bytes_min", b ? 1LL << (b - 1) : 0);
-      kv_int(f, &first, "bytes_max", b ? (1LL << b) - 1 : 0);
-      fputs("},\"results\":{", f);
-      first = 1;
-      res_int(f, &first, "calls", g.hist[c][b][0], "calls");
-      res_int(f, &first, "bytes", g.hist[c][b][1], "B");
-      fputc('}', f);
-      record_end(f);
-    }
-}
 
 static void human(char *out, size_t n, double bytes)
 {
@@ -718,10 +373,10 @@ static void summary(const site_sum_t *s, int n, const totals_t *t)
     mpi_total += s[k].c.time;
   ADD("hybridkit-profile: %s\n", g.command);
   ADD("hybridkit-profile: %d rank(s) x %d thread(s) on %d node(s)%s, %s (asked %s)\n",
-      hk__prof.size, max_threads(), hk__prof.nnodes, hk__prof.virtual_nodes ? " (virtual)" : "",
+      hk__prof.size, hk__prof_max_threads(), hk__prof.nnodes, hk__prof.virtual_nodes ? " (virtual)" : "",
       hk__mpi_level_long(hk__prof.required < hk__prof.provided ? hk__prof.required
                                                                 : hk__prof.provided),
-      level_name(hk__prof.required));
+      hk__mpi_level_short(hk__prof.required));
   ADD("  per rank                            min         avg         max\n");
 #define ROW(label, expr, fmt)                                                                  \
   do {                                                                                         \
@@ -747,7 +402,7 @@ static void summary(const site_sum_t *s, int n, const totals_t *t)
       "bytes", "intra", "inter", "par", "site");
   for (int k = 0; k < n && k < 25; k++) {
     char site[300], by[32];
-    site_name(&s[k], site, sizeof site);
+    hk__prof_site_name(&s[k], site, sizeof site);
     human(by, sizeof by, (double)s[k].c.bytes);
     ADD("  %-20s %9lld %11.4f %6.1f %10s %7lld %7lld %6lld  %s\n", hk__prof_call_names[s[k].call],
         s[k].c.calls, s[k].c.time, mpi_total > 0 ? 100.0 * s[k].c.time / mpi_total : 0.0, by,
@@ -812,7 +467,7 @@ void hk__prof_write(void)
   if (out && *out) {
     FILE *f = fopen(out, "a");
     if (f) {
-      write_records(f, s, n, &t);
+      hk__prof_records(f, s, n, &t);
       if (fclose(f) != 0)
         fprintf(stderr, "hybridkit-profile: error: cannot write %s\n", out);
     } else {
