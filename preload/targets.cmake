@@ -20,3 +20,17 @@ target_include_directories(hybridkit-check PRIVATE ${CMAKE_SOURCE_DIR}/preload)
 target_compile_options(hybridkit-check PRIVATE ${HK_WARN_FLAGS})
 target_link_libraries(hybridkit-check PRIVATE MPI::MPI_C OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
 install(TARGETS hybridkit-check LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# libhybridkit-profile.so (issue 25): PMPI profiler of an unmodified program per MPI
+# function and call site, with the hybrid view (parallel regions, sleeping threads,
+# intra/inter-node peers); docs/profile.md.  Wraps the checker's table of calls
+# (hk_check_calls.h); links libhybridkit for nodes, machine and build information.
+add_library(hybridkit-profile SHARED ${CMAKE_SOURCE_DIR}/preload/hk_profile.c
+                                     ${CMAKE_SOURCE_DIR}/preload/hk_profile_out.c
+                                     ${CMAKE_SOURCE_DIR}/preload/hk_profile_json.c)
+target_include_directories(hybridkit-profile PRIVATE ${CMAKE_SOURCE_DIR}/preload)
+target_compile_options(hybridkit-profile PRIVATE ${HK_WARN_FLAGS})
+target_link_libraries(hybridkit-profile PRIVATE hybridkit MPI::MPI_C OpenMP::OpenMP_C m
+                      ${CMAKE_DL_LIBS})
+set_target_properties(hybridkit-profile PROPERTIES INSTALL_RPATH "$ORIGIN")
+install(TARGETS hybridkit-profile LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

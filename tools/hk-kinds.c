@@ -10,12 +10,14 @@
 #include <string.h>
 #include "hybridkit.h"
 #include "dsm_kinds.h"
+#include "hk_profile_kinds.h"
 #include "jacobi_kinds.h"
 #include "mc_kinds.h"
 #include "mz_kinds.h"
 
 static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind, &mc_kind,
-                                               &dsm_heat_kind};
+                                               &dsm_heat_kind, &hk_profile_kind,
+                                               &hk_profile_site_kind, &hk_profile_size_kind};
 
 int main(int argc, char **argv)
 {

@@ -25,7 +25,7 @@ CASES = [
     (["topology", "-h"], 0, "passed to it verbatim", ""),
     (["records", "--help"], 0, "validate", ""),
     (["records", "validate", "--help"], 0, "FILE", ""),
-    ([], 2, "", "hybridkit: error: a command is required: topology, run, records"),
+    ([], 2, "", "hybridkit: error: a command is required: topology, run, profile, records"),
     (["--bogus"], 2, "", "hybridkit: error: unrecognized arguments: --bogus"),
     (["frobnicate"], 2, "", "invalid choice: 'frobnicate'"),
     (["records"], 2, "", "a subcommand is required: validate"),

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import __version__
-from hybridkit.commands import (advise, compare, records, report, run, study, sweep, topology,
-                                tune)
+from hybridkit.commands import (advise, compare, profile, records, report, run, study, sweep,
+                                topology, tune)
 from hybridkit.errors import HKError, UsageError
 
 PROG = "hybridkit"
@@ -51,6 +51,8 @@ COMMANDS: Dict[str, Command] = {
                         description=topology.DESCRIPTION, extra_args=True, passthrough=True),
     "run": Command(run.HELP, run.add_arguments, run.run, description=run.DESCRIPTION,
                    extra_args=True),
+    "profile": Command(profile.HELP, profile.add_arguments, profile.run,
+                       description=profile.DESCRIPTION, extra_args=True),
     "records": Command(records.HELP, records.add_arguments, description=records.DESCRIPTION,
                        subcommands={
                            "validate": Command(records.VALIDATE_HELP,

@@ -1,0 +1,152 @@
+"""`hybridkit profile --np R --threads T -- PROGRAM ARGS`: profile a program, advise on it.
+
+    find PROGRAM and libhybridkit-profile.so --> launch line (binding, OMP_*, LD_PRELOAD,
+    HK_PROFILE_OUTPUT=<rundir>/records.jsonl)   --dry-run: print it, stop
+    --> run in <results>/runs/<stamp>-profile-<program>-<R>x<T> (stdout/stderr teed: the
+        library's summary comes on stderr) --> records (kinds profile, profile.site,
+        profile.size) --> ADVICE (hybridkit.profile_advice) + an app description for
+        `hybridkit sweep` in <rundir>/apps/<program>.toml
+    --from FILE.jsonl: the advice for records profiled before (no run)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+from pathlib import Path
+from typing import List, Optional
+
+from hybridkit.cliargs import add_launch_arguments, positive_int
+from hybridkit.commands.run import check_cores, check_layout, warn
+from hybridkit.cpuset import local_cores
+from hybridkit.errors import HKError, UsageError
+from hybridkit.execute import vcluster_launcher
+from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
+from hybridkit.paths import binary_search_dirs, find_binary
+from hybridkit.profile_advice import (advice_lines, allreduce_threshold, app_description,
+                                      app_name, split)
+from hybridkit.rundir import create_run_dir, run_dir_name, run_streaming, write_launch
+
+HELP = "run a program under libhybridkit-profile.so: its MPI time, sleeping threads, advice"
+DESCRIPTION = """\
+Run PROGRAM (any MPI+OpenMP program, unmodified; after '--') with R ranks of T threads,
+binding and OMP_* set as for `hybridkit run`, under the PMPI profiler
+libhybridkit-profile.so. Per MPI function and call site: calls, time, bytes, peers on the
+same node or others, calls inside parallel regions; per rank: MPI time outside parallel
+regions, the sleeping threads (that time x the idle threads), CPU, VmHWM; size histograms
+(docs/profile.md). The run directory <results>/runs/<stamp>-profile-<program>-<R>x<T>
+keeps records.jsonl, stdout.txt, stderr.txt (the summary) and advice.txt.
+
+The advice: f_comm and the overlap model's eps for task mode, the dominating mismatch
+problem with its evidence, whether the hybrid allreduce preload would apply, memory per
+rank, and a `hybridkit sweep` over ranks x threads of this program (an app description
+written to <rundir>/apps/).
+
+examples:
+  hybridkit profile --np 2 --threads 2 -- hk-mz --bench sp --class S
+  hybridkit profile --np 4 --threads 1 --oversubscribe -- ./my_app input.dat
+  hybridkit profile --from results/runs/<dir>/records.jsonl"""
+
+LIBRARY = "libhybridkit-profile.so"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--np", type=positive_int, metavar="R", help="number of MPI ranks")
+    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
+                        help="OpenMP threads per rank (default: %(default)s)")
+    add_launch_arguments(parser)
+    parser.add_argument("--oversubscribe", action="store_true",
+                        help="allow more ranks x threads than cores (binding is then off)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the launch line (with its env assignments) and exit")
+    parser.add_argument("--results", type=Path, default=Path("results"), metavar="DIR",
+                        help="results directory (default: %(default)s)")
+    parser.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
+                        help="advise on records profiled before (no run)")
+
+
+def find_library(mpi: str) -> Path:
+    """libhybridkit-profile.so: $HK_LIB_DIR, else next to the binaries (../lib of the
+    build's or the installation's bin)."""
+    dirs: List[Path] = [Path(os.environ["HK_LIB_DIR"])] if os.environ.get("HK_LIB_DIR") else []
+    for d in binary_search_dirs(mpi):
+        dirs += [d.parent / "lib", d]
+    try:
+        dirs.append(find_binary("hk-jacobi", mpi).parent.parent / "lib")
+    except HKError:
+        pass
+    for d in dirs:
+        if (d / LIBRARY).is_file():
+            return (d / LIBRARY).resolve()
+    raise HKError(f"{LIBRARY} not found in {', '.join(map(str, dirs)) or 'HK_LIB_DIR'}; "
+                  f"build the C side first or set HK_LIB_DIR")
+
+
+def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path],
+           cores: int, run_dir: Optional[Path], np: Optional[int] = None,
+           mpi: str = "openmpi") -> List[str]:
+    from hybridkit.records import load_records
+
+    records = load_records(records_path)
+    if np is not None:
+        check_layout(records, np, mpi)  # a program of another MPI: np one-rank jobs
+    profile = split(records)
+    sweep = None
+    if argv and library and run_dir:
+        apps = run_dir / "apps"
+        apps.mkdir(exist_ok=True)
+        name = app_name(argv[0])
+        (apps / f"{name}.toml").write_text(
+            app_description(profile, argv, str(library), cores))
+        sweep = f"HK_APPS_PATH={shlex.quote(str(apps))} hybridkit sweep {name} --cores {cores}"
+    lines = advice_lines(profile, allreduce_threshold(), sweep)
+    if run_dir:
+        (run_dir / "advice.txt").write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def run(ns: argparse.Namespace) -> int:
+    if ns.from_file:
+        if ns.extra:
+            raise UsageError("give --from FILE or a program after '--', not both")
+        print("\n".join(advise(ns.from_file, None, None, local_cores(), None)))
+        return 0
+    if not ns.extra:
+        raise UsageError("the program to profile goes after '--' (or give --from FILE)")
+    if ns.np is None:
+        raise UsageError("--np is required to run a program")
+    mpi = ns.mpi or default_mpi()
+    launcher = vcluster_launcher(ns, mpi) if ns.vcluster else launcher_for(ns.launcher, mpi)
+    oversubscribed = check_cores(ns.np, ns.threads, ns.oversubscribe,
+                                 remote=bool(ns.hosts or ns.hostfile))
+    binary = find_binary(ns.extra[0], mpi)
+    library = find_library(mpi)
+    name = run_dir_name(f"profile-{binary.name}", ns.np, ns.threads, None)
+    results = ns.results.resolve()
+    run_dir = results / "runs" / name if ns.dry_run else create_run_dir(results, name)
+    records = run_dir / "records.jsonl"
+    spec = LaunchSpec(binary=str(binary), args=list(ns.extra[1:]), np=ns.np,
+                      threads=ns.threads, bind=ns.bind, mpi=mpi, hosts=ns.hosts or (),
+                      hostfile=ns.hostfile, oversubscribe=oversubscribed,
+                      cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores(),
+                      env={"LD_PRELOAD": str(library), "HK_PROFILE_OUTPUT": str(records)})
+    launch = launcher.build(spec)
+    for message in launch.warnings:
+        warn(message)
+    if ns.dry_run:
+        print(launch.shell_line())
+        return 0
+    launcher.check_available()
+    write_launch(run_dir, launch)
+    print(f"# run directory: {run_dir}", flush=True)
+    print(f"# command: {launch.shell_line()}", flush=True)
+    code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
+                         run_dir / "stderr.txt")
+    if not records.is_file():
+        raise HKError(f"{binary.name} exited with {code} and left no profile in {records} "
+                      f"(see {run_dir}/stderr.txt)")
+    cores = ns.np * ns.threads // max(1, len(ns.hosts or ()) or 1)
+    print("\n".join(advise(records, [str(binary), *ns.extra[1:]], library, cores, run_dir,
+                            ns.np, mpi)))
+    return code

@@ -1,0 +1,140 @@
+"""`hybridkit profile`: the advice on fixture profiles, the command line, the app description.
+
+The fixture fixtures/profile/prof_known_2x2.jsonl is a real profile (libhybridkit-profile.so
+on tests/profile/prof_known.c, 2 ranks x 2 threads). The scenarios below change its numbers
+into the two textbook cases, computed by hand:
+
+  sleeping threads: 2 ranks on 2 nodes x 8 threads, balanced, f_comm = 0.4, all MPI time
+    outside parallel regions: sleeping share = 0.4 x 7/8 = 0.35, point-to-point time 0.05 of
+    the run -> dominating problem: sleeping threads; task mode eps = min(1/0.4,
+    7/(8 x 0.6)) = 1.4583 -> overlap advice
+  intra-node messages: 8 ranks on 1 node x 1 thread, p2p time 0.3 of the run, every byte
+    intra-node, balanced -> dominating problem: intra-node communication (0.3), advice:
+    fewer processes per node (4 ranks x 2 threads)
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from hybridkit import appdesc
+from hybridkit.profile_advice import (allreduce_advice, app_description, fixture_summary,
+                                      problems, split)
+from hybridkit.records import load_records
+
+BASE = Path(__file__).parent / "fixtures" / "profile" / "prof_known_2x2.jsonl"
+
+
+def stats(v: float) -> dict:
+    return {"min": v, "avg": v, "max": v}
+
+
+def scenario(tmp_path: Path, name: str, procs: int, nodes: int, threads: int, wall: float,
+             outside: float, p2p_time: float, intra: int, inter: int,
+             allreduce_bins=()) -> Path:
+    recs = [json.loads(line) for line in BASE.read_text().splitlines() if line.strip()]
+    run = next(r for r in recs if r["kind"] == "profile")
+    site = next(r for r in recs if r["kind"] == "profile.site"
+                and r["params"]["function"] == "MPI_Waitall")
+    size = next(r for r in recs if r["kind"] == "profile.size")
+    run["params"].update(procs=procs, nodes=nodes, threads=threads)
+    res = run["results"]
+    for key, value in (("wall_time", wall), ("mpi_time", outside), ("mpi_time_outside", outside),
+                       ("mpi_time_parallel", 0.0), ("f_comm", outside / wall),
+                       ("sleeping_threads", outside * (threads - 1)),
+                       ("sleeping_share", outside * (threads - 1) / (wall * threads))):
+        res[key].update(stats(value))
+    res["p2p_bytes_intra"]["value"] = intra
+    res["p2p_bytes_inter"]["value"] = inter
+    waitall = copy.deepcopy(site)
+    waitall["results"]["time"].update(stats(p2p_time))
+    waitall["results"]["time_outside"]["value"] = p2p_time * procs
+    out = [run, waitall]
+    for lo, calls in allreduce_bins:
+        b = copy.deepcopy(size)
+        b["params"].update({"class": "allreduce", "bytes_min": lo, "bytes_max": 2 * lo - 1})
+        b["results"]["calls"]["value"] = calls
+        b["results"]["bytes"]["value"] = calls * lo
+        out.append(b)
+    for r in out:
+        r["provenance"]["ranks"] = procs
+        r["provenance"]["threads_per_rank"] = threads
+        r["provenance"]["nodes"] = nodes
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in out))
+    return path
+
+
+def test_fixture_is_a_valid_profile():
+    p = split(load_records(BASE))
+    assert (p.procs, p.threads) == (2, 2)
+    assert {s["params"]["function"] for s in p.sites} >= {"MPI_Sendrecv", "MPI_Barrier"}
+
+
+def test_sleeping_threads_dominant_gives_overlap_advice(tmp_path, cli):
+    path = scenario(tmp_path, "sleeping", procs=2, nodes=2, threads=8, wall=10.0, outside=4.0,
+                    p2p_time=0.5, intra=0, inter=1 << 30)
+    p = split(load_records(path))
+    summary = fixture_summary(p)
+    assert summary["dominant"] == "sleeping threads"
+    assert summary["scores"]["sleeping threads"] == pytest.approx(0.35)
+    assert summary["eps"] == pytest.approx(min(1 / 0.4, 7 / (8 * 0.6)))
+    r = cli(["profile", "--from", str(path)])
+    assert r.code == 0, r.err
+    assert "dominating mismatch problem: sleeping threads (35.0% of the run)" in r.out
+    assert "task mode" in r.out and "predicted eps = 1.458" in r.out and "worth trying" in r.out
+    assert "overlap communication with computation" in r.out
+
+
+def test_intra_node_messages_dominant_gives_fewer_processes(tmp_path, cli):
+    path = scenario(tmp_path, "intra", procs=8, nodes=1, threads=1, wall=10.0, outside=3.0,
+                    p2p_time=3.0, intra=1 << 30, inter=0)
+    p = split(load_records(path))
+    scores = {q.name: q.score for q in problems(p)}
+    assert scores["intra-node communication"] == pytest.approx(0.3)
+    assert scores["sleeping threads"] == 0.0  # one thread per rank: nobody sleeps
+    assert fixture_summary(p)["dominant"] == "intra-node communication"
+    r = cli(["profile", "--from", str(path)])
+    assert r.code == 0, r.err
+    assert "dominating mismatch problem: intra-node communication (30.0% of the run)" in r.out
+    assert "fewer processes per node" in r.out and "4 rank(s) x 2 threads" in r.out
+    # one thread per rank: the model is for the 8 ranks of the node made threads
+    assert "1 of 8 threads reserved" in r.out
+
+
+def test_allreduce_advice_from_the_sizes(tmp_path):
+    small = split(load_records(BASE))  # 8 KiB allreduces: below the 16 KiB threshold
+    assert "0 of them" in allreduce_advice(small, 16384)
+    assert "pass through" in allreduce_advice(small, 16384)
+    path = scenario(tmp_path, "big", procs=2, nodes=1, threads=4, wall=1.0, outside=0.2,
+                    p2p_time=0.0, intra=0, inter=0, allreduce_bins=[(131072, 100), (8, 3)])
+    text = allreduce_advice(split(load_records(path)), 16384)
+    assert "103 allreduce call(s), 100 of them" in text and "would run those" in text
+
+
+def test_app_description_parses_for_sweep(tmp_path):
+    p = split(load_records(BASE))
+    text = app_description(p, ["/bin/true", "a b"], "/x/libhybridkit-profile.so", 4)
+    path = tmp_path / "true.toml"
+    path.write_text(text)
+    desc = appdesc.load_file(path)
+    assert desc.name == "true" and desc.kind == "profile" and desc.args == ("a b",)
+    assert desc.env["HK_PROFILE_OUTPUT"] == "argv:--output"
+
+
+def test_command_line(cli, tmp_path, monkeypatch):
+    r = cli(["profile", "--help"])
+    assert r.code == 0 and "libhybridkit-profile.so" in r.out
+    r = cli(["profile", "--np", "2"])
+    assert r.code == 2 and "goes after '--'" in r.err
+    lib = tmp_path / "libhybridkit-profile.so"
+    lib.write_text("")
+    monkeypatch.setenv("HK_LIB_DIR", str(tmp_path))
+    r = cli(["profile", "--np", "1", "--threads", "1", "--dry-run", "--", "/bin/true", "x"])
+    assert r.code == 0, r.err
+    assert f"LD_PRELOAD={lib}" in r.out and "HK_PROFILE_OUTPUT=" in r.out
+    assert r.out.rstrip().endswith("/bin/true x")
