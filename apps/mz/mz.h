@@ -15,6 +15,7 @@
 #include "exchange.h"
 #include "hk_app.h"
 #include "hybridkit.h"
+#include "lu.h"
 #include "mz_kinds.h"
 #include "mz_problem.h"
 
@@ -26,6 +27,7 @@ typedef struct mz_config {
   int zone_threads;   /* zones a process solves at once */
   int quiet;
   int rebalance;      /* --rebalance-threads */
+  int xprocs;         /* --xprocs: LU-MZ's NXP (0: NPB_NUM_XPROCS, else automatic) */
   const char *output; /* NULL: no JSON Lines */
 } mz_config_t;
 
@@ -54,7 +56,12 @@ typedef struct mz_run {
   const mz_solver_t *solver;
   int rank, nprocs, threads, outer, inner, niter;
   mz_zones_t zones;
-  mz_map_t map;
+  mz_map_t map;            /* zones to the nzp groups of ranks (nxp = 1: to ranks) */
+  int nxp, nzp, group, xpos; /* LU-MZ's process grid NXP x NZP; rank = group * nxp + xpos */
+  int xfallback;           /* 1: NXP > 1 wanted, MPI_THREAD_MULTIPLE missing: zone-only grid */
+  mz_xsplit_t xs;          /* nxp > 1: my zone group (the solver's z->xs) */
+  long long *load;         /* per rank: points it holds */
+  double imbalance;        /* max/avg of load */
   int *proc_threads;       /* --rebalance-threads: threads per process (else NULL) */
   int nlocal;
   int *local;              /* global ids of my zones, largest first */

@@ -5,7 +5,7 @@
 
 static struct {
   const char *bench, *cls, *output;
-  int zone_threads, steps, quiet, rebalance;
+  int zone_threads, steps, quiet, rebalance, xprocs;
 } opt = {.bench = "bt", .cls = "S", .zone_threads = 1};
 
 static const hk_opt_t options[] = {
@@ -18,6 +18,10 @@ static const hk_opt_t options[] = {
   {"rebalance-threads", HK_OPT_FLAG, &opt.rebalance, "",
    "move threads between processes so that points per thread are even (the reference's "
    "BT-MZ re-balancing; the total stays)", 0},
+  {"xprocs", HK_OPT_INT, &opt.xprocs, "NXP",
+   "LU-MZ: ranks splitting each zone's x range, NPB3.4-MZ's process grid NXP x NZP (0: "
+   "NPB_NUM_XPROCS, else the reference's automatic choice; NXP > 1 needs MPI_THREAD_MULTIPLE)",
+   0},
   {"quiet", HK_OPT_FLAG, &opt.quiet, "", "do not print the zone assignment", 'q'},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 'o'},
 };
@@ -27,13 +31,17 @@ const hk_app_t mz_app = {
   .summary = "NPB-MZ SP-MZ, BT-MZ (multi-zone ADI solvers) and LU-MZ (SSOR) with MPI across "
              "zones and OpenMP inside",
   .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
-           "[--output FILE.jsonl]",
+           "[--xprocs NXP] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
       "packing, largest zone first to the least-loaded process; SP-MZ, LU-MZ: blocks), zone\n"
       "boundaries exchanged every time step (LU-MZ: every SSOR iteration; its lower and upper\n"
       "sweeps pipelined over the threads, each owning a block of j-rows).\n"
+      "LU-MZ uses NPB3.4-MZ's 2-D process grid NXP x NZP: zones over NZP groups of ranks, each\n"
+      "zone's x range split over the NXP ranks of its group (chosen as the reference does,\n"
+      "--xprocs or NPB_NUM_XPROCS override); NXP > 1 needs MPI_THREAD_MULTIPLE, without it\n"
+      "hk-mz says so and uses the zone-only grid.\n"
       "Verifies the residual and error norms (LU-MZ: and the surface integral) against the\n"
       "official values (relative 1e-8) and exits 1 when they differ.  Mop/s from the NPB\n"
       "formulas over the slowest rank's time.",
@@ -64,5 +72,8 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   if (c->rebalance && c->zone_threads != 1)
     return hk_error_set(HK_ERR_ARG, "--rebalance-threads works with --zone-threads 1 only");
   c->output = opt.output;
+  if (opt.xprocs < 0 || (opt.xprocs > 1 && c->bench != MZ_BENCH_LU))
+    return hk_error_set(HK_ERR_ARG, "--xprocs %d: LU-MZ only, >= 0", opt.xprocs);
+  c->xprocs = opt.xprocs;
   return HK_SUCCESS;
 }

@@ -14,6 +14,8 @@ static const hk_field_decl_t fields[] = {
   {"grid", PS, NULL, SAME, 0, 0, "aggregate grid GXxGYxGZ"},
   {"zones", PI, NULL, SAME, 0, 0, "zones of the class"},
   {"assignment", PS, NULL, SAME, 0, 0, "zones to processes: block (SP-MZ) or binpack (BT-MZ)"},
+  {"nxp", PI, NULL, SAME, 0, 0, "ranks splitting each zone's x range (LU-MZ's process grid NXP x NZP; 1: zones only)"},
+  {"nzp", PI, NULL, SAME, 0, 0, "groups of ranks the zones are assigned to (NZP)"},
   {"mops", V, "Mop/s", SAME, 0, 0, "Mop/s total, NPB operation count over the slowest rank's time"},
   {"mops_per_thread", V, "Mop/s", SAME, 0, 0, "Mop/s total over all threads"},
   {"verified", VI, NULL, SAME, 0, 0, "1: the norms match the official values (relative 1e-8)"},

@@ -405,3 +405,28 @@ double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds)
   }
   return mops;
 }
+
+/* LU-MZ/setup_mpi.f (proc_grid): the speed-up estimate of each factorisation, the best kept */
+int mz_proc_grid_auto(int nprocs, int zones, int nx1)
+{
+  int best = 1;
+  double best_spup = 0.0;
+  for (int nzp = nprocs < zones ? nprocs : zones; nzp >= 1; nzp--) {
+    if (nprocs % nzp != 0)
+      continue;
+    int nxp = nprocs / nzp;
+    double spup = (double)zones * nx1 / ((double)((zones + nzp - 1) / nzp) *
+                                         (double)((nx1 + nxp - 1) / nxp));
+    if (spup > best_spup) {
+      best_spup = spup;
+      best = nxp;
+    }
+  }
+  return best;
+}
+
+void mz_xpiece(int n, int nxp, int xpos, int *lo, int *hi)
+{
+  *lo = (int)((long long)xpos * n / nxp);
+  *hi = (int)((long long)(xpos + 1) * n / nxp);
+}

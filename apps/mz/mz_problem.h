@@ -82,6 +82,16 @@ void mz_map_free(mz_map_t *m);
  * when nprocs < 1. */
 int mz_rebalance_threads(int nprocs, const long long *load, int *threads);
 
+/* LU-MZ's 2-D process grid (NPB3.4-MZ LU-MZ proc_grid): nxp x nzp ranks, rank = group * nxp
+ * + xpos; the zones are assigned to the nzp groups, the I dimension of each zone is split over
+ * the nxp ranks of its group.  mz_proc_grid_auto: the nxp (nzp = nprocs / nxp <= zones) that
+ * maximises zones * nx1 / (ceil(zones / nzp) * ceil(nx1 / nxp)) (nx1 the zones' x width), the
+ * largest nzp on ties, as the reference chooses. */
+int mz_proc_grid_auto(int nprocs, int zones, int nx1);
+/* mz_xpiece: the points [*lo, *hi) of an x range of n points that position xpos of nxp holds
+ * (even split, the first positions get the smaller pieces) */
+void mz_xpiece(int n, int nxp, int xpos, int *lo, int *hi);
+
 /* Mop/s of `niter` steps of benchmark b over all zones in `seconds` (NPB-MZ's formulas). */
 double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds);
 

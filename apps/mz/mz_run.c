@@ -74,17 +74,102 @@ static int setup_threads(mz_run_t *r)
   return HK_SUCCESS;
 }
 
+/* NXP asked for: --xprocs, else NPB_NUM_XPROCS as the reference reads it (capped at the
+ * processes, ignored when NXP * zones < processes); 0: automatic */
+static int wanted_xprocs(const mz_run_t *r, int zones, const char **from)
+{
+  *from = "--xprocs";
+  if (r->cfg->xprocs > 0)
+    return r->cfg->xprocs;
+  const char *v = getenv("NPB_NUM_XPROCS");
+  int n = v ? atoi(v) : 0;
+  *from = "NPB_NUM_XPROCS";
+  n = n < r->nprocs ? n : r->nprocs;
+  return n > 0 && (long long)n * zones >= r->nprocs ? n : 0;
+}
+
+/* LU-MZ's process grid NXP x NZP (NPB3.4-MZ proc_grid; SP-MZ, BT-MZ: 1 x nprocs): NXP asked
+ * for or chosen, checked; NXP > 1 without MPI_THREAD_MULTIPLE falls back to 1 x nprocs */
+static int setup_grid(mz_run_t *r)
+{
+  const int zones = r->cls->x_zones * r->cls->y_zones, nx1 = r->cls->gx / r->cls->x_zones;
+  const char *from = "--xprocs";
+  int nxp = r->bench == MZ_BENCH_LU ? wanted_xprocs(r, zones, &from) : 1;
+  if (nxp > 0 && (r->nprocs % nxp != 0 || r->nprocs / nxp > zones))
+    return hk_error_set(HK_ERR_ARG, "%s %d: no process grid NXP x NZP for %d processes (%s)",
+                        from, nxp, r->nprocs,
+                        r->nprocs % nxp ? "not divisible" : "NZP would exceed the zones");
+  if (nxp > 1 && r->cfg->zone_threads > 1)
+    return hk_error_set(HK_ERR_ARG, "%s %d: the x split works with --zone-threads 1 only", from,
+                        nxp);
+  if (nxp == 0) /* the reference's choice; zones solved at once keep the zone-only grid */
+    nxp = r->cfg->zone_threads > 1 ? 1 : mz_proc_grid_auto(r->nprocs, zones, nx1);
+  int lo, hi;
+  mz_xpiece(nx1, nxp, 0, &lo, &hi);
+  if (hi - lo < 2)
+    return hk_error_set(HK_ERR_ARG, "LU-MZ class %c: NXP %d leaves pieces of %d of a zone's %d "
+                        "x points (at least 2 needed)", r->cls->name, nxp, hi - lo, nx1);
+  hk_thread_level_t req, prov = HK_THREAD_MULTIPLE;
+  hk_thread_levels(&req, &prov);
+  if (nxp > 1 && prov < HK_THREAD_MULTIPLE) {
+    if (r->rank == 0)
+      printf(" LU-MZ process grid NXP x NZP = %d x %d needs MPI_THREAD_MULTIPLE, not available "
+             "(thread level %s): using the zone-only grid 1 x %d\n", nxp, r->nprocs / nxp,
+             hk_thread_level_name(prov), r->nprocs);
+    nxp = 1;
+    r->xfallback = 1;
+  }
+  r->nxp = nxp;
+  r->nzp = r->nprocs / nxp;
+  r->group = r->rank / nxp;
+  r->xpos = r->rank % nxp;
+  return HK_SUCCESS;
+}
+
 static int setup_zones(mz_run_t *r)
 {
   if (mz_zones_setup(r->cls, &r->zones) != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the zones");
-  int err = mz_map_zones(&r->zones, r->nprocs, r->solver->map, &r->map);
+  int err = mz_map_zones(&r->zones, r->nzp, r->solver->map, &r->map);
   if (err == -2)
-    return hk_error_set(HK_ERR_ARG, "%s class %c has %d zones: at most %d processes (got %d)",
+    return hk_error_set(HK_ERR_ARG, "%s class %c has %d zones: at most %d processes%s (got %d)",
                         mz_bench_name(r->bench), r->cls->name, r->zones.nzones,
-                        r->zones.nzones, r->nprocs);
+                        r->zones.nzones,
+                        r->xfallback ? " without the x split (which needs MPI_THREAD_MULTIPLE)"
+                                     : "", r->nprocs);
   if (err != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the zone map");
+  /* the points of each rank (its pieces of its group's zones) and their imbalance */
+  r->load = calloc((size_t)r->nprocs, sizeof *r->load);
+  if (!r->load)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the loads");
+  double sum = 0.0, max = 0.0;
+  for (int p = 0; p < r->nprocs; p++) {
+    for (int zone = 0; zone < r->zones.nzones; zone++)
+      if (r->map.owner[zone] == p / r->nxp) {
+        const mz_zone_t *q = &r->zones.zone[zone];
+        int lo, hi;
+        mz_xpiece(q->nx, r->nxp, p % r->nxp, &lo, &hi);
+        r->load[p] += (long long)(hi - lo) * q->ny * q->nz;
+      }
+    sum += (double)r->load[p];
+    max = (double)r->load[p] > max ? (double)r->load[p] : max;
+  }
+  r->imbalance = r->nxp == 1 ? r->map.imbalance : max / (sum / r->nprocs);
+  return HK_SUCCESS;
+}
+
+/* nxp > 1: the communicator of my zone group and the threads of its sweeps.
+ * Collective: MPI_COMM_WORLD. */
+static int setup_xsplit(mz_run_t *r)
+{
+  r->xs = (mz_xsplit_t){.nxp = r->nxp, .xpos = r->xpos, .comm = MPI_COMM_NULL};
+  if (r->nxp == 1)
+    return HK_SUCCESS;
+  int mine = omp_get_max_threads();
+  if (MPI_Comm_split(MPI_COMM_WORLD, r->group, r->rank, &r->xs.comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&mine, &r->xs.team, 1, MPI_INT, MPI_MIN, r->xs.comm) != MPI_SUCCESS)
+    return hk_error_set(HK_ERR_MPI, "the zone group's communicator failed");
   return HK_SUCCESS;
 }
 
@@ -102,7 +187,7 @@ static int rebalance_threads(mz_run_t *r)
   if (MPI_Allgather(&r->threads, 1, MPI_INT, r->proc_threads, 1, MPI_INT, MPI_COMM_WORLD) !=
       MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "MPI_Allgather of the thread counts failed");
-  mz_rebalance_threads(r->nprocs, r->map.load, r->proc_threads);
+  mz_rebalance_threads(r->nprocs, r->load, r->proc_threads);
   r->inner = r->proc_threads[r->rank];
   omp_set_num_threads(r->inner);
   return HK_SUCCESS;
@@ -123,9 +208,11 @@ static int check_memory(const mz_run_t *r)
   double need = 0;
   int mine = 0;
   for (int zone = 0; zone < r->zones.nzones; zone++)
-    if (r->map.owner[zone] == r->rank) {
+    if (r->map.owner[zone] == r->group) {
       const mz_zone_t *q = &r->zones.zone[zone];
-      need += (double)mz_adi_zone_bytes(q->nx, q->ny, q->nz, r->solver->with_speed);
+      int width, xoff;
+      mz_xlocal(q->nx, r->nxp, r->xpos, &width, &xoff);
+      need += (double)mz_adi_zone_bytes(width, q->ny, q->nz, r->solver->with_speed);
       mine++;
     }
   char what[96];
@@ -137,14 +224,14 @@ static int check_memory(const mz_run_t *r)
 /* allocate, initialise and set up the solver of my zones (local, no MPI) */
 static int setup_local(mz_run_t *r)
 {
-  int n = r->map.count[r->rank];
+  int n = r->map.count[r->group];
   r->local = malloc((size_t)(n ? n : 1) * sizeof *r->local);
   r->zone = calloc((size_t)(n ? n : 1), sizeof *r->zone);
   r->u = calloc((size_t)r->zones.nzones, sizeof *r->u);
   if (!r->local || !r->zone || !r->u)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the zone list");
   for (int zone = 0; zone < r->zones.nzones; zone++)
-    if (r->map.owner[zone] == r->rank)
+    if (r->map.owner[zone] == r->group)
       r->local[r->nlocal++] = zone;
   qsort_r(r->local, (size_t)r->nlocal, sizeof *r->local, by_size_desc, &r->zones);
   mz_adi_grid_t g = {.gx_size = r->cls->gx, .gy_size = r->cls->gy, .gz_size = r->cls->gz,
@@ -154,15 +241,32 @@ static int setup_local(mz_run_t *r)
   for (int i = 0; i < r->nlocal; i++) {
     const mz_zone_t *q = &r->zones.zone[r->local[i]];
     mz_adi_zone_t *z = &r->zone[i];
-    if (mz_adi_zone_alloc(z, q->nx, q->ny, q->nz, r->solver->with_speed) != 0)
-      return hk_error_set(HK_ERR_NOMEM, "no memory for zone %d (%dx%dx%d)", r->local[i], q->nx,
+    int width, xoff, lo, hi;
+    mz_xlocal(q->nx, r->nxp, r->xpos, &width, &xoff);
+    if (mz_adi_zone_alloc(z, width, q->ny, q->nz, r->solver->with_speed) != 0)
+      return hk_error_set(HK_ERR_NOMEM, "no memory for zone %d (%dx%dx%d)", r->local[i], width,
                           q->ny, q->nz);
     z->c = c;
+    if (r->nxp > 1) { /* my piece [lo, hi) of the zone's x range (exchange.h) */
+      mz_xpiece(q->nx, r->nxp, r->xpos, &lo, &hi);
+      z->gnx = q->nx;
+      z->xoff = xoff;
+      z->ilo = (lo > 1 ? lo : 1) - xoff;
+      z->ihi = (hi < q->nx - 1 ? hi : q->nx - 1) - xoff;
+      z->xs = &r->xs;
+    }
     if (r->solver->setup(z) != 0)
       return hk_error_set(HK_ERR_NOMEM, "no memory for the solver of zone %d", r->local[i]);
-    r->solver->init(z, 1);
     r->u[r->local[i]] = z->u;
   }
+  return HK_SUCCESS;
+}
+
+/* the initial state of my zones (with the x split: collective over the zone group) */
+static int init_local(mz_run_t *r)
+{
+  for (int i = 0; i < r->nlocal; i++)
+    r->solver->init(&r->zone[i], 1);
   return HK_SUCCESS;
 }
 
@@ -237,7 +341,10 @@ static void run_free(mz_run_t *r)
   free(r->zone);
   free(r->local);
   free(r->proc_threads);
+  free(r->load);
   free(r->u);
+  if (r->xs.comm != MPI_COMM_NULL)
+    MPI_Comm_free(&r->xs.comm);
   mz_exchange_destroy(&r->ex);
   mz_map_free(&r->map);
   mz_zones_free(&r->zones);
@@ -247,21 +354,23 @@ int mz_run(void *arg)
 {
   const mz_config_t *c = arg;
   mz_run_t r = {.cfg = c, .bench = c->bench, .cls = c->cls, .niter = c->niter,
-                .solver = &solvers[c->bench]};
+                .solver = &solvers[c->bench], .xs = {.comm = MPI_COMM_NULL}};
   MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &r.nprocs);
   int err = setup_threads(&r);
   if (!err)
+    err = setup_grid(&r);
+  if (!err)
     err = setup_zones(&r);
   if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)) ||
-      (err = rebalance_threads(&r)))
+      (err = rebalance_threads(&r)) || (err = hk_agree(MPI_COMM_WORLD, setup_xsplit(&r))))
     goto done;
   if (r.rank == 0)
     mz_print_map(&r);
   err = setup_local(&r);
   if (!err)
-    err = mz_exchange_create(&r.zones, &r.map, r.rank, MPI_COMM_WORLD, &r.ex);
-  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
+    err = mz_exchange_create(&r.zones, &r.map, r.nxp, r.rank, MPI_COMM_WORLD, &r.ex);
+  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = init_local(&r)) || (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
       (err = hk_agree(MPI_COMM_WORLD, time_steps(&r))) ||
       (err = hk_agree(MPI_COMM_WORLD, mz_verify(&r))))
     goto done;
