@@ -13,7 +13,7 @@ static const hk_field_decl_t fields[] = {
   {"steps", PI, NULL, SAME, 0, 0, "time steps"},
   {"grid", PS, NULL, SAME, 0, 0, "aggregate grid GXxGYxGZ"},
   {"zones", PI, NULL, SAME, 0, 0, "zones of the class"},
-  {"assignment", PS, NULL, SAME, 0, 0, "zones to processes: block (SP-MZ) or binpack (BT-MZ)"},
+  {"assignment", PS, NULL, SAME, 0, 0, "zones to processes (LU-MZ: to the NZP groups): block (SP-MZ, LU-MZ) or binpack (BT-MZ)"},
   {"nxp", PI, NULL, SAME, 0, 0, "ranks splitting each zone's x range (LU-MZ's process grid NXP x NZP; 1: zones only)"},
   {"nzp", PI, NULL, SAME, 0, 0, "groups of ranks the zones are assigned to (NZP)"},
   {"mops", V, "Mop/s", SAME, 0, 0, "Mop/s total, NPB operation count over the slowest rank's time"},
@@ -32,7 +32,7 @@ static const hk_field_decl_t fields[] = {
 
 const hk_kind_decl_t mz_kind = {
   .kind = "mz",
-  .caption = "hk-mz: one verified NPB-MZ run (SP-MZ or BT-MZ) with MPI across zones and "
+  .caption = "hk-mz: one verified NPB-MZ run (SP-MZ, BT-MZ or LU-MZ) with MPI across zones and "
              "OpenMP inside",
   .metric = "mops",
   .better = "higher",
