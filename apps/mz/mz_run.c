@@ -95,7 +95,7 @@ static int setup_grid(mz_run_t *r)
   const int zones = r->cls->x_zones * r->cls->y_zones, nx1 = r->cls->gx / r->cls->x_zones;
   const char *from = "--xprocs";
   int nxp = r->bench == MZ_BENCH_LU ? wanted_xprocs(r, zones, &from) : 1;
-  if (nxp > 0 && (r->nprocs % nxp != 0 || r->nprocs / nxp > zones))
+  if (r->bench == MZ_BENCH_LU && nxp > 0 && (r->nprocs % nxp != 0 || r->nprocs / nxp > zones))
     return hk_error_set(HK_ERR_ARG, "%s %d: no process grid NXP x NZP for %d processes (%s)",
                         from, nxp, r->nprocs,
                         r->nprocs % nxp ? "not divisible" : "NZP would exceed the zones");
