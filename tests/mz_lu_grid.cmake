@@ -4,7 +4,7 @@
 # NPB_NUM_XPROCS) at 2 and 4 ranks x 1-2 threads; the automatic choice (class S on 3 ranks:
 # 3 x 1, the reference's proc_grid) and the zone-only grid forced there; more ranks than the
 # 16 zones; the one-line fallback without MPI_THREAD_MULTIPLE and its error beyond 16 ranks;
-# bad grids; thread re-balancing where it changes the split.
+# bad grids; thread re-balancing where it changes the split; the load file's processor groups.
 set(MZ_LU_ENV OMP_WAIT_POLICY=passive)
 foreach(np 2 4)
   math(EXPR nzp "${np} / 2")
@@ -52,3 +52,17 @@ hk_expect_test(mz.lu.rebalance_threads 0 "^ +2 +5 +1080 +7 +154$" NP 3
                COMMAND ${MZ} --bench lu --class S --xprocs 1 --rebalance-threads)
 hk_record_test(mz.record_lu_xsplit 2 1 ENV NPB_NUM_XPROCS=2 ${MZ_LU_ENV} LABELS apps
                COMMAND ${MZ} --bench lu --class S --quiet)
+
+# --load-file (the reference's load<bench>.data: threads and processor groups per process),
+# BT-MZ class S on 3 ranks, loads 1944, 864, 648 points.  The file's threads as given (2, 1, 3),
+# then re-balanced within each group: group 0 = {0} keeps its 2 (over all processes it would get
+# 3: mz.rebalance_threads); group 1 = {1, 2}, 4 threads, 378 points per thread -> 2, 1 + the
+# leftover to the most per thread (rank 2: 648) -> 2, 2 (hand-computed); both runs verify.
+set(MZ_LOAD_FILE ${CMAKE_CURRENT_BINARY_DIR}/loadbt-mz.data)
+file(WRITE ${MZ_LOAD_FILE} "# process(es) threads group\n0 2 0\n1 1 1 ! rank 1\n2 3 1\n")
+hk_expect_test(mz.load_file 0 "^ +2 +1 +648 +3 +216$" NP 3 ENV ${MZ_LU_ENV}
+               COMMAND ${MZ} --bench bt --class S --load-file ${MZ_LOAD_FILE})
+hk_expect_test(mz.load_file_groups 0 "^ +0 +1 +1944 +2 +972$" NP 3 ENV OMP_NUM_THREADS=2 ${MZ_LU_ENV}
+               COMMAND ${MZ} --bench bt --class S --load-file ${MZ_LOAD_FILE} --rebalance-threads)
+hk_expect_test(mz.load_file_missing 2 "--load-file .*loadbt-mz.data: no entry for process 3" ONCE
+               NP 4 COMMAND ${MZ} --bench bt --class S --load-file ${MZ_LOAD_FILE})

@@ -27,6 +27,7 @@ typedef struct mz_config {
   int zone_threads;   /* zones a process solves at once */
   int quiet;
   int rebalance;      /* --rebalance-threads */
+  const char *load_file; /* --load-file: threads and processor groups per process */
   int xprocs;         /* --xprocs: LU-MZ's NXP (0: NPB_NUM_XPROCS, else automatic) */
   const char *output; /* NULL: no JSON Lines */
 } mz_config_t;
@@ -62,7 +63,8 @@ typedef struct mz_run {
   mz_xsplit_t xs;          /* nxp > 1: my zone group (the solver's z->xs) */
   long long *load;         /* per rank: points it holds */
   double imbalance;        /* max/avg of load */
-  int *proc_threads;       /* --rebalance-threads: threads per process (else NULL) */
+  int *proc_threads;       /* --rebalance-threads, --load-file: threads per process (else NULL) */
+  int *proc_group;         /* --load-file: processor group per process (else NULL) */
   int nlocal;
   int *local;              /* global ids of my zones, largest first */
   mz_adi_zone_t *zone;     /* my zones, same order */

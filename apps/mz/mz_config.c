@@ -4,7 +4,7 @@
 #include "mz.h"
 
 static struct {
-  const char *bench, *cls, *output;
+  const char *bench, *cls, *output, *load_file;
   int zone_threads, steps, quiet, rebalance, xprocs;
 } opt = {.bench = "bt", .cls = "S", .zone_threads = 1};
 
@@ -18,6 +18,9 @@ static const hk_opt_t options[] = {
   {"rebalance-threads", HK_OPT_FLAG, &opt.rebalance, "",
    "move threads between processes so that points per thread are even (the reference's "
    "BT-MZ re-balancing; the total stays)", 0},
+  {"load-file", HK_OPT_STR, &opt.load_file, "FILE",
+   "threads and processor groups per process, as the reference's load<bench>.data: lines "
+   "\"p1[:p2] threads group\"; --rebalance-threads then re-balances within each group", 0},
   {"xprocs", HK_OPT_INT, &opt.xprocs, "NXP",
    "LU-MZ: ranks splitting each zone's x range, NPB3.4-MZ's process grid NXP x NZP (0: "
    "NPB_NUM_XPROCS, else the reference's automatic choice; NXP > 1 needs MPI_THREAD_MULTIPLE)",
@@ -31,7 +34,7 @@ const hk_app_t mz_app = {
   .summary = "NPB-MZ SP-MZ, BT-MZ (multi-zone ADI solvers) and LU-MZ (SSOR) with MPI across "
              "zones and OpenMP inside",
   .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
-           "[--xprocs NXP] [--output FILE.jsonl]",
+           "[--load-file FILE] [--xprocs NXP] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
@@ -71,6 +74,9 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   c->rebalance = opt.rebalance;
   if (c->rebalance && c->zone_threads != 1)
     return hk_error_set(HK_ERR_ARG, "--rebalance-threads works with --zone-threads 1 only");
+  c->load_file = opt.load_file;
+  if (c->load_file && c->zone_threads != 1)
+    return hk_error_set(HK_ERR_ARG, "--load-file works with --zone-threads 1 only");
   c->output = opt.output;
   if (opt.xprocs < 0 || (opt.xprocs > 1 && c->bench != MZ_BENCH_LU))
     return hk_error_set(HK_ERR_ARG, "--xprocs %d: LU-MZ only, >= 0", opt.xprocs);

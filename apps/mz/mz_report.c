@@ -19,7 +19,10 @@ void mz_print_map(const mz_run_t *r)
     return;
   printf("\n Zone-process mapping (%s):\n proc nzones  zone_size nthreads size_per_thread\n",
          r->map.kind == MZ_MAP_BLOCK ? "blocks" : "bin packing");
-  if (r->proc_threads)
+  if (r->cfg->load_file)
+    printf(" (threads and processor groups from %s%s)\n", r->cfg->load_file,
+           r->cfg->rebalance ? ", re-balanced within each group: --rebalance-threads" : "");
+  else if (r->proc_threads)
     printf(" (threads re-balanced between processes: --rebalance-threads)\n");
   for (int p = 0; p < r->nprocs; p++) {
     int nt = r->proc_threads ? r->proc_threads[p] : r->threads;

@@ -173,21 +173,57 @@ static int setup_xsplit(mz_run_t *r)
   return HK_SUCCESS;
 }
 
-/* --rebalance-threads: the threads of all processes re-distributed by their points
- * (mz_rebalance_threads); this process then runs its share.  Collective: MPI_COMM_WORLD. */
+/* --load-file: every process's threads and group from the file (read by every rank) */
+static int read_load_file(mz_run_t *r)
+{
+  const char *path = r->cfg->load_file;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return hk_error_set(HK_ERR_ARG, "--load-file %s: cannot open it", path);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  int ch;
+  while (mem && (ch = fgetc(f)) != EOF)
+    fputc(ch, mem);
+  fclose(f);
+  if (!mem || fclose(mem) != 0) {
+    free(text);
+    return hk_error_set(HK_ERR_NOMEM, "--load-file %s: no memory to read it", path);
+  }
+  char msg[160];
+  int rc = mz_load_file_parse(text, r->nprocs, r->proc_threads, r->proc_group, msg,
+                              (int)sizeof msg);
+  free(text);
+  return rc ? hk_error_set(HK_ERR_ARG, "--load-file %s: %s", path, msg) : HK_SUCCESS;
+}
+
+/* --rebalance-threads, --load-file: the threads of the processes (OMP_NUM_THREADS each, or the
+ * load file's), re-distributed by their points (mz_rebalance_threads_groups: within each
+ * processor group of the load file, else over all processes); this process then runs its
+ * share.  Collective: MPI_COMM_WORLD. */
 static int rebalance_threads(mz_run_t *r)
 {
-  if (!r->cfg->rebalance)
+  if (!r->cfg->rebalance && !r->cfg->load_file)
     return HK_SUCCESS;
   r->proc_threads = malloc((size_t)r->nprocs * sizeof *r->proc_threads);
-  int ok = r->proc_threads != NULL, all_ok;
+  r->proc_group = calloc((size_t)r->nprocs, sizeof *r->proc_group);
+  int ok = r->proc_threads && r->proc_group, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the thread counts");
   if (MPI_Allgather(&r->threads, 1, MPI_INT, r->proc_threads, 1, MPI_INT, MPI_COMM_WORLD) !=
       MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "MPI_Allgather of the thread counts failed");
-  mz_rebalance_threads(r->nprocs, r->load, r->proc_threads);
+  int err = hk_agree(MPI_COMM_WORLD, r->cfg->load_file ? read_load_file(r) : HK_SUCCESS);
+  if (err)
+    return err;
+  if (r->cfg->rebalance &&
+      mz_rebalance_threads_groups(r->nprocs, r->load, r->proc_threads,
+                                  r->cfg->load_file ? r->proc_group : NULL) != 0)
+    err = hk_error_set(HK_ERR_NOMEM, "no memory to re-balance the threads");
+  if ((err = hk_agree(MPI_COMM_WORLD, err)))
+    return err;
   r->inner = r->proc_threads[r->rank];
   omp_set_num_threads(r->inner);
   return HK_SUCCESS;
@@ -341,6 +377,7 @@ static void run_free(mz_run_t *r)
   free(r->zone);
   free(r->local);
   free(r->proc_threads);
+  free(r->proc_group);
   free(r->load);
   free(r->u);
   if (r->xs.comm != MPI_COMM_NULL)
