@@ -6,6 +6,8 @@
  *   mz_verify.c   the NPB verification (norms against the official values)
  *   mz_report.c   the NPB-style output and the record
  *   mz_kinds.c    the declared fields of the record
+ *   mz_problem.c  classes, zones, the zone map, LU-MZ's process grid (mz_problem.h)
+ *   mz_threads.c  thread re-balancing, processor groups, the load file (mz_problem.h)
  *   sp.c, bt.c, lu.c  the zone solvers (lu.c: LU-MZ's SSOR, pipelined sweeps)
  */
 #ifndef HK_MZ_H

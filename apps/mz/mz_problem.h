@@ -104,7 +104,7 @@ int mz_load_file_parse(const char *text, int nprocs, int *threads, int *group, c
  * largest nzp on ties, as the reference chooses. */
 int mz_proc_grid_auto(int nprocs, int zones, int nx1);
 /* mz_xpiece: the points [*lo, *hi) of an x range of n points that position xpos of nxp holds
- * (even split, the first positions get the smaller pieces) */
+ * (n / nxp each, the first n mod nxp positions one more, as the reference's subdomain.f) */
 void mz_xpiece(int n, int nxp, int xpos, int *lo, int *hi);
 
 /* Mop/s of `niter` steps of benchmark b over all zones in `seconds` (NPB-MZ's formulas). */

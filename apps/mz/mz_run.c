@@ -105,7 +105,7 @@ static int setup_grid(mz_run_t *r)
   if (nxp == 0) /* the reference's choice; zones solved at once keep the zone-only grid */
     nxp = r->cfg->zone_threads > 1 ? 1 : mz_proc_grid_auto(r->nprocs, zones, nx1);
   int lo, hi;
-  mz_xpiece(nx1, nxp, 0, &lo, &hi);
+  mz_xpiece(nx1, nxp, nxp - 1, &lo, &hi); /* the last piece is the smallest */
   if (hi - lo < 2)
     return hk_error_set(HK_ERR_ARG, "LU-MZ class %c: NXP %d leaves pieces of %d of a zone's %d "
                         "x points (at least 2 needed)", r->cls->name, nxp, hi - lo, nx1);
@@ -407,7 +407,8 @@ int mz_run(void *arg)
   err = setup_local(&r);
   if (!err)
     err = mz_exchange_create(&r.zones, &r.map, r.nxp, r.rank, MPI_COMM_WORLD, &r.ex);
-  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = init_local(&r)) || (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
+  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = init_local(&r)) ||
+      (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
       (err = hk_agree(MPI_COMM_WORLD, time_steps(&r))) ||
       (err = hk_agree(MPI_COMM_WORLD, mz_verify(&r))))
     goto done;

@@ -254,10 +254,14 @@ static void proc_grid(void)
   CHECK_EQ_INT(mz_proc_grid_auto(12, 16, 16), 2); /* 1 x 12: 8, 2 x 6: 256/24 = 10.7 */
   CHECK_EQ_INT(mz_proc_grid_auto(18, 16, 6), 2);  /* 2 x 9: 96/6 = 16 (3 x 6 ties) */
   int lo, hi;
-  mz_xpiece(6, 4, 0, &lo, &hi);
-  CHECK(lo == 0 && hi == 1);
+  mz_xpiece(6, 4, 0, &lo, &hi); /* 6 = 2 + 2 + 1 + 1 */
+  CHECK(lo == 0 && hi == 2);
+  mz_xpiece(6, 4, 2, &lo, &hi);
+  CHECK(lo == 4 && hi == 5);
   mz_xpiece(6, 4, 3, &lo, &hi);
-  CHECK(lo == 4 && hi == 6);
+  CHECK(lo == 5 && hi == 6);
+  mz_xpiece(64, 3, 1, &lo, &hi); /* 22 + 21 + 21 */
+  CHECK(lo == 22 && hi == 43);
 }
 
 int main(void)
