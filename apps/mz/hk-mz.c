@@ -1,4 +1,6 @@
-/* apps/mz/hk-mz.c: the NPB multi-zone benchmarks SP-MZ and BT-MZ (NPB3.3-MZ, MPI+OpenMP).
+/* apps/mz/hk-mz.c: the NPB multi-zone benchmarks SP-MZ and BT-MZ (NPB3.3-MZ, MPI+OpenMP) and
+ * LU-MZ (NPB3.4-MZ, with its process grid NXP x NZP: zones over NZP groups, each zone's x range
+ * over the NXP ranks of a group, which needs MPI_THREAD_MULTIPLE).
  *
  *   class table -> zones -> zone-to-process map (bin packing / SP blocks) -> local zones
  *   -> one untimed step, re-initialise -> niter x { exchange boundaries; ADI per zone }
