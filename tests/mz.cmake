@@ -75,3 +75,4 @@ hk_expect_test(mz.rebalance_threads 0 "1944 +3 +648\n +1 +2 +864 +2 +432\n +2 +1
                COMMAND ${MZ} --bench bt --class S --rebalance-threads)
 hk_expect_test(mz.rebalance_zone_threads 2 "--rebalance-threads works with --zone-threads 1 only"
                ONCE NP 2 COMMAND ${MZ} --bench bt --class S --rebalance-threads --zone-threads 2)
+include(mz_lu_grid.cmake)

@@ -95,6 +95,11 @@ typedef struct mz_adi_zone {
   mz_consts_t c;
   void *solver;                           /* solver-private work space, owned by the solver */
   void *placed;   /* arrays carved from one placed block (mz_adi_zone_attach; its owner frees it) */
+  /* LU-MZ's x split (lu.h): this rank holds the zone's global i in [ilo + xoff, ihi + xoff)
+   * of its interior, local i = global i - xoff, of gnx points; xs: the ranks sharing the zone
+   * (NULL: not split; gnx = 0 means the whole zone: gnx = nx, xoff = 0) */
+  int gnx, xoff, ilo, ihi;
+  const struct mz_xsplit *xs;
 } mz_adi_zone_t;
 
 /* Allocate (64-byte aligned, first-touched in parallel with the static k schedule the kernels

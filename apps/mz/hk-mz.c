@@ -1,4 +1,6 @@
-/* apps/mz/hk-mz.c: the NPB multi-zone benchmarks SP-MZ and BT-MZ (NPB3.3-MZ, MPI+OpenMP).
+/* apps/mz/hk-mz.c: the NPB multi-zone benchmarks SP-MZ and BT-MZ (NPB3.3-MZ, MPI+OpenMP) and
+ * LU-MZ (NPB3.4-MZ, with its process grid NXP x NZP: zones over NZP groups, each zone's x range
+ * over the NXP ranks of a group, which needs MPI_THREAD_MULTIPLE).
  *
  *   class table -> zones -> zone-to-process map (bin packing / SP blocks) -> local zones
  *   -> one untimed step, re-initialise -> niter x { exchange boundaries; ADI per zone }
@@ -18,6 +20,9 @@ int main(int argc, char **argv)
   int err = mz_config_parse(argc, argv, &cfg, &done);
   if (done)
     return HK_EXIT_OK;
-  return hk_app_run(&mz_app, &argc, &argv, HK_THREAD_MASTERONLY, HK_THREAD_MASTERONLY, err, mz_run,
-                    &cfg);
+  /* LU-MZ's x split calls MPI from the sweeps' threads: ask for MULTIPLE (mz_run falls back
+   * to the zone-only grid when it is not provided) */
+  hk_thread_level_t want = !err && cfg.bench == MZ_BENCH_LU ? HK_THREAD_MULTIPLE
+                                                             : HK_THREAD_MASTERONLY;
+  return hk_app_run(&mz_app, &argc, &argv, want, HK_THREAD_MASTERONLY, err, mz_run, &cfg);
 }

@@ -6,7 +6,9 @@
  * solution), the operators those of rhs.f / erhs.f (flux differences, viscous terms,
  * 4th-order dissipation), jacld.f / jacu.f (the 5x5 blocks), blts.f / buts.f (the sweeps),
  * ssor.f (one iteration), setbv.f / setiv.f / exact.f (initial state), l2norm.f, error.f,
- * pintgr.f (verification quantities).  Only the zone-only process grid (no x split).
+ * pintgr.f (verification quantities).  With NPB3.4-MZ's x split (lu.h) a rank holds a piece
+ * of the zone's x range: coordinates, the one-sided dissipation rows and the norms use the
+ * global i, the residual first takes the ghost planes of u from the x neighbours.
  *
  * Differences in form, not in value: the three directions of the residual share one line
  * routine; the 5x5 blocks come from the flux Jacobian J and the viscous Jacobian V of a
@@ -31,10 +33,11 @@ static const double ce[5][13] = {
   {5.0, 4.0, 3.0, 2.0, 0.1, 0.4, 0.3, 0.05, 0.04, 0.03, 0.1, 0.3, 0.2},
 };
 
-/* exact.f: the exact solution at the zone's point (i, j, k), zone-local coordinates */
-static void exact(const mz_adi_zone_t *z, int i, int j, int k, double out[5])
+/* exact.f: the exact solution at the zone's point (gi, j, k) (gi: the global i of a split
+ * zone), zone-local coordinates */
+static void exact(const mz_adi_zone_t *z, int gi, int j, int k, double out[5])
 {
-  double xi = (double)i / (z->nx - 1), eta = (double)j / (z->ny - 1),
+  double xi = (double)gi / (z->gnx - 1), eta = (double)j / (z->ny - 1),
          zeta = (double)k / (z->nz - 1);
   for (int m = 0; m < 5; m++)
     out[m] = ce[m][0] + (ce[m][1] + (ce[m][4] + (ce[m][7] + ce[m][10] * xi) * xi) * xi) * xi +
@@ -44,13 +47,24 @@ static void exact(const mz_adi_zone_t *z, int i, int j, int k, double out[5])
 
 int mz_lu_setup(mz_adi_zone_t *z)
 {
+  if (z->gnx == 0) { /* the whole zone */
+    z->gnx = z->nx;
+    z->xoff = 0;
+    z->ilo = 1;
+    z->ihi = z->nx - 1;
+  }
   lu_state_t *s = calloc(1, sizeof *s);
   if (!s || hk_progress_init(&s->prog, omp_get_max_threads()) != 0) {
     free(s);
     return -1;
   }
+  if (z->xs && !(s->gbuf = malloc(40 * (size_t)z->ny * z->nz * sizeof *s->gbuf))) {
+    hk_progress_free(&s->prog);
+    free(s);
+    return -1;
+  }
   /* setcoeff.f: dxi = 1 / (gx/x_zones - 1), i.e. 1/(nx - 1) for LU-MZ's equal zones */
-  int n[3] = {z->nx, z->ny, z->nz};
+  int n[3] = {z->gnx, z->ny, z->nz};
   s->c.dt = z->c.dt;
   for (int d = 0; d < 3; d++) {
     double h = 1.0 / (double)(n[d] - 1);
@@ -69,18 +83,38 @@ int mz_lu_setup(mz_adi_zone_t *z)
 void mz_lu_free(mz_adi_zone_t *z)
 {
   lu_state_t *s = z->solver;
-  if (s)
+  if (s) {
     hk_progress_free(&s->prog);
+    free(s->gbuf);
+  }
   free(s);
   z->solver = NULL;
 }
 
 /* ---- residual: rsd = -frct + the flux, viscous and dissipation terms (rhs.f, erhs.f) ---- */
 
-/* The terms of one grid line of n points in direction dir, added to r[m*n + p] for p = 1..n-2.
- * w[m*n + p]: the 5 components, w[5n + p] = 1/u0 (rho_i), q[p] = qs; f: 5n scratch. */
-static void line_terms(const lu_consts_t *c, int dir, int n, const double *restrict w,
-                       const double *restrict q, double *restrict r, double *restrict f)
+/* 4th-order dissipation of point p (global index g of a line of gn points) of the line a,
+ * the one-sided rows next to the ends (x pieces of a split zone) */
+static inline double dissipation(const double *a, int p, int g, int gn)
+{
+  if (g == 1)
+    return 5.0 * a[p] - 4.0 * a[p + 1] + a[p + 2];
+  if (g == 2)
+    return -4.0 * a[p - 1] + 6.0 * a[p] - 4.0 * a[p + 1] + a[p + 2];
+  if (g == gn - 3)
+    return a[p - 2] - 4.0 * a[p - 1] + 6.0 * a[p] - 4.0 * a[p + 1];
+  if (g == gn - 2)
+    return a[p - 2] - 4.0 * a[p - 1] + 5.0 * a[p];
+  return a[p - 2] - 4.0 * a[p - 1] + 6.0 * a[p] - 4.0 * a[p + 1] + a[p + 2];
+}
+
+/* The terms of one grid line of n points in direction dir, added to r[m*n + p] for p in
+ * [plo, phi) (the whole line: 1..n-2; a split zone's x line: its piece, point p being global
+ * p + goff of gn).  w[m*n + p]: the 5 components, w[5n + p] = 1/u0 (rho_i), q[p] = qs; f: 5n
+ * scratch. */
+static void line_terms(const lu_consts_t *c, int dir, int n, int plo, int phi, int goff, int gn,
+                       const double *restrict w, const double *restrict q, double *restrict r,
+                       double *restrict f)
 {
   const int nc = dir + 1;
   const double t1 = c->t1[dir], t2 = c->t2[dir], t3 = c->t3[dir], dd = c->d[dir];
@@ -94,7 +128,7 @@ static void line_terms(const lu_consts_t *c, int dir, int n, const double *restr
     f[4 * n + p] = (c1 * u4[p] - c2 * q[p]) * uu;
   }
   for (int m = 0; m < 5; m++)
-    for (int p = 1; p < n - 1; p++)
+    for (int p = plo; p < phi; p++)
       r[m * n + p] -= t2 * (f[m * n + p + 1] - f[m * n + p - 1]);
   /* viscous flux between p-1 and p */
   for (int p = 1; p < n; p++) {
@@ -111,14 +145,20 @@ static void line_terms(const lu_consts_t *c, int dir, int n, const double *restr
                    (1.0 / 6.0) * t3 * (v[nc - 1] * v[nc - 1] - vp[nc - 1] * vp[nc - 1]) +
                    c1 * c5 * t3 * (v[3] - vp[3]);
   }
-  for (int p = 1; p < n - 1; p++)
+  for (int p = plo; p < phi; p++)
     r[p] += dd * t1 * (w[p - 1] - 2.0 * w[p] + w[p + 1]);
   for (int m = 1; m < 5; m++)
-    for (int p = 1; p < n - 1; p++)
+    for (int p = plo; p < phi; p++)
       r[m * n + p] += t3 * c3 * c4 * (f[m * n + p + 1] - f[m * n + p]) +
                       dd * t1 * (w[m * n + p - 1] - 2.0 * w[m * n + p] + w[m * n + p + 1]);
   /* 4th-order dissipation, one-sided rows next to the ends */
   const double ds = c->dssp;
+  if (goff != 0 || plo != 1 || phi != n - 1) { /* a piece of a split x line */
+    for (int m = 0; m < 5; m++)
+      for (int p = plo; p < phi; p++)
+        r[m * n + p] -= ds * dissipation(w + m * n, p, p + goff, gn);
+    return;
+  }
   for (int m = 0; m < 5; m++) {
     const double *a = w + m * n;
     double *rr = r + m * n;
@@ -131,10 +171,11 @@ static void line_terms(const lu_consts_t *c, int dir, int n, const double *restr
   }
 }
 
-/* all lines of direction dir through the interior point row starting at point index p0 with
- * point stride st; gather, terms, scatter */
+/* the line of direction dir starting at point index p0 with point stride st (n points, terms
+ * on [plo, phi), global offset goff of gn: line_terms); gather, terms, scatter */
 static void line_apply(const mz_adi_zone_t *z, const lu_consts_t *c, int dir, const double *uf,
-                       double *out, size_t p0, size_t st, int n, double *w, double *r, double *f)
+                       double *out, size_t p0, size_t st, int n, int plo, int phi, int goff,
+                       int gn, double *w, double *r, double *f)
 {
   for (int p = 0; p < n; p++) {
     size_t q = p0 + (size_t)p * st;
@@ -145,19 +186,47 @@ static void line_apply(const mz_adi_zone_t *z, const lu_consts_t *c, int dir, co
     w[5 * n + p] = z->rho_i[q];
     w[6 * n + p] = z->qs[q];
   }
-  line_terms(c, dir, n, w, w + 6 * n, r, f);
-  for (int p = 1; p < n - 1; p++) {
+  line_terms(c, dir, n, plo, phi, goff, gn, w, w + 6 * n, r, f);
+  for (int p = plo; p < phi; p++) {
     size_t q = p0 + (size_t)p * st;
     for (int m = 0; m < 5; m++)
       out[5 * q + m] = r[m * n + p];
   }
 }
 
+/* x split: the two ghost planes either side of uf (all j, k) from the x neighbours; one
+ * thread (lu.h) */
+static void ghost_planes(mz_adi_zone_t *z, double *uf)
+{
+  const mz_xsplit_t *xs = z->xs;
+  lu_state_t *s = z->solver;
+  const int nx = z->nx, ny = z->ny, nz = z->nz;
+  const size_t n = 10 * (size_t)ny * nz;
+  double *sw = s->gbuf, *se = sw + n, *rw = se + n, *re = rw + n;
+  int w = xs->xpos > 0 ? xs->xpos - 1 : MPI_PROC_NULL;
+  int e = xs->xpos < xs->nxp - 1 ? xs->xpos + 1 : MPI_PROC_NULL;
+  lu_cols(z, uf, 2, 2, 0, ny, 0, nz, sw, 1);
+  lu_cols(z, uf, nx - 4, 2, 0, ny, 0, nz, se, 1);
+  MPI_Sendrecv(se, (int)n, MPI_DOUBLE, e, LU_TAG_GHOST, rw, (int)n, MPI_DOUBLE, w, LU_TAG_GHOST,
+               xs->comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(sw, (int)n, MPI_DOUBLE, w, LU_TAG_GHOST, re, (int)n, MPI_DOUBLE, e, LU_TAG_GHOST,
+               xs->comm, MPI_STATUS_IGNORE);
+  if (w != MPI_PROC_NULL)
+    lu_cols(z, uf, 0, 2, 0, ny, 0, nz, rw, 0);
+  if (e != MPI_PROC_NULL)
+    lu_cols(z, uf, nx - 2, 2, 0, ny, 0, nz, re, 0);
+}
+
 /* the residual of uf (lu_internal.h) */
 void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, double *out,
                      const double *frct)
 {
-  const int nx = z->nx, ny = z->ny, nz = z->nz;
+  const int nx = z->nx, ny = z->ny, nz = z->nz, ilo = z->ilo, ihi = z->ihi;
+  if (z->xs) {
+#pragma omp master
+    ghost_planes(z, (double *)uf);
+#pragma omp barrier
+  }
   int nmax = nx > ny ? nx : ny;
   nmax = nmax > nz ? nmax : nz;
   double w[7 * nmax], r[5 * nmax], f[5 * nmax];
@@ -175,14 +244,14 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
     if (k == 0 || k == nz - 1)
       continue;
     for (int j = 1; j < ny - 1; j++)
-      line_apply(z, c, 0, uf, out, IDX(z, 0, j, k), 1, nx, w, r, f);
-    for (int i = 1; i < nx - 1; i++)
-      line_apply(z, c, 1, uf, out, IDX(z, i, 0, k), (size_t)nx, ny, w, r, f);
+      line_apply(z, c, 0, uf, out, IDX(z, 0, j, k), 1, nx, ilo, ihi, z->xoff, z->gnx, w, r, f);
+    for (int i = ilo; i < ihi; i++)
+      line_apply(z, c, 1, uf, out, IDX(z, i, 0, k), (size_t)nx, ny, 1, ny - 1, 0, ny, w, r, f);
   }
 #pragma omp for schedule(static)
   for (int j = 1; j < ny - 1; j++)
-    for (int i = 1; i < nx - 1; i++)
-      line_apply(z, c, 2, uf, out, IDX(z, i, j, 0), plane, nz, w, r, f);
+    for (int i = ilo; i < ihi; i++)
+      line_apply(z, c, 2, uf, out, IDX(z, i, j, 0), plane, nz, 1, nz - 1, 0, nz, w, r, f);
 }
 
 /* ---- initial state (setbv.f, setiv.f, erhs.f) ---- */
@@ -190,7 +259,7 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
 void mz_lu_init(mz_adi_zone_t *z, int first)
 {
   lu_state_t *s = z->solver;
-  const int nx = z->nx, ny = z->ny, nz = z->nz;
+  const int nx = z->nx, ny = z->ny, nz = z->nz, gnx = z->gnx, xoff = z->xoff;
 #pragma omp parallel
   {
 #pragma omp for schedule(static)
@@ -198,21 +267,22 @@ void mz_lu_init(mz_adi_zone_t *z, int first)
       for (int j = 0; j < ny; j++)
         for (int i = 0; i < nx; i++) {
           double *p = z->u + 5 * IDX(z, i, j, k);
-          int face = i == 0 || i == nx - 1 || j == 0 || j == ny - 1 || k == 0 || k == nz - 1;
+          const int gi = i + xoff; /* (a split zone's ghost planes may lie outside: exact) */
+          int face = gi <= 0 || gi >= gnx - 1 || j == 0 || j == ny - 1 || k == 0 || k == nz - 1;
           if (face) { /* setbv: exact values on the six faces */
-            exact(z, i, j, k, p);
+            exact(z, gi, j, k, p);
             continue;
           }
           /* setiv: transfinite interpolation of the face values */
-          double xi = (double)i / (nx - 1), eta = (double)j / (ny - 1),
+          double xi = (double)gi / (gnx - 1), eta = (double)j / (ny - 1),
                  zeta = (double)k / (nz - 1);
           double e1[5], e2[5], e3[5], e4[5], e5[5], e6[5];
           exact(z, 0, j, k, e1);
-          exact(z, nx - 1, j, k, e2);
-          exact(z, i, 0, k, e3);
-          exact(z, i, ny - 1, k, e4);
-          exact(z, i, j, 0, e5);
-          exact(z, i, j, nz - 1, e6);
+          exact(z, gnx - 1, j, k, e2);
+          exact(z, gi, 0, k, e3);
+          exact(z, gi, ny - 1, k, e4);
+          exact(z, gi, j, 0, e5);
+          exact(z, gi, j, nz - 1, e6);
           for (int m = 0; m < 5; m++) {
             double px = (1.0 - xi) * e1[m] + xi * e2[m];
             double py = (1.0 - eta) * e3[m] + eta * e4[m];
@@ -226,7 +296,7 @@ void mz_lu_init(mz_adi_zone_t *z, int first)
       for (int k = 0; k < nz; k++)
         for (int j = 0; j < ny; j++)
           for (int i = 0; i < nx; i++)
-            exact(z, i, j, k, z->ut + 5 * IDX(z, i, j, k));
+            exact(z, i + xoff, j, k, z->ut + 5 * IDX(z, i, j, k));
       mz__lu_residual(z, &s->c, z->ut, z->forcing, NULL);
     }
     mz__lu_residual(z, &s->c, z->u, z->rhs, z->forcing);
@@ -240,53 +310,76 @@ static double phi(const double *u)
   return c2 * (u[4] - 0.5 * (u[1] * u[1] + u[2] * u[2] + u[3] * u[3]) / u[0]);
 }
 
+/* the zone's norms and surface sums from its x pieces: sums of squares and surface sums
+ * added over the zone group (v: sr[5], se[5], f1, f2, f3), in place */
+static void group_sums(const mz_adi_zone_t *z, double *v, int n)
+{
+  if (z->xs)
+    MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, z->xs->comm);
+}
+
 void mz_lu_norms(mz_adi_zone_t *z, double xcr[5], double xce[5], double *xci)
 {
   const lu_state_t *s = z->solver;
-  const int nx = z->nx, ny = z->ny, nz = z->nz;
-  double sr[5] = {0}, se[5] = {0};
+  const int nx = z->nx, ny = z->ny, nz = z->nz, gnx = z->gnx, xoff = z->xoff;
+  /* v: sums of squares of the residual and of the error, then the three surface sums */
+  double v[13] = {0}, *sr = v, *se = v + 5;
   for (int k = 1; k < nz - 1; k++)
     for (int j = 1; j < ny - 1; j++)
-      for (int i = 1; i < nx - 1; i++) {
+      for (int i = z->ilo; i < z->ihi; i++) {
         size_t q = IDX(z, i, j, k);
         double e[5];
-        exact(z, i, j, k, e);
+        exact(z, i + xoff, j, k, e);
         for (int m = 0; m < 5; m++) {
           double r = z->rhs[5 * q + m], d = e[m] - z->u[5 * q + m];
           sr[m] += r * r;
           se[m] += d * d;
         }
       }
-  double npts = (double)(nz - 2) * (double)(ny - 2) * (double)(nx - 2);
-  for (int m = 0; m < 5; m++) {
-    xcr[m] = sqrt(sr[m] / npts);
-    xce[m] = sqrt(se[m] / npts);
-  }
   /* pintgr.f: trapezoid sums of phi over three pairs of inner surfaces.  Each pair: the
    * value at the four corners of every cell, both surfaces.  Surfaces: k = 2 and nz-2
    * (i 1..nx-2, j 1..ny-3); j = 1 and ny-3 (i 1..nx-2, k 2..nz-2); i = 1 and nx-2
-   * (j 1..ny-3, k 2..nz-2), cells up to the last-but-one point of each range. */
+   * (j 1..ny-3, k 2..nz-2), cells up to the last-but-one point of each range (global i; a
+   * piece of a split zone sums the cells that start on its points). */
   const double *u = z->u;
+  const int own_lo = z->xs ? 2 : 0, own_hi = z->xs ? nx - 2 : nx;
+  const int i0 = 1 - xoff > own_lo ? 1 - xoff : own_lo;
+  const int i1 = gnx - 3 - xoff < own_hi - 1 ? gnx - 3 - xoff : own_hi - 1;
+  const int iw = 1 - xoff, ie = gnx - 2 - xoff;
+  const int hw = iw >= own_lo && iw < own_hi, he = ie >= own_lo && ie < own_hi;
   double f1 = 0, f2 = 0, f3 = 0;
 #define PHI(i, j, k) phi(u + 5 * IDX(z, i, j, k))
   for (int j = 1; j <= ny - 4; j++)
-    for (int i = 1; i <= nx - 3; i++)
+    for (int i = i0; i <= i1; i++)
       f1 += PHI(i, j, 2) + PHI(i + 1, j, 2) + PHI(i, j + 1, 2) + PHI(i + 1, j + 1, 2) +
             PHI(i, j, nz - 2) + PHI(i + 1, j, nz - 2) + PHI(i, j + 1, nz - 2) +
             PHI(i + 1, j + 1, nz - 2);
   for (int k = 2; k <= nz - 3; k++)
-    for (int i = 1; i <= nx - 3; i++)
+    for (int i = i0; i <= i1; i++)
       f2 += PHI(i, 1, k) + PHI(i + 1, 1, k) + PHI(i, 1, k + 1) + PHI(i + 1, 1, k + 1) +
             PHI(i, ny - 3, k) + PHI(i + 1, ny - 3, k) + PHI(i, ny - 3, k + 1) +
             PHI(i + 1, ny - 3, k + 1);
   for (int k = 2; k <= nz - 3; k++)
-    for (int j = 1; j <= ny - 4; j++)
-      f3 += PHI(1, j, k) + PHI(1, j + 1, k) + PHI(1, j, k + 1) + PHI(1, j + 1, k + 1) +
-            PHI(nx - 2, j, k) + PHI(nx - 2, j + 1, k) + PHI(nx - 2, j, k + 1) +
-            PHI(nx - 2, j + 1, k + 1);
+    for (int j = 1; j <= ny - 4; j++) {
+      if (hw)
+        f3 += PHI(iw, j, k) + PHI(iw, j + 1, k) + PHI(iw, j, k + 1) + PHI(iw, j + 1, k + 1);
+      if (he)
+        f3 += PHI(ie, j, k) + PHI(ie, j + 1, k) + PHI(ie, j, k + 1) + PHI(ie, j + 1, k + 1);
+    }
 #undef PHI
-  f1 *= s->c.h[0] * s->c.h[1];
-  f2 *= s->c.h[0] * s->c.h[2];
-  f3 *= s->c.h[1] * s->c.h[2];
-  *xci = 0.25 * (f1 + f2 + f3);
+  v[10] = f1;
+  v[11] = f2;
+  v[12] = f3;
+  group_sums(z, v, 13);
+  /* one piece of a split zone reports the zone's quantities (the others 0) */
+  const int report = !z->xs || z->xs->xpos == 0;
+  double npts = (double)(nz - 2) * (double)(ny - 2) * (double)(gnx - 2);
+  for (int m = 0; m < 5; m++) {
+    xcr[m] = report ? sqrt(sr[m] / npts) : 0.0;
+    xce[m] = report ? sqrt(se[m] / npts) : 0.0;
+  }
+  f1 = v[10] * s->c.h[0] * s->c.h[1];
+  f2 = v[11] * s->c.h[0] * s->c.h[2];
+  f3 = v[12] * s->c.h[1] * s->c.h[2];
+  *xci = report ? 0.25 * (f1 + f2 + f3) : 0.0;
 }

@@ -14,7 +14,24 @@
  */
 #ifndef HK_MZ_LU_H
 #define HK_MZ_LU_H
+#include <mpi.h>
 #include "adi_common.h"
+
+/* The x split of NPB3.4-MZ's 2-D process grid (z->xs): the nxp ranks of a zone group hold
+ * pieces of each zone's x range (two ghost planes either side, exchange.h).  Once per SSOR
+ * iteration the residual takes the ghost planes of u from the x neighbours; in the sweeps
+ * each thread receives the new values of its rows at the piece's edge, per k-plane, from the
+ * upstream neighbour (the west one in the lower sweep, the east one in the upper) and sends
+ * its last column downstream: MPI from inside the parallel region (MPI_THREAD_MULTIPLE).
+ *
+ *   rank xpos 0: thread t  rows [jlo, jhi)  plane k: ....... send col --> rank xpos 1: recv,
+ *                                                                          then its rows
+ * Norms and the surface integral are reduced over comm (mz_lu_norms). */
+typedef struct mz_xsplit {
+  int nxp, xpos;   /* ranks over x, mine (= my rank in comm) */
+  MPI_Comm comm;   /* the zone group's ranks */
+  int team;        /* threads of the sweeps: the same on all ranks of comm (their minimum) */
+} mz_xsplit_t;
 
 /* Work space (the pipeline counters) in z->solver; z->c.dt must be LU's dt.  0 or -1. */
 int mz_lu_setup(mz_adi_zone_t *z);

@@ -3,6 +3,7 @@
 #ifndef HK_MZ_LU_INTERNAL_H
 #define HK_MZ_LU_INTERNAL_H
 #include <stddef.h>
+#include <string.h>
 #include "hk_progress.h"
 #include "lu.h"
 
@@ -21,10 +22,31 @@ typedef struct lu_consts {
 typedef struct lu_state {
   lu_consts_t c;
   hk_progress_t prog;
+  double *gbuf; /* x split: the ghost planes' send and receive buffers (4 x 2 planes) */
 } lu_state_t;
 
 #define IDX(z, i, j, k) \
   ((((size_t)(k) * (size_t)(z)->ny + (size_t)(j)) * (size_t)(z)->nx) + (size_t)(i))
+
+/* The columns [i0, i0 + ncols) of rows [j0, j1) of planes [k0, k1) of the 5-vector field v
+ * copied to buf (out = 1) or from it (out = 0); returns the doubles copied. */
+static inline size_t lu_cols(const mz_adi_zone_t *z, double *v, int i0, int ncols, int j0,
+                             int j1, int k0, int k1, double *buf, int out)
+{
+  size_t n = 0, len = 5 * (size_t)ncols;
+  for (int k = k0; k < k1; k++)
+    for (int j = j0; j < j1; j++, n += len) {
+      double *a = v + 5 * IDX(z, i0, j, k);
+      if (out)
+        memcpy(buf + n, a, len * sizeof *a);
+      else
+        memcpy(a, buf + n, len * sizeof *a);
+    }
+  return n;
+}
+
+/* MPI tags of the x split (on the zone group's communicator) */
+enum { LU_TAG_GHOST = 1, LU_TAG_LOWER = 4096, LU_TAG_UPPER = 8192 };
 
 /* out = (frct ? -frct : 0) + the flux, viscous and dissipation terms of uf on the interior
  * (rhs.f, erhs.f); inside a parallel region (every thread calls it; orphaned worksharing,

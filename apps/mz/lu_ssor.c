@@ -1,6 +1,7 @@
 /* apps/mz/lu_ssor.c: one SSOR iteration of the LU-MZ zone solver (see lu.h, lu.c): the
  * 5x5 blocks of jacld.f / jacu.f applied where they are used, the sweeps of blts.f / buts.f,
- * ssor.f's iteration with the sweeps pipelined over the team's j-row blocks. */
+ * ssor.f's iteration with the sweeps pipelined over the team's j-row blocks (and, with the
+ * x split, over the ranks holding the zone's x pieces: lu.h). */
 #include <omp.h>
 #include <string.h>
 #include "lu_internal.h"
@@ -113,7 +114,7 @@ static void row_terms(const mz_adi_zone_t *z, const lu_consts_t *c, const double
 {
   const int nx = z->nx;
   const size_t sy = (size_t)nx, sz = (size_t)nx * z->ny, q0 = IDX(z, 0, j, k);
-  for (int i = 1; i < nx - 1; i++) {
+  for (int i = z->ilo; i < z->ihi; i++) {
     size_t q = q0 + (size_t)i;
     double *wi = w + LU_NW * i;
     for (int m = 0; m < 10; m++)
@@ -130,7 +131,7 @@ static void lower_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, i
 {
   const size_t q0 = IDX(z, 0, j, k);
   row_terms(z, c, v, j, k, -1.0, w);
-  for (int i = 1; i < z->nx - 1; i++) {
+  for (int i = z->ilo; i < z->ihi; i++) {
     size_t q = q0 + (size_t)i;
     double *wi = w + LU_NW * i, x[5];
     off_at(z, c, 0, -1.0, q - 1, v, wi + 5);
@@ -148,7 +149,7 @@ static void upper_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, i
 {
   const size_t q0 = IDX(z, 0, j, k);
   row_terms(z, c, v, j, k, 1.0, w);
-  for (int i = z->nx - 2; i >= 1; i--) {
+  for (int i = z->ihi - 1; i >= z->ilo; i--) {
     size_t q = q0 + (size_t)i;
     double *wi = w + LU_NW * i, x[5];
     off_at(z, c, 0, 1.0, q + 1, v, wi + 5);
@@ -162,15 +163,39 @@ static void upper_row(const mz_adi_zone_t *z, const lu_consts_t *c, double *v, i
 
 /* ---- SSOR (ssor.f) with the sweeps pipelined over the team's j-row blocks ---- */
 
+/* x split (lu.h): thread t's column of rows [jlo, jhi) of plane k of v at local i, received
+ * from (in = 1) or sent to x neighbour `who` (MPI_PROC_NULL: nothing); from inside the
+ * parallel region, MPI_THREAD_MULTIPLE */
+static void edge_column(const mz_adi_zone_t *z, double *v, int i, int jlo, int jhi, int k,
+                        int who, int tag, int in)
+{
+  if (who == MPI_PROC_NULL || jhi <= jlo)
+    return;
+  double buf[5 * (jhi - jlo)];
+  int n = 5 * (jhi - jlo);
+  if (in) {
+    MPI_Recv(buf, n, MPI_DOUBLE, who, tag, z->xs->comm, MPI_STATUS_IGNORE);
+    lu_cols(z, v, i, 1, jlo, jhi, k, k + 1, buf, 0);
+  } else {
+    lu_cols(z, v, i, 1, jlo, jhi, k, k + 1, buf, 1);
+    MPI_Send(buf, n, MPI_DOUBLE, who, tag, z->xs->comm);
+  }
+}
+
 int mz_lu_ssor(mz_adi_zone_t *z)
 {
   lu_state_t *s = z->solver;
   const lu_consts_t *c = &s->c;
-  const int nx = z->nx, ny = z->ny, nz = z->nz, K = nz - 2;
+  const int nx = z->nx, ny = z->ny, nz = z->nz, K = nz - 2, ilo = z->ilo, ihi = z->ihi;
   double *rsd = z->rhs, *u = z->u;
   const double tmp = 1.0 / (omega * (2.0 - omega));
-  const int team = s->prog.nthreads < omp_get_max_threads() ? s->prog.nthreads
-                                                            : omp_get_max_threads();
+  int team = s->prog.nthreads < omp_get_max_threads() ? s->prog.nthreads : omp_get_max_threads();
+  /* x split: the row blocks (and so the messages) must match the neighbours' */
+  const mz_xsplit_t *xs = z->xs;
+  if (xs && xs->team < team)
+    team = xs->team;
+  const int west = xs && xs->xpos > 0 ? xs->xpos - 1 : MPI_PROC_NULL;
+  const int east = xs && xs->xpos < xs->nxp - 1 ? xs->xpos + 1 : MPI_PROC_NULL;
 #pragma omp parallel num_threads(team)
   {
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
@@ -178,7 +203,7 @@ int mz_lu_ssor(mz_adi_zone_t *z)
 #pragma omp for schedule(static)
     for (int k = 1; k < nz - 1; k++)
       for (int j = 1; j < ny - 1; j++)
-        for (size_t q = IDX(z, 1, j, k); q < IDX(z, nx - 1, j, k); q++)
+        for (size_t q = IDX(z, ilo, j, k); q < IDX(z, ihi, j, k); q++)
           for (int m = 0; m < 5; m++)
             rsd[5 * q + m] *= c->dt;
     /* (the barrier above also orders the counter resets before any wait) */
@@ -189,23 +214,31 @@ int mz_lu_ssor(mz_adi_zone_t *z)
       int k = st;
       if (t > 0)
         hk_progress_wait(&s->prog, t - 1, st);
+      if (xs)
+        edge_column(z, rsd, ilo - 1, jlo, jhi, k, west, LU_TAG_LOWER + t, 1);
       for (int j = jlo; j < jhi; j++)
         lower_row(z, c, rsd, j, k, w);
+      if (xs)
+        edge_column(z, rsd, ihi - 1, jlo, jhi, k, east, LU_TAG_LOWER + t, 0);
       hk_progress_post(&s->prog, t, st);
     }
     for (int st = 1; st <= K; st++) {
       int k = nz - 1 - st;
       if (t < nt - 1)
         hk_progress_wait(&s->prog, t + 1, K + st);
+      if (xs)
+        edge_column(z, rsd, ihi, jlo, jhi, k, east, LU_TAG_UPPER + t, 1);
       for (int j = jhi - 1; j >= jlo; j--)
         upper_row(z, c, rsd, j, k, w);
+      if (xs)
+        edge_column(z, rsd, ilo, jlo, jhi, k, west, LU_TAG_UPPER + t, 0);
       hk_progress_post(&s->prog, t, K + st);
     }
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (int k = 1; k < nz - 1; k++)
       for (int j = 1; j < ny - 1; j++)
-        for (size_t q = IDX(z, 1, j, k); q < IDX(z, nx - 1, j, k); q++)
+        for (size_t q = IDX(z, ilo, j, k); q < IDX(z, ihi, j, k); q++)
           for (int m = 0; m < 5; m++)
             u[5 * q + m] += tmp * rsd[5 * q + m];
     mz__lu_residual(z, c, u, rsd, z->forcing);

@@ -7,6 +7,8 @@
  *   mz_report.c   the NPB-style output and the record
  *   mz_kinds.c    the declared fields of the record
  *   mz_twolevel.c --second-level mpi: zones split in j over the sub-ranks of a group
+ *   mz_problem.c  classes, zones, the zone map, LU-MZ's process grid (mz_problem.h)
+ *   mz_threads.c  thread re-balancing, processor groups, the load file (mz_problem.h)
  *   sp.c, bt.c, lu.c  the zone solvers (lu.c: LU-MZ's SSOR, pipelined sweeps)
  */
 #ifndef HK_MZ_H
@@ -16,6 +18,7 @@
 #include "exchange.h"
 #include "hk_app.h"
 #include "hybridkit.h"
+#include "lu.h"
 #include "mz_kinds.h"
 #include "mz_problem.h"
 
@@ -27,6 +30,8 @@ typedef struct mz_config {
   int zone_threads;   /* zones a process solves at once */
   int quiet;
   int rebalance;      /* --rebalance-threads */
+  const char *load_file; /* --load-file: threads and processor groups per process */
+  int xprocs;         /* --xprocs: LU-MZ's NXP (0: NPB_NUM_XPROCS, else automatic) */
   const char *output; /* NULL: no JSON Lines */
   int layout;         /* --layout: index into mz_layout_names (0: first touch) */
   int second_mpi;     /* --second-level mpi (mz_twolevel.c) */
@@ -59,8 +64,14 @@ typedef struct mz_run {
   const mz_solver_t *solver;
   int rank, nprocs, threads, outer, inner, niter;
   mz_zones_t zones;
-  mz_map_t map;
-  int *proc_threads;       /* --rebalance-threads: threads per process (else NULL) */
+  mz_map_t map;            /* zones to the nzp groups of ranks (nxp = 1: to ranks) */
+  int nxp, nzp, group, xpos; /* LU-MZ's process grid NXP x NZP; rank = group * nxp + xpos */
+  int xfallback;           /* 1: NXP > 1 wanted, MPI_THREAD_MULTIPLE missing: zone-only grid */
+  mz_xsplit_t xs;          /* nxp > 1: my zone group (the solver's z->xs) */
+  long long *load;         /* per rank: points it holds */
+  double imbalance;        /* max/avg of load */
+  int *proc_threads;       /* --rebalance-threads, --load-file: threads per process (else NULL) */
+  int *proc_group;         /* --load-file: processor group per process (else NULL) */
   int nlocal;
   int *local;              /* global ids of my zones, largest first */
   mz_adi_zone_t *zone;     /* my zones, same order */

@@ -4,8 +4,8 @@
 #include "mz.h"
 
 static struct {
-  const char *bench, *cls, *output, *second;
-  int zone_threads, steps, quiet, rebalance, layout, sub_ranks, norms_hex;
+  const char *bench, *cls, *output, *second, *load_file;
+  int zone_threads, steps, quiet, rebalance, layout, sub_ranks, norms_hex, xprocs;
 } opt = {.bench = "bt", .cls = "S", .zone_threads = 1, .second = "omp", .sub_ranks = 1};
 
 static const hk_opt_t options[] = {
@@ -29,6 +29,13 @@ static const hk_opt_t options[] = {
    "share the zones)", 0},
   {"norms-hex", HK_OPT_FLAG, &opt.norms_hex, "",
    "also print the verification norms exactly (C99 hex floats), to compare runs bit by bit", 0},
+  {"load-file", HK_OPT_STR, &opt.load_file, "FILE",
+   "threads and processor groups per process, as the reference's load<bench>.data: lines "
+   "\"p1[:p2] threads group\"; --rebalance-threads then re-balances within each group", 0},
+  {"xprocs", HK_OPT_INT, &opt.xprocs, "NXP",
+   "LU-MZ: ranks splitting each zone's x range, NPB3.4-MZ's process grid NXP x NZP (0: "
+   "NPB_NUM_XPROCS, else the reference's automatic choice; NXP > 1 needs MPI_THREAD_MULTIPLE)",
+   0},
   {"quiet", HK_OPT_FLAG, &opt.quiet, "", "do not print the zone assignment", 'q'},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 'o'},
 };
@@ -38,13 +45,18 @@ const hk_app_t mz_app = {
   .summary = "NPB-MZ SP-MZ, BT-MZ (multi-zone ADI solvers) and LU-MZ (SSOR) with MPI across "
              "zones and OpenMP inside",
   .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
-           "[--second-level omp|mpi [--sub-ranks N2]] [--output FILE.jsonl]",
+           "[--second-level omp|mpi [--sub-ranks N2]] "
+           "[--load-file FILE] [--xprocs NXP] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
       "packing, largest zone first to the least-loaded process; SP-MZ, LU-MZ: blocks), zone\n"
       "boundaries exchanged every time step (LU-MZ: every SSOR iteration; its lower and upper\n"
       "sweeps pipelined over the threads, each owning a block of j-rows).\n"
+      "LU-MZ uses NPB3.4-MZ's 2-D process grid NXP x NZP: zones over NZP groups of ranks, each\n"
+      "zone's x range split over the NXP ranks of its group (chosen as the reference does,\n"
+      "--xprocs or NPB_NUM_XPROCS override); NXP > 1 needs MPI_THREAD_MULTIPLE, without it\n"
+      "hk-mz says so and uses the zone-only grid.\n"
       "Verifies the residual and error norms (LU-MZ: and the surface integral) against the\n"
       "official values (relative 1e-8) and exits 1 when they differ.  Mop/s from the NPB\n"
       "formulas over the slowest rank's time.",
@@ -74,6 +86,9 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   c->rebalance = opt.rebalance;
   if (c->rebalance && c->zone_threads != 1)
     return hk_error_set(HK_ERR_ARG, "--rebalance-threads works with --zone-threads 1 only");
+  c->load_file = opt.load_file;
+  if (c->load_file && c->zone_threads != 1)
+    return hk_error_set(HK_ERR_ARG, "--load-file works with --zone-threads 1 only");
   c->output = opt.output;
   c->layout = opt.layout;
   c->norms_hex = opt.norms_hex;
@@ -89,5 +104,8 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   if (c->second_mpi && (c->sub_ranks < 1 || c->zone_threads != 1 || c->rebalance))
     return hk_error_set(HK_ERR_ARG, "--second-level mpi needs --sub-ranks >= 1, --zone-threads "
                         "1 and no --rebalance-threads");
+  if (opt.xprocs < 0 || (opt.xprocs > 1 && c->bench != MZ_BENCH_LU))
+    return hk_error_set(HK_ERR_ARG, "--xprocs %d: LU-MZ only, >= 0", opt.xprocs);
+  c->xprocs = opt.xprocs;
   return HK_SUCCESS;
 }

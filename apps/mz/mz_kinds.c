@@ -16,8 +16,10 @@ static const hk_field_decl_t fields[] = {
   {"groups", PI, NULL, SAME, 0, 1, "first level: process groups sharing the zones (N1)"},
   {"n2", PI, NULL, SAME, 0, 1, "second level: threads (omp) or sub-ranks (mpi) per group (N2)"},
   {"second_level", PS, NULL, SAME, 0, 1, "inside a zone: omp (threads) or mpi (sub-ranks)"},
-  {"assignment", PS, NULL, SAME, 0, 0, "zones to processes: block (SP-MZ) or binpack (BT-MZ)"},
+  {"assignment", PS, NULL, SAME, 0, 0, "zones to processes (LU-MZ: to the NZP groups): block (SP-MZ, LU-MZ) or binpack (BT-MZ)"},
   {"layout", PS, NULL, SAME, 0, OPT, "where the zone data's pages go (--layout, docs/mem.md)"},
+  {"nxp", PI, NULL, SAME, 0, 0, "ranks splitting each zone's x range (LU-MZ's process grid NXP x NZP; 1: zones only)"},
+  {"nzp", PI, NULL, SAME, 0, 0, "groups of ranks the zones are assigned to (NZP)"},
   {"mops", V, "Mop/s", SAME, 0, 0, "Mop/s total, NPB operation count over the slowest rank's time"},
   {"mops_per_thread", V, "Mop/s", SAME, 0, 0, "Mop/s total over all threads"},
   {"verified", VI, NULL, SAME, 0, 0, "1: the norms match the official values (relative 1e-8)"},
@@ -36,7 +38,7 @@ static const hk_field_decl_t fields[] = {
 
 const hk_kind_decl_t mz_kind = {
   .kind = "mz",
-  .caption = "hk-mz: one verified NPB-MZ run (SP-MZ or BT-MZ) with MPI across zones and "
+  .caption = "hk-mz: one verified NPB-MZ run (SP-MZ, BT-MZ or LU-MZ) with MPI across zones and "
              "OpenMP inside",
   .metric = "mops",
   .better = "higher",

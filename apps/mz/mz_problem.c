@@ -5,6 +5,8 @@
  *  - verification values: NPB3.3-MZ-MPI SP-MZ/verify.f and BT-MZ/verify.f
  *  - zone stretching: BT-MZ/zone_setup.f (zone_setup); assignment: {SP,BT}-MZ/mpi_setup.f
  *    (map_zones, get_comm_index); Mop/s formulas: SP-MZ/sp.f and BT-MZ/bt.f
+ *  - LU-MZ's process grid: NPB3.4-MZ-MPI LU-MZ/proc_grid.f (the choice of NXP x NZP) and
+ *    subdomain.f (the x pieces)
  */
 #include "mz_problem.h"
 #include <ctype.h>
@@ -352,43 +354,6 @@ void mz_map_free(mz_map_t *m)
   memset(m, 0, sizeof *m);
 }
 
-int mz_rebalance_threads(int nprocs, const long long *load, int *threads)
-{
-  if (nprocs < 1)
-    return -1;
-  double total = 0.0;
-  long long nthreads = 0, given = 0;
-  for (int p = 0; p < nprocs; p++) {
-    total += (double)load[p];
-    nthreads += threads[p];
-  }
-  double per_thread = total / (double)nthreads;
-  for (int p = 0; p < nprocs; p++) {
-    int n = per_thread > 0.0 ? (int)((double)load[p] / per_thread) : 1;
-    threads[p] = n < 1 ? 1 : n;
-    given += threads[p];
-  }
-  /* leftovers (+) to the most loaded thread; a surplus (-) taken where it hurts least */
-  for (; given < nthreads; given++) {
-    int best = 0;
-    for (int p = 1; p < nprocs; p++)
-      if ((double)load[p] / threads[p] > (double)load[best] / threads[best])
-        best = p;
-    threads[best]++;
-  }
-  for (; given > nthreads; given--) {
-    int best = -1;
-    for (int p = 0; p < nprocs; p++)
-      if (threads[p] > 1 && (best < 0 || (double)load[p] / (threads[p] - 1) <
-                                             (double)load[best] / (threads[best] - 1)))
-        best = p;
-    if (best < 0)
-      break;
-    threads[best]--;
-  }
-  return 0;
-}
-
 double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds)
 {
   double mops = 0.0;
@@ -404,4 +369,31 @@ double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds)
             seconds;
   }
   return mops;
+}
+
+/* LU-MZ/proc_grid.f: the speed-up estimate of each factorisation, the best kept */
+int mz_proc_grid_auto(int nprocs, int zones, int nx1)
+{
+  int best = 1;
+  double best_spup = 0.0;
+  for (int nzp = nprocs < zones ? nprocs : zones; nzp >= 1; nzp--) {
+    if (nprocs % nzp != 0)
+      continue;
+    int nxp = nprocs / nzp;
+    double spup = (double)zones * nx1 / ((double)((zones + nzp - 1) / nzp) *
+                                         (double)((nx1 + nxp - 1) / nxp));
+    if (spup > best_spup) {
+      best_spup = spup;
+      best = nxp;
+    }
+  }
+  return best;
+}
+
+/* LU-MZ/subdomain.f: n / nxp points each, the first n mod nxp positions one more */
+void mz_xpiece(int n, int nxp, int xpos, int *lo, int *hi)
+{
+  int q = n / nxp, mm = n % nxp;
+  *lo = xpos * q + (xpos < mm ? xpos : mm);
+  *hi = *lo + q + (xpos < mm);
 }

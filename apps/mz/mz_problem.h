@@ -82,6 +82,31 @@ void mz_map_free(mz_map_t *m);
  * when nprocs < 1. */
 int mz_rebalance_threads(int nprocs, const long long *load, int *threads);
 
+/* mz_rebalance_threads_groups: the same within each processor group (group[p]: the group of
+ * process p, as the reference's load file gives them; NULL: one group); the threads of a group
+ * stay in it.  Returns 0, -1 when nprocs < 1 or out of memory. */
+int mz_rebalance_threads_groups(int nprocs, const long long *load, int *threads,
+                                const int *group);
+
+/* mz_load_file_parse: the reference's load file (NPB3.4-MZ BT-MZ loadbt-mz.data, read by
+ * setup_mpi.f): lines "p1[:p2] threads group" give processes p1..p2 (clipped to 0..nprocs-1)
+ * their threads (at least 1) and processor group; lines starting with '#' or a blank are
+ * skipped, '!' starts a comment; the last entry for a process wins.  Every process needs an
+ * entry.  Returns 0, or -1 with a message in err (a line that does not parse, a missing
+ * process). */
+int mz_load_file_parse(const char *text, int nprocs, int *threads, int *group, char *err,
+                       int errlen);
+
+/* LU-MZ's 2-D process grid (NPB3.4-MZ LU-MZ proc_grid): nxp x nzp ranks, rank = group * nxp
+ * + xpos; the zones are assigned to the nzp groups, the I dimension of each zone is split over
+ * the nxp ranks of its group.  mz_proc_grid_auto: the nxp (nzp = nprocs / nxp <= zones) that
+ * maximises zones * nx1 / (ceil(zones / nzp) * ceil(nx1 / nxp)) (nx1 the zones' x width), the
+ * largest nzp on ties, as the reference chooses. */
+int mz_proc_grid_auto(int nprocs, int zones, int nx1);
+/* mz_xpiece: the points [*lo, *hi) of an x range of n points that position xpos of nxp holds
+ * (n / nxp each, the first n mod nxp positions one more, as the reference's subdomain.f) */
+void mz_xpiece(int n, int nxp, int xpos, int *lo, int *hi);
+
 /* Mop/s of `niter` steps of benchmark b over all zones in `seconds` (NPB-MZ's formulas). */
 double mz_mops(mz_bench_t b, const mz_zones_t *z, int niter, double seconds);
 

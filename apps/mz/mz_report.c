@@ -13,26 +13,34 @@ void mz_print_map(const mz_run_t *r)
   printf(" Number of active processes: %5d, threads per process: %d (%d zone(s) at once x %d)\n",
          r->nprocs, r->threads, r->outer, r->inner);
   if (r->bench == MZ_BENCH_LU)
-    printf(" Process grid NXP x NZP: 1 x %d (zones only; the x split of NPB3.4-MZ is not "
-           "implemented)\n", r->nprocs);
+    printf(" Process grid NXP x NZP: %d x %d (%s)\n", r->nxp, r->nzp,
+           r->nxp > 1 ? "each zone's x range split over NXP ranks" : "zones only");
   if (r->cfg->quiet)
     return;
   printf("\n Zone-process mapping (%s):\n proc nzones  zone_size nthreads size_per_thread\n",
          r->map.kind == MZ_MAP_BLOCK ? "blocks" : "bin packing");
-  if (r->proc_threads)
+  if (r->cfg->load_file)
+    printf(" (threads and processor groups from %s%s)\n", r->cfg->load_file,
+           r->cfg->rebalance ? ", re-balanced within each group: --rebalance-threads" : "");
+  else if (r->proc_threads)
     printf(" (threads re-balanced between processes: --rebalance-threads)\n");
   for (int p = 0; p < r->nprocs; p++) {
     int nt = r->proc_threads ? r->proc_threads[p] : r->threads;
-    printf(" %4d  %5d  %9lld  %7d  %14lld\n", p, r->map.count[p], r->map.load[p], nt,
-           r->map.load[p] / nt);
+    printf(" %4d  %5d  %9lld  %7d  %14lld\n", p, r->map.count[p / r->nxp], r->load[p], nt,
+           r->load[p] / nt);
     for (int zone = 0; zone < r->zones.nzones; zone++)
-      if (r->map.owner[zone] == p) {
+      if (r->map.owner[zone] == p / r->nxp) {
         const mz_zone_t *q = &r->zones.zone[zone];
-        printf("    zone %4d  %4d x %4d x %4d  %9lld\n", zone, q->nx, q->ny, q->nz,
+        int lo, hi;
+        mz_xpiece(q->nx, r->nxp, p % r->nxp, &lo, &hi);
+        printf("    zone %4d  %4d x %4d x %4d  %9lld", zone, q->nx, q->ny, q->nz,
                mz_zone_points(q));
+        if (r->nxp > 1)
+          printf("  (x %d..%d)", lo, hi - 1);
+        printf("\n");
       }
   }
-  printf("\n Load imbalance (max/avg points per process): %.4f\n\n", r->map.imbalance);
+  printf("\n Load imbalance (max/avg points per process): %.4f\n\n", r->imbalance);
 }
 
 /* "rank 0: 0,1 | rank 1: 2,3": the PUs each thread of each rank may run on */
@@ -60,6 +68,8 @@ static void print_results(const mz_run_t *r, double tmax, double mops, const cha
   printf(" Total threads   =                     %4d\n", r->world_size * r->threads);
   printf(" Layout          =          %4d x %d (x %d zone(s) at once)\n", r->nprocs, r->threads,
          r->outer);
+  if (r->bench == MZ_BENCH_LU)
+    printf(" NXP x NZP       =                %4d x %d\n", r->nxp, r->nzp);
   printf(" Mop/s total     =             %12.2f\n", mops);
   if (r->nsub > 1)
     printf(" Second level    =   MPI, %4d x %d sub-ranks\n", r->nprocs, r->nsub);
@@ -91,10 +101,12 @@ static void record_fields(hk_record_t *rec, const mz_run_t *r, const char *size,
   hk_record_param_str(rec, "second_level", r->nsub > 1 ? "mpi" : "omp");
   hk_record_param_str(rec, "assignment", r->map.kind == MZ_MAP_BLOCK ? "block" : "binpack");
   hk_record_param_str(rec, "layout", mz_layout_names[r->cfg->layout]);
+  hk_record_param_int(rec, "nxp", r->nxp);
+  hk_record_param_int(rec, "nzp", r->nzp);
   hk_record_value(rec, "mops", mops, "Mop/s");
   hk_record_value(rec, "mops_per_thread", mops / (r->world_size * r->threads), "Mop/s");
   hk_record_value_int(rec, "verified", r->verified, NULL);
-  hk_record_value(rec, "imbalance", r->map.imbalance, "max/avg");
+  hk_record_value(rec, "imbalance", r->imbalance, "max/avg");
   hk_record_value(rec, "time", tmax, "s");
   hk_record_value_int(rec, "bytes_copy", total[0], "B/step");
   hk_record_value_int(rec, "bytes_mpi", total[1], "B/step");
@@ -133,8 +145,10 @@ int mz_report(mz_run_t *r)
   hk_reporter_config(rep, "problem", "%s class %c, %s grid, %d zones (%dx%d), %d steps, dt %g",
                      mz_bench_name(r->bench), r->cls->name, size, r->zones.nzones,
                      r->cls->x_zones, r->cls->y_zones, r->niter, r->cls->dt);
-  hk_reporter_config(rep, "zones", "%s assignment, load imbalance %.4f (max/avg points)",
-                     r->map.kind == MZ_MAP_BLOCK ? "block" : "bin-packing", r->map.imbalance);
+  hk_reporter_config(rep, "zones", "%s assignment, process grid NXP x NZP %d x %d, load "
+                     "imbalance %.4f (max/avg points)",
+                     r->map.kind == MZ_MAP_BLOCK ? "block" : "bin-packing", r->nxp, r->nzp,
+                     r->imbalance);
   hk_record_create_declared(rep, &mz_kind, &rec);
   record_fields(rec, r, size, ts.max, mops, total);
   err = hk_record_emit(&rec);

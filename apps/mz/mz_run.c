@@ -75,35 +75,156 @@ static int setup_threads(mz_run_t *r)
   return HK_SUCCESS;
 }
 
+/* NXP asked for: --xprocs, else NPB_NUM_XPROCS as the reference reads it (capped at the
+ * processes, ignored when NXP * zones < processes); 0: automatic */
+static int wanted_xprocs(const mz_run_t *r, int zones, const char **from)
+{
+  *from = "--xprocs";
+  if (r->cfg->xprocs > 0)
+    return r->cfg->xprocs;
+  const char *v = getenv("NPB_NUM_XPROCS");
+  int n = v ? atoi(v) : 0;
+  *from = "NPB_NUM_XPROCS";
+  n = n < r->nprocs ? n : r->nprocs;
+  return n > 0 && (long long)n * zones >= r->nprocs ? n : 0;
+}
+
+/* LU-MZ's process grid NXP x NZP (NPB3.4-MZ proc_grid; SP-MZ, BT-MZ: 1 x nprocs): NXP asked
+ * for or chosen, checked; NXP > 1 without MPI_THREAD_MULTIPLE falls back to 1 x nprocs */
+static int setup_grid(mz_run_t *r)
+{
+  const int zones = r->cls->x_zones * r->cls->y_zones, nx1 = r->cls->gx / r->cls->x_zones;
+  const char *from = "--xprocs";
+  int nxp = r->bench == MZ_BENCH_LU ? wanted_xprocs(r, zones, &from) : 1;
+  if (r->bench == MZ_BENCH_LU && nxp > 0 && (r->nprocs % nxp != 0 || r->nprocs / nxp > zones))
+    return hk_error_set(HK_ERR_ARG, "%s %d: no process grid NXP x NZP for %d processes (%s)",
+                        from, nxp, r->nprocs,
+                        r->nprocs % nxp ? "not divisible" : "NZP would exceed the zones");
+  if (nxp > 1 && r->cfg->zone_threads > 1)
+    return hk_error_set(HK_ERR_ARG, "%s %d: the x split works with --zone-threads 1 only", from,
+                        nxp);
+  if (nxp == 0) /* the reference's choice; zones solved at once keep the zone-only grid */
+    nxp = r->cfg->zone_threads > 1 ? 1 : mz_proc_grid_auto(r->nprocs, zones, nx1);
+  int lo, hi;
+  mz_xpiece(nx1, nxp, nxp - 1, &lo, &hi); /* the last piece is the smallest */
+  if (hi - lo < 2)
+    return hk_error_set(HK_ERR_ARG, "LU-MZ class %c: NXP %d leaves pieces of %d of a zone's %d "
+                        "x points (at least 2 needed)", r->cls->name, nxp, hi - lo, nx1);
+  hk_thread_level_t req, prov = HK_THREAD_MULTIPLE;
+  hk_thread_levels(&req, &prov);
+  if (nxp > 1 && prov < HK_THREAD_MULTIPLE) {
+    if (r->rank == 0)
+      printf(" LU-MZ process grid NXP x NZP = %d x %d needs MPI_THREAD_MULTIPLE, not available "
+             "(thread level %s): using the zone-only grid 1 x %d\n", nxp, r->nprocs / nxp,
+             hk_thread_level_name(prov), r->nprocs);
+    nxp = 1;
+    r->xfallback = 1;
+  }
+  r->nxp = nxp;
+  r->nzp = r->nprocs / nxp;
+  r->group = r->rank / nxp;
+  r->xpos = r->rank % nxp;
+  return HK_SUCCESS;
+}
+
 static int setup_zones(mz_run_t *r)
 {
   if (mz_zones_setup(r->cls, &r->zones) != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the zones");
-  int err = mz_map_zones(&r->zones, r->nprocs, r->solver->map, &r->map);
+  int err = mz_map_zones(&r->zones, r->nzp, r->solver->map, &r->map);
   if (err == -2)
-    return hk_error_set(HK_ERR_ARG, "%s class %c has %d zones: at most %d processes (got %d)",
+    return hk_error_set(HK_ERR_ARG, "%s class %c has %d zones: at most %d processes%s (got %d)",
                         mz_bench_name(r->bench), r->cls->name, r->zones.nzones,
-                        r->zones.nzones, r->nprocs);
+                        r->zones.nzones,
+                        r->xfallback ? " without the x split (which needs MPI_THREAD_MULTIPLE)"
+                                     : "", r->nprocs);
   if (err != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the zone map");
+  /* the points of each rank (its pieces of its group's zones) and their imbalance */
+  r->load = calloc((size_t)r->nprocs, sizeof *r->load);
+  if (!r->load)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for the loads");
+  double sum = 0.0, max = 0.0;
+  for (int p = 0; p < r->nprocs; p++) {
+    for (int zone = 0; zone < r->zones.nzones; zone++)
+      if (r->map.owner[zone] == p / r->nxp) {
+        const mz_zone_t *q = &r->zones.zone[zone];
+        int lo, hi;
+        mz_xpiece(q->nx, r->nxp, p % r->nxp, &lo, &hi);
+        r->load[p] += (long long)(hi - lo) * q->ny * q->nz;
+      }
+    sum += (double)r->load[p];
+    max = (double)r->load[p] > max ? (double)r->load[p] : max;
+  }
+  r->imbalance = r->nxp == 1 ? r->map.imbalance : max / (sum / r->nprocs);
   return HK_SUCCESS;
 }
 
-/* --rebalance-threads: the threads of all processes re-distributed by their points
- * (mz_rebalance_threads); this process then runs its share.  Collective: MPI_COMM_WORLD. */
+/* nxp > 1: the communicator of my zone group and the threads of its sweeps.
+ * Collective: MPI_COMM_WORLD. */
+static int setup_xsplit(mz_run_t *r)
+{
+  r->xs = (mz_xsplit_t){.nxp = r->nxp, .xpos = r->xpos, .comm = MPI_COMM_NULL};
+  if (r->nxp == 1)
+    return HK_SUCCESS;
+  int mine = omp_get_max_threads();
+  if (MPI_Comm_split(MPI_COMM_WORLD, r->group, r->rank, &r->xs.comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&mine, &r->xs.team, 1, MPI_INT, MPI_MIN, r->xs.comm) != MPI_SUCCESS)
+    return hk_error_set(HK_ERR_MPI, "the zone group's communicator failed");
+  return HK_SUCCESS;
+}
+
+/* --load-file: every process's threads and group from the file (read by every rank) */
+static int read_load_file(mz_run_t *r)
+{
+  const char *path = r->cfg->load_file;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return hk_error_set(HK_ERR_ARG, "--load-file %s: cannot open it", path);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  int ch;
+  while (mem && (ch = fgetc(f)) != EOF)
+    fputc(ch, mem);
+  fclose(f);
+  if (!mem || fclose(mem) != 0) {
+    free(text);
+    return hk_error_set(HK_ERR_NOMEM, "--load-file %s: no memory to read it", path);
+  }
+  char msg[160];
+  int rc = mz_load_file_parse(text, r->nprocs, r->proc_threads, r->proc_group, msg,
+                              (int)sizeof msg);
+  free(text);
+  return rc ? hk_error_set(HK_ERR_ARG, "--load-file %s: %s", path, msg) : HK_SUCCESS;
+}
+
+/* --rebalance-threads, --load-file: the threads of the processes (OMP_NUM_THREADS each, or the
+ * load file's), re-distributed by their points (mz_rebalance_threads_groups: within each
+ * processor group of the load file, else over all processes); this process then runs its
+ * share.  Collective: MPI_COMM_WORLD. */
 static int rebalance_threads(mz_run_t *r)
 {
-  if (!r->cfg->rebalance)
+  if (!r->cfg->rebalance && !r->cfg->load_file)
     return HK_SUCCESS;
   r->proc_threads = malloc((size_t)r->nprocs * sizeof *r->proc_threads);
-  int ok = r->proc_threads != NULL, all_ok;
+  r->proc_group = calloc((size_t)r->nprocs, sizeof *r->proc_group);
+  int ok = r->proc_threads && r->proc_group, all_ok;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the thread counts");
   if (MPI_Allgather(&r->threads, 1, MPI_INT, r->proc_threads, 1, MPI_INT, MPI_COMM_WORLD) !=
       MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "MPI_Allgather of the thread counts failed");
-  mz_rebalance_threads(r->nprocs, r->map.load, r->proc_threads);
+  int err = hk_agree(MPI_COMM_WORLD, r->cfg->load_file ? read_load_file(r) : HK_SUCCESS);
+  if (err)
+    return err;
+  if (r->cfg->rebalance &&
+      mz_rebalance_threads_groups(r->nprocs, r->load, r->proc_threads,
+                                  r->cfg->load_file ? r->proc_group : NULL) != 0)
+    err = hk_error_set(HK_ERR_NOMEM, "no memory to re-balance the threads");
+  if ((err = hk_agree(MPI_COMM_WORLD, err)))
+    return err;
   r->inner = r->proc_threads[r->rank];
   omp_set_num_threads(r->inner);
   return HK_SUCCESS;
@@ -124,9 +245,11 @@ static int check_memory(const mz_run_t *r)
   double need = 0;
   int mine = 0;
   for (int zone = 0; zone < r->zones.nzones; zone++)
-    if (r->map.owner[zone] == r->rank) {
+    if (r->map.owner[zone] == r->group) {
       const mz_zone_t *q = &r->zones.zone[zone];
-      need += (double)mz_adi_zone_bytes(q->nx, q->ny, q->nz, r->solver->with_speed);
+      int width, xoff;
+      mz_xlocal(q->nx, r->nxp, r->xpos, &width, &xoff);
+      need += (double)mz_adi_zone_bytes(width, q->ny, q->nz, r->solver->with_speed);
       mine++;
     }
   char what[96];
@@ -138,14 +261,14 @@ static int check_memory(const mz_run_t *r)
 /* allocate, initialise and set up the solver of my zones (local, no MPI) */
 static int setup_local(mz_run_t *r)
 {
-  int n = r->map.count[r->rank];
+  int n = r->map.count[r->group];
   r->local = malloc((size_t)(n ? n : 1) * sizeof *r->local);
   r->zone = calloc((size_t)(n ? n : 1), sizeof *r->zone);
   r->u = calloc((size_t)r->zones.nzones, sizeof *r->u);
   if (!r->local || !r->zone || !r->u)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the zone list");
   for (int zone = 0; zone < r->zones.nzones; zone++)
-    if (r->map.owner[zone] == r->rank)
+    if (r->map.owner[zone] == r->group)
       r->local[r->nlocal++] = zone;
   qsort_r(r->local, (size_t)r->nlocal, sizeof *r->local, by_size_desc, &r->zones);
   mz_adi_grid_t g = {.gx_size = r->cls->gx, .gy_size = r->cls->gy, .gz_size = r->cls->gz,
@@ -155,16 +278,33 @@ static int setup_local(mz_run_t *r)
   for (int i = 0; i < r->nlocal; i++) {
     const mz_zone_t *q = &r->zones.zone[r->local[i]];
     mz_adi_zone_t *z = &r->zone[i];
-    int err = mz_layout_zone_alloc(r, r->local[i], z, q->nx, q->ny, q->nz);
+    int width, xoff, lo, hi;
+    mz_xlocal(q->nx, r->nxp, r->xpos, &width, &xoff);
+    int err = mz_layout_zone_alloc(r, r->local[i], z, width, q->ny, q->nz);
     if (err != HK_SUCCESS)
       return err;
     z->c = c;
+    if (r->nxp > 1) { /* my piece [lo, hi) of the zone's x range (exchange.h) */
+      mz_xpiece(q->nx, r->nxp, r->xpos, &lo, &hi);
+      z->gnx = q->nx;
+      z->xoff = xoff;
+      z->ilo = (lo > 1 ? lo : 1) - xoff;
+      z->ihi = (hi < q->nx - 1 ? hi : q->nx - 1) - xoff;
+      z->xs = &r->xs;
+    }
     if (r->solver->setup(z) != 0)
       return hk_error_set(HK_ERR_NOMEM, "no memory for the solver of zone %d", r->local[i]);
-    r->solver->init(z, 1);
     r->u[r->local[i]] = z->u;
   }
   r->pages_max_node = mz_layout_pages_max_node(r);
+  return HK_SUCCESS;
+}
+
+/* the initial state of my zones (with the x split: collective over the zone group) */
+static int init_local(mz_run_t *r)
+{
+  for (int i = 0; i < r->nlocal; i++)
+    r->solver->init(&r->zone[i], 1);
   return HK_SUCCESS;
 }
 
@@ -242,7 +382,11 @@ static void run_free(mz_run_t *r)
   free(r->zone);
   free(r->local);
   free(r->proc_threads);
+  free(r->proc_group);
+  free(r->load);
   free(r->u);
+  if (r->xs.comm != MPI_COMM_NULL)
+    MPI_Comm_free(&r->xs.comm);
   mz_exchange_destroy(&r->ex);
   mz_twolevel_free(r);
   mz_map_free(&r->map);
@@ -253,16 +397,18 @@ int mz_run(void *arg)
 {
   const mz_config_t *c = arg;
   mz_run_t r = {.cfg = c, .bench = c->bench, .cls = c->cls, .niter = c->niter,
-                .solver = &solvers[c->bench]};
+                .solver = &solvers[c->bench], .xs = {.comm = MPI_COMM_NULL}};
   int err = mz_twolevel_comms(&r); /* r.rank, r.nprocs: the first level */
   if (!err)
     err = setup_threads(&r);
+  if (!err)
+    err = setup_grid(&r);
   if (!err)
     err = setup_zones(&r);
   if (!err)
     err = mz_twolevel_check(&r);
   if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)) ||
-      (err = rebalance_threads(&r)))
+      (err = rebalance_threads(&r)) || (err = hk_agree(MPI_COMM_WORLD, setup_xsplit(&r))))
     goto done;
   if (r.world_rank == 0) {
     mz_print_map(&r);
@@ -274,8 +420,9 @@ int mz_run(void *arg)
   if (!err)
     err = mz_twolevel_setup(&r);
   if (!err)
-    err = mz_exchange_create(&r.zones, &r.map, r.rank, r.comm1, &r.ex);
-  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
+    err = mz_exchange_create(&r.zones, &r.map, r.nxp, r.rank, r.comm1, &r.ex);
+  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = init_local(&r)) ||
+      (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
       (err = hk_agree(MPI_COMM_WORLD, time_steps(&r))))
     goto done;
   mz_twolevel_detach(&r); /* u is whole on every sub-rank: the norms alike */

@@ -3,7 +3,8 @@
 include(${CMAKE_SOURCE_DIR}/apps/mz/solvers.cmake)
 
 # the problem table, zones and their assignment: pure C, also used by the unit tests
-add_library(hkmz_problem STATIC ${CMAKE_SOURCE_DIR}/apps/mz/mz_problem.c)
+add_library(hkmz_problem STATIC ${CMAKE_SOURCE_DIR}/apps/mz/mz_problem.c
+            ${CMAKE_SOURCE_DIR}/apps/mz/mz_threads.c)
 target_include_directories(hkmz_problem PUBLIC ${CMAKE_SOURCE_DIR}/apps/mz)
 target_compile_options(hkmz_problem PRIVATE ${HK_WARN_FLAGS})
 target_compile_definitions(hkmz_problem PRIVATE _GNU_SOURCE)

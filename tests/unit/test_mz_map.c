@@ -7,6 +7,7 @@
  * SP-MZ block maps; more processes than zones is refused. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "hk_test.h"
 #include "mz_problem.h"
 
@@ -217,9 +218,57 @@ static void rebalance(void)
   CHECK_EQ_INT(mz_rebalance_threads(0, tiny, tt), -1);
 }
 
+/* processor groups (the reference's load file): re-balanced within each group, hand-computed */
+static void groups(void)
+{
+  /* group 0: loads 600, 200 with 2 + 2 threads -> 200 per thread -> 3, 1; group 5: loads 100,
+   * 100, 400 with 1 + 1 + 4 threads -> 100 per thread -> 1, 1, 4 (unchanged) */
+  long long load[5] = {600, 100, 200, 100, 400};
+  int t[5] = {2, 1, 2, 1, 4}, g[5] = {0, 5, 0, 5, 5};
+  CHECK_EQ_INT(mz_rebalance_threads_groups(5, load, t, g), 0);
+  CHECK(t[0] == 3 && t[1] == 1 && t[2] == 1 && t[3] == 1 && t[4] == 4);
+  /* one group (NULL) moves threads across: 1400 points / 10 threads -> 4, 0->1, 1, 0->1, 2
+   * = 9, the 10th to the most per thread (p2: 200) -> 4, 1, 2, 1, 2 */
+  int u[5] = {2, 1, 2, 1, 4};
+  mz_rebalance_threads_groups(5, load, u, NULL);
+  CHECK(u[0] == 4 && u[1] == 1 && u[2] == 2 && u[3] == 1 && u[4] == 2);
+  char err[128];
+  int th[4], gr[4];
+  const char *file = "# processes threads group\n0:1 3 1 ! the first two\n 2 9 9\n2 0 2\n3 4 2\n";
+  CHECK_EQ_INT(mz_load_file_parse(file, 4, th, gr, err, sizeof err), 0);
+  CHECK(th[0] == 3 && th[1] == 3 && th[2] == 1 && th[3] == 4);
+  CHECK(gr[0] == 1 && gr[1] == 1 && gr[2] == 2 && gr[3] == 2);
+  CHECK_EQ_INT(mz_load_file_parse("0 2 0\n", 2, th, gr, err, sizeof err), -1);
+  CHECK(strstr(err, "no entry for process 1") != NULL);
+  CHECK_EQ_INT(mz_load_file_parse("0 2 0\n1 x 0\n", 2, th, gr, err, sizeof err), -1);
+  CHECK(strstr(err, "line 2") != NULL);
+}
+
+/* LU-MZ's process grid: the reference's choice (hand-computed speed-up estimates) */
+static void proc_grid(void)
+{
+  CHECK_EQ_INT(mz_proc_grid_auto(1, 16, 6), 1);
+  CHECK_EQ_INT(mz_proc_grid_auto(2, 16, 6), 1);  /* 1 x 2: 2, 2 x 1: 96/(16*3) = 2 (tie) */
+  CHECK_EQ_INT(mz_proc_grid_auto(3, 16, 6), 3);  /* 1 x 3: 96/36 = 2.67, 3 x 1: 96/32 = 3 */
+  CHECK_EQ_INT(mz_proc_grid_auto(3, 16, 16), 1); /* 256/96 both */
+  CHECK_EQ_INT(mz_proc_grid_auto(12, 16, 16), 2); /* 1 x 12: 8, 2 x 6: 256/24 = 10.7 */
+  CHECK_EQ_INT(mz_proc_grid_auto(18, 16, 6), 2);  /* 2 x 9: 96/6 = 16 (3 x 6 ties) */
+  int lo, hi;
+  mz_xpiece(6, 4, 0, &lo, &hi); /* 6 = 2 + 2 + 1 + 1 */
+  CHECK(lo == 0 && hi == 2);
+  mz_xpiece(6, 4, 2, &lo, &hi);
+  CHECK(lo == 4 && hi == 5);
+  mz_xpiece(6, 4, 3, &lo, &hi);
+  CHECK(lo == 5 && hi == 6);
+  mz_xpiece(64, 3, 1, &lo, &hi); /* 22 + 21 + 21 */
+  CHECK(lo == 22 && hi == 43);
+}
+
 int main(void)
 {
   lu_zones();
+  groups();
+  proc_grid();
   rebalance();
   all_classes();
   bt_class_s();
