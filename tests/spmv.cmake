@@ -7,8 +7,16 @@ target_link_libraries(test_spmv PRIVATE m)
 hk_mpi_test(spmv test_spmv THREADS 1 2 3)
 # Matrix Market reader (good files, one clear line per malformed file) and generators
 hk_test_exe(test_spmv_mm unit/test_spmv_mm.c)
+target_link_libraries(test_spmv_mm PRIVATE m)
 add_test(NAME unit.spmv_mm COMMAND test_spmv_mm)
 set_tests_properties(unit.spmv_mm PROPERTIES LABELS unit TIMEOUT 30
+  ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
+
+# the Holstein-Hubbard generator against a brute-force construction (Python)
+hk_test_exe(spmv_dump unit/spmv_dump.c)
+add_test(NAME unit.spmv_hh_brute COMMAND ${HK_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/scripts/spmv_hh_brute.py
+         $<TARGET_FILE:spmv_dump>)
+set_tests_properties(unit.spmv_hh_brute PROPERTIES LABELS unit TIMEOUT 60
   ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
 
 # ---- hk-spmv ----
@@ -19,6 +27,17 @@ hk_expect_test(spmv.help 0 "^usage: hk-spmv" COMMAND ${SPMV} --help)
 foreach(fmt crs jds sell)
   hk_mpi_test(spmv.app.${fmt} hk-spmv ARGS --matrix random:3000,9,400 --format ${fmt} --sigma 32
               --mode task --iters 3 RANKS 1 3 THREADS 1 3 LABELS apps)
+endforeach()
+# the Holstein-Hubbard matrix (hh:5,2,2,3: 100 x 56 rows, long-range hopping columns)
+foreach(fmt crs jds sell)
+  hk_mpi_test(spmv.app.hh.${fmt} hk-spmv ARGS --matrix hh:5,2,2,3 --format ${fmt} --sigma 16
+              --mode task-balanced --iters 2 RANKS 1 3 THREADS 1 3 LABELS apps)
+endforeach()
+# CG on it: the same iteration count (14, as measured at 1 rank) at 1, 2 and 4 ranks
+foreach(np 1 2 4)
+  hk_expect_test(spmv.cg.hh.np${np} 0 "^# cg iterations: 14," ONCE NP ${np} ENV OMP_NUM_THREADS=2
+                 COMMAND ${SPMV} --matrix hh:6,3,3,2 --mode task --format jds --solver cg
+                 --tol 1e-10 --iters 2)
 endforeach()
 # CG: the same iteration count in every mode, format, rank count and thread count (46 for
 # laplace3d:16 at 1e-10, as measured at 1 rank: the point is that every layout agrees)
@@ -36,6 +55,9 @@ hk_expect_test(spmv.mm 0 "^# Verification = SUCCESSFUL" ONCE NP 3
                COMMAND ${SPMV} --matrix ${SPMV_FIX}/spmv_lap1d.mtx --solver cg --tol 1e-12)
 hk_expect_test(spmv.mm_bad 2 "hk-spmv: error: (rank 0: )?.*spmv_bad.mtx:4: expected an entry 'ROW COL VALUE'"
                ONCE NP 2 COMMAND ${SPMV} --matrix ${SPMV_FIX}/spmv_bad.mtx)
+# a file declaring more entries than the memory holds: one line before allocating
+hk_expect_test(spmv.mm_huge 1 "hk-spmv: error: (rank 0: )?.*spmv_huge.mtx:3: 1000000000000 entries declared: rows .* need about .* more than the"
+               ONCE NP 2 COMMAND ${SPMV} --matrix ${SPMV_FIX}/spmv_huge.mtx)
 hk_expect_test(spmv.bad_matrix 2 "unknown matrix 'lap:3'" ONCE NP 2 COMMAND ${SPMV} --matrix lap:3)
 hk_expect_test(spmv.cg_random 2 "--solver cg needs a symmetric positive definite matrix" ONCE NP 2
                COMMAND ${SPMV} --matrix random:100,5,10 --solver cg)

@@ -80,7 +80,7 @@ typedef struct hk_spmv_crs {
   long long *col;     /* [rowptr[nrows]] */
   double *val;
   int symmetric;      /* 1: the source says the matrix is symmetric (Laplacians,
-                         Matrix Market "symmetric") */
+                         Holstein-Hubbard, Matrix Market "symmetric") */
 } hk_spmv_crs_t;
 
 /* hk_spmv_crs_free: free the arrays; the struct is zeroed (NULL is ignored).
@@ -98,9 +98,18 @@ HK_EXPORT void hk_spmv_block(long long n, int nprocs, int rank, long long *begin
  *                   columns within distance B of the diagonal (fewer where the band
  *                   is narrower than K), values in [-1, 1) and the diagonal K + 1;
  *                   seeded: the same matrix for any row blocks
+ *   hh:L,NUP,NDN,M  Holstein-Hubbard model (electron-phonon; the Jacobi-Davidson matrices of
+ *                   Fehske, Wellein et al.): periodic chain of L <= 30 sites, NUP up and NDN
+ *                   down electrons, at most M <= 30 phonons in all; C(L,NUP) C(L,NDN)
+ *                   C(L+M,L) rows; shifted by a Gershgorin bound to be SPD (src/spmv/hh.c,
+ *                   docs/spmv.md give the basis, the constants and the shift)
  * Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG with one line for a bad spec or NULL. */
 HK_EXPORT int hk_spmv_generate_size(const char *spec, long long *nglobal);
+/* hk_spmv_generate_row_max: entries per row at most of a generated matrix spec (to size
+ * memory before generating).  Collective: local.  Threads: any thread.
+ * Errors: HK_ERR_ARG with one line for a bad spec or NULL. */
+HK_EXPORT int hk_spmv_generate_row_max(const char *spec, int *row_max);
 /* hk_spmv_generate: rows [row_begin, row_begin + nrows) of the spec's matrix.
  * Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG for a bad spec or rows out of range, HK_ERR_NOMEM. */
@@ -160,6 +169,15 @@ typedef struct hk_spmv_info {
   double bytes_per_nnz;            /* model of the memory traffic of one multiply per
                                       entry: values, indices, row/chunk pointers, x and
                                       halo reads, y write (write-allocate) */
+  double min_bytes_per_nnz;        /* the least a multiply of this format must move per
+                                      entry, counted like STREAM counts (every array once, a
+                                      store 8 B): values and indices of the stored entries
+                                      (12 B, SELL padding included), row pointers (CRS, 4 B a
+                                      row) or permutation (JDS, SELL, 4 B a row) and SELL's
+                                      chunk pointers (12 B a chunk), x and the halo read once,
+                                      y written once (8 B each), and JDS's row sums loaded and
+                                      stored once per jagged diagonal (16 B an entry);
+                                      memory-bound limit = 2 bandwidth / this */
   int nthreads;
 } hk_spmv_info_t;
 /* hk_spmv_info: sizes, plan and traffic model into *info.

@@ -179,3 +179,45 @@ def test_vcluster_dry_run(cli, bin_dir, monkeypatch, tmp_path):
     result = cli(["run", "hk-fake", "--np", "2", "--threads", "1", "--vcluster", "2", "--dry-run"])
     assert result.code == 0, result.err
     assert "vcluster mpirun -np 2 --map-by ppr:1:node --oversubscribe" in result.out
+
+
+@pytest.mark.parametrize("args,text", [
+    (["run", "hk-fake", "--np", "2", "--threads", "1", "--rate", "1gbit", "--dry-run"],
+     "--rate limits the links of emulated nodes: give --vcluster N too"),
+    (["sweep", "spmv", "--quick", "--rate", "1gbit", "--dry-run"],
+     "--rate limits the links of emulated nodes: give --vcluster N too"),
+    (["run", "hk-fake", "--np", "2", "--threads", "1", "--vcluster", "2", "--rate", "fast"],
+     "expected a rate like 1gbit"),
+])
+def test_rate_errors(cli, bin_dir, args, text):
+    result = cli(args)
+    assert result.code == 2 and text in result.err
+
+
+def test_vcluster_rate_shapes_the_links(bin_dir, monkeypatch, tmp_path):
+    """--rate R runs `vcluster up N --rate R` even when the cluster is up (up sets the
+    shaping to what it is asked); without --rate a cluster that is up is left as it is."""
+    import argparse
+    import os
+
+    from hybridkit.execute import vcluster_launcher
+
+    log, state = tmp_path / "calls", tmp_path / "state"
+    tool = tmp_path / "vcluster"
+    tool.write_text(f"#!/bin/sh\necho \"$*\" >> {log}\n")
+    os.chmod(tool, 0o755)
+    monkeypatch.setenv("HK_VCLUSTER", str(tool))
+    monkeypatch.setenv("VCLUSTER_STATE", str(state))
+
+    def ns(rate):
+        return argparse.Namespace(vcluster=2, rate=rate, hosts=None, hostfile=None,
+                                  launcher="mpirun", dry_run=False)
+
+    vcluster_launcher(ns("100mbit"), "openmpi")
+    assert log.read_text() == "up 2 --rate 100mbit\n"
+    state.mkdir()
+    (state / "nodes").write_text("2\n")
+    vcluster_launcher(ns(None), "openmpi")
+    assert log.read_text() == "up 2 --rate 100mbit\n"
+    vcluster_launcher(ns("1gbit"), "openmpi")
+    assert log.read_text().splitlines()[-1] == "up 2 --rate 1gbit"

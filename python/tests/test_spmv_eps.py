@@ -41,3 +41,17 @@ def test_epsilon_section(fixtures):
         assert row[6] == ("yes" if 1 - 1 / n <= eps <= upper else "NO")
     assert sec.figures and sec.figures[0].svg.startswith("<svg")
     assert "SpMV: epsilon" in markdown(sections, "spmv")
+    # where the runs ran, from their run.json, and what 2 cores can and cannot show
+    assert any(t.startswith("Where the runs ran: one machine (shared memory between the ranks, "
+                            "no network). What a 2-core machine can and cannot show")
+               for t in sec.text)
+
+
+def test_epsilon_where_the_runs_ran():
+    from hybridkit.report_bench import _spmv_where
+
+    assert _spmv_where({"launcher": "vcluster", "nodes": 2, "link_rate": "100mbit"}) == (
+        "2 emulated nodes (tools/vcluster, TCP between them, links limited to 100mbit)")
+    assert _spmv_where({"launcher": "vcluster", "nodes": 3}).endswith("links not limited)")
+    assert _spmv_where({"launcher": "mpirun", "nodes": 2, "hosts": ["a", "b"]}) == "2 hosts"
+    assert _spmv_where({"launcher": "mpirun"}).startswith("one machine")

@@ -199,6 +199,11 @@ def test_vcluster_runs_record_no_binding_and_studies_get_their_own_directory():
     here = Executor(launcher_for("mpirun", "openmpi"), "openmpi", Cluster(2), "compact")
     assert vc.bind_used(run) == "none" and here.bind_used(run) == "compact"
     assert vc.key(run)["nodes"] == 2 and vc.key(run) != here.key(run)
+    # a link limit (--rate) is part of the launch: a finished run is redone under another
+    slow = Executor(launcher_for("mpirun", "openmpi"), "openmpi",
+                    Cluster(2, 2, emulated=True, link_rate="100mbit"), "compact", "vcluster")
+    assert slow.key(run)["link_rate"] == "100mbit" and slow.key(run) != vc.key(run)
+    assert vc.key(run)["link_rate"] is None
     ns = argparse.Namespace(vcluster=2, hosts=None, hostfile=None)
     local = argparse.Namespace(vcluster=None, hosts=None, hostfile=None)
     assert default_out(ns).name.endswith("-vcluster2")

@@ -1,5 +1,6 @@
 /* src/spmv/matrix.c: where matrices come from: the generators (3D 7- and 27-point
- * Laplacians, a seeded random band matrix), the Matrix Market reader, and the
+ * Laplacians, a seeded random band matrix, the Holstein-Hubbard matrix of hh.c), the
+ * Matrix Market reader, and the
  * serial reference product in the summation order of hybridkit/spmv.h. */
 #include <ctype.h>
 #include <errno.h>
@@ -8,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "internal/hk_ckd.h"
 #include "spmv/spmv_internal.h"
 
 void hk_spmv_crs_free(hk_spmv_crs_t *crs)
@@ -28,11 +32,12 @@ void hk_spmv_block(long long n, int nprocs, int rank, long long *begin, int *cou
 }
 
 /* ---- generators ---- */
-typedef enum { GEN_LAP7, GEN_LAP27, GEN_RANDOM } gen_kind_t;
+typedef enum { GEN_LAP7, GEN_LAP27, GEN_RANDOM, GEN_HH } gen_kind_t;
 typedef struct gen {
   gen_kind_t kind;
   long long n;           /* grid edge (Laplacians) or rows (random) */
   long long nnz, band;   /* random */
+  hk__spmv_hh_t hh;
 } gen_t;
 
 static int parse_ll(const char *s, char **end, long long *v)
@@ -72,9 +77,27 @@ static int parse_spec(const char *spec, gen_t *g)
                       spec);
     return HK_SUCCESS;
   }
+  if (!strncmp(spec, "hh:", 3)) {
+    g->kind = GEN_HH;
+    int err = hk__spmv_hh_parse(spec, &g->hh);
+    g->n = g->hh.n;
+    g->nnz = g->hh.max_row;
+    return err;
+  }
   return HK_ERROR(HK_ERR_ARG,
-                  "unknown matrix '%s' (laplace3d:N, laplace27:N, random:ROWS,NNZ,BW or FILE.mtx)",
-                  spec);
+                  "unknown matrix '%s' (laplace3d:N, laplace27:N, random:ROWS,NNZ,BW, "
+                  "hh:L,NUP,NDN,M or FILE.mtx)", spec);
+}
+
+/* rows of the matrix and entries per row at most */
+static long long gen_rows(const gen_t *g)
+{
+  return g->kind == GEN_RANDOM || g->kind == GEN_HH ? g->n : g->n * g->n * g->n;
+}
+
+static long long gen_row_max(const gen_t *g)
+{
+  return g->kind == GEN_LAP7 ? 7 : g->kind == GEN_LAP27 ? 27 : g->nnz;
 }
 
 int hk_spmv_generate_size(const char *spec, long long *nglobal)
@@ -82,7 +105,16 @@ int hk_spmv_generate_size(const char *spec, long long *nglobal)
   gen_t g;
   int err = parse_spec(spec, &g);
   if (err == HK_SUCCESS)
-    *nglobal = g.kind == GEN_RANDOM ? g.n : g.n * g.n * g.n;
+    *nglobal = gen_rows(&g);
+  return err;
+}
+
+int hk_spmv_generate_row_max(const char *spec, int *row_max)
+{
+  gen_t g;
+  int err = parse_spec(spec, &g);
+  if (err == HK_SUCCESS)
+    *row_max = (int)gen_row_max(&g);
   return err;
 }
 
@@ -137,13 +169,13 @@ int hk_spmv_generate(const char *spec, long long row_begin, int nrows, hk_spmv_c
   long long *cols = NULL;
   memset(crs, 0, sizeof *crs);
   HK_TRY(err, parse_spec(spec, &g));
-  long long N = g.kind == GEN_RANDOM ? g.n : g.n * g.n * g.n;
+  long long N = gen_rows(&g);
   if (nrows < 0 || row_begin < 0 || row_begin + nrows > N) {
     err = HK_ERROR(HK_ERR_ARG, "rows [%lld, %lld) outside the %lld rows of '%s'", row_begin,
                    row_begin + nrows, N, spec);
     goto cleanup;
   }
-  long long per = g.kind == GEN_LAP7 ? 7 : g.kind == GEN_LAP27 ? 27 : g.nnz;
+  long long per = gen_row_max(&g);
   crs->nglobal = N;
   crs->row_begin = row_begin;
   crs->nrows = nrows;
@@ -155,7 +187,9 @@ int hk_spmv_generate(const char *spec, long long row_begin, int nrows, hk_spmv_c
   long long e = 0;
   for (int r = 0; r < nrows; r++) {
     long long i = row_begin + r;
-    if (g.kind == GEN_RANDOM) {
+    if (g.kind == GEN_HH) {
+      e += hk__spmv_hh_row(&g.hh, i, crs->col + e, crs->val + e);
+    } else if (g.kind == GEN_RANDOM) {
       int m = random_row(&g, i, cols);
       for (int q = 0; q < m; q++, e++) {
         crs->col[e] = cols[q];
@@ -198,6 +232,27 @@ static int cmp_entry(const void *a, const void *b)
   if (x->i != y->i)
     return (x->i > y->i) - (x->i < y->i);
   return (x->j > y->j) - (x->j < y->j);
+}
+
+/* what this process may allocate: the smallest of RLIMIT_AS, RLIMIT_DATA (soft, "ulimit -v /
+ * -d") and the physical memory; *what names it.  Infinity when none is known. */
+static double mem_room(const char **what)
+{
+  static const struct { int res; const char *name; } lim[] = {
+    {RLIMIT_AS, "RLIMIT_AS (ulimit -v)"}, {RLIMIT_DATA, "RLIMIT_DATA (ulimit -d)"}};
+  double room = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  *what = "the physical memory";
+  if (!(room > 0))
+    room = 1e300;
+  for (int i = 0; i < 2; i++) {
+    struct rlimit rl;
+    if (getrlimit(lim[i].res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (double)rl.rlim_cur < room) {
+      room = (double)rl.rlim_cur;
+      *what = lim[i].name;
+    }
+  }
+  return room;
 }
 
 /* a line holds only blanks from p on */
@@ -279,6 +334,27 @@ int hk_spmv_read_mm(const char *path, MPI_Comm comm, long long row_begin, int nr
   if (row_begin < 0 || row_begin + nrows > M) {
     err = HK_ERROR(HK_ERR_ARG, "%s: rows [%lld, %lld) outside its %lld rows", path, row_begin,
                    row_begin + nrows, M);
+    goto cleanup;
+  }
+  /* before allocating: the declared entries must fit a matrix of this size (duplicates are
+   * refused), and this rank's share of them (the rows' share of the entries, mirrored ones
+   * included: an estimate) must fit this process's memory: the entries while reading (24 B)
+   * and the CRS made of them (16 B), the row pointers (8 B a row) */
+  const double cells = symmetric ? (double)M * ((double)M + 1.0) / 2.0 : (double)M * (double)N;
+  if ((double)L > cells) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: %lld entries declared, more than a %s %lldx%lld matrix "
+                   "has", path, lineno, L, symmetric ? "symmetric" : "general", M, N);
+    goto cleanup;
+  }
+  const char *limit;
+  const double share = (double)L * (symmetric ? 2.0 : 1.0) * (double)nrows / (double)M;
+  const double need = share * (double)(sizeof *ent + sizeof *crs->col + sizeof *crs->val) +
+                      8.0 * ((double)nrows + 1.0), room = mem_room(&limit);
+  if (need > room) {
+    char a[32], b[32];
+    err = HK_ERROR(HK_ERR_NOMEM, "%s:%lld: %lld entries declared: rows [%lld, %lld) need about %s "
+                   "here, more than the %s of %s", path, lineno, L, row_begin, row_begin + nrows,
+                   hk_fmt_bytes(a, sizeof a, need), hk_fmt_bytes(b, sizeof b, room), limit);
     goto cleanup;
   }
   long long cap = 1024, n = 0, read = 0;

@@ -301,6 +301,15 @@ int hk_spmv_info(const hk_spmv_t *s, hk_spmv_info_t *info)
   bytes += 16.0 * s->nrows + (s->halo.nnz > 0 ? 16.0 * s->nrows : 0.0);
   long long nnz = info->nnz_local + info->nnz_halo;
   info->bytes_per_nnz = nnz > 0 ? bytes / (double)nnz : 0.0;
+  /* the format's least traffic (STREAM's counting: see spmv.h) */
+  const hk_spmv_format_t f = s->local.format;
+  double least = 12.0 * (double)info->stored + 8.0 * (2.0 * s->nrows + s->nhalo);
+  least += 4.0 * s->nrows + (f == HK_SPMV_CRS ? 4.0 : 0.0);
+  if (f == HK_SPMV_SELL)
+    least += 12.0 * (double)(s->local.nchunks + s->halo.nchunks);
+  if (f == HK_SPMV_JDS)
+    least += 16.0 * (double)nnz;
+  info->min_bytes_per_nnz = nnz > 0 ? least / (double)nnz : 0.0;
   info->nthreads = s->nthreads;
   return HK_SUCCESS;
 }

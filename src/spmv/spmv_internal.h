@@ -71,6 +71,21 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
 /* bytes of the part's arrays a multiply streams (values, indices, pointers) */
 double hk__spmv_part_bytes(const hk_spmv_part_t *p);
 
+/* hh.c: the Holstein-Hubbard model matrix "hh:L,NUP,NDN,M" (definition in hh.c) */
+#define HK__SPMV_HH_MAXL 30
+#define HK__SPMV_HH_MAXM 30
+#define HK__SPMV_HH_MAXB (HK__SPMV_HH_MAXL + HK__SPMV_HH_MAXM + 2)
+typedef struct hk__spmv_hh {
+  int L, nup, ndn, M;
+  long long dup, ddn, dph, n; /* basis sizes, n = dup ddn dph rows */
+  int max_row;                /* entries per row at most */
+  double shift;               /* A = H + shift I */
+  unsigned long long binom[HK__SPMV_HH_MAXB][HK__SPMV_HH_MAXB];
+} hk__spmv_hh_t;
+int hk__spmv_hh_parse(const char *spec, hk__spmv_hh_t *h);
+/* row i's entries (ascending columns) into col/val (max_row each); returns their count */
+int hk__spmv_hh_row(const hk__spmv_hh_t *h, long long i, long long *col, double *val);
+
 /* modes.c */
 int hk__spmv_step(hk_spmv_t *s, double *x, double *y);
 

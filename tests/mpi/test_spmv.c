@@ -9,7 +9,7 @@
  * bound of the plain ascending sum.  Two multiplies with different x catch a stale
  * halo.  Matrices: 7- and 27-point Laplacians, a random band matrix, the same with
  * every 5th row empty, and its lower triangle (rank 0 then needs no remote column
- * but sends).  Row blocks: the default, and uneven ones in which rank 1 owns no row
+ * but sends), a Holstein-Hubbard matrix (hopping columns far from the diagonal).  Row blocks: the default, and uneven ones in which rank 1 owns no row
  * when there are 3 or more ranks.
  */
 #include <float.h>
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
   hk_test_rank = rank;
   const struct { const char *spec; int variant; } mats[] = {
     {"laplace3d:5", 0}, {"laplace27:4", 0}, {"random:150,7,40", 0},
-    {"random:150,7,40", 1}, {"random:150,7,40", 2}};
+    {"random:150,7,40", 1}, {"random:150,7,40", 2}, {"hh:4,2,1,2", 0}};
   const struct { hk_spmv_format_t f; int C, sigma; } fmts[] = {
     {HK_SPMV_CRS, 0, 0}, {HK_SPMV_JDS, 0, 0}, {HK_SPMV_SELL, 4, 8}, {HK_SPMV_SELL, 8, 1},
     {HK_SPMV_SELL, 3, 5}};
@@ -185,6 +185,15 @@ int main(int argc, char **argv)
           hk_spmv_info(A, &info);
           CHECK_EQ_INT(info.nrows, c);
           CHECK_EQ_INT(info.nnz_local + info.nnz_halo, g.rowptr[b + c] - g.rowptr[b]);
+          if (fmts[fi].f != HK_SPMV_SELL && info.nnz_local + info.nnz_halo > 0) {
+            /* the format's least traffic, by hand: 12 B an entry, x + halo + y 8 B each,
+             * row pointers (CRS, one more) or permutation (JDS) 4 B a row, JDS's row sums
+             * 16 B an entry */
+            const double nz = (double)(info.nnz_local + info.nnz_halo);
+            double least = 12.0 * nz + 8.0 * (2.0 * c + info.nhalo) + 4.0 * c;
+            least += fmts[fi].f == HK_SPMV_CRS ? 4.0 : 16.0 * nz;
+            CHECK(fabs(info.min_bytes_per_nnz * nz - least) <= 1e-9 * least);
+          }
           if (fi == 0 && m == 0) {
             int *sc = calloc((size_t)p, sizeof(int)), *rc = calloc((size_t)p, sizeof(int));
             hk_spmv_plan_counts(A, sc, rc);

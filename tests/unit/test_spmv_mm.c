@@ -3,9 +3,12 @@
  * the hand-written matrices; every malformed file gives HK_ERR_ARG with one line
  * "FILE:LINE: what" naming the line.  The generators: hand-counted entries of the
  * Laplacians, and the random matrix is the same whatever rows are generated. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "hk_test.h"
 #include "hybridkit.h"
@@ -118,6 +121,46 @@ int main(void)
     CHECK_EQ_INT(hk_spmv_read_mm(path, MPI_COMM_NULL, 0, 2, &crs), HK_ERR_ARG);
     CHECK_CONTAINS(hk_error_message(), "entry (1, 1) appears twice");
   }
+  snprintf(t, sizeof t, "%s2 2 5\n1 1 1\n", H);
+  bad("b15.mtx", t, "2: 5 entries declared, more than a general 2x2 matrix has");
+  bad("b16.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 1\n",
+      "2: 4 entries declared, more than a symmetric 2x2 matrix has");
+
+  /* memory, checked before allocating: 10^12 declared entries over 10^8 rows (40 TB) do not
+   * fit; one line naming the need and the limit */
+  {
+    const char *path = write_file("huge.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                              "100000000 100000000 1000000000000\n1 1 1\n");
+    CHECK_EQ_INT(hk_spmv_read_mm(path, MPI_COMM_NULL, 0, 100000000, &crs), HK_ERR_NOMEM);
+    snprintf(t, sizeof t, "%s:2: 1000000000000 entries declared: rows [0, 100000000) need about "
+             "40 TB here, more than the", path);
+    CHECK_CONTAINS(hk_error_message(), t);
+    CHECK(strchr(hk_error_message(), '\n') == NULL);
+    CHECK(crs.rowptr == NULL);
+    /* a block of 10 rows has its share of them: about 4 MB, read (the file then ends) */
+    CHECK_EQ_INT(hk_spmv_read_mm(path, MPI_COMM_NULL, 0, 10, &crs), HK_ERR_ARG);
+    CHECK_CONTAINS(hk_error_message(), "the file ends after 1 of its 1000000000000 entries");
+    /* a per-process limit (ulimit -d 64 MB, in a child): 10^7 entries of 10^6 rows (400 MB)
+     * are refused naming it */
+    path = write_file("big.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                 "1000000 1000000 10000000\n1 1 1\n");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+      struct rlimit rl;
+      getrlimit(RLIMIT_DATA, &rl);
+      rl.rlim_cur = 64 << 20;
+      if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+        rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_DATA, &rl);
+      int e = hk_spmv_read_mm(path, MPI_COMM_NULL, 0, 1000000, &crs);
+      _exit(e == HK_ERR_NOMEM && strstr(hk_error_message(), "more than the 67.1 MB of "
+                                        "RLIMIT_DATA (ulimit -d)") ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
   CHECK_EQ_INT(hk_spmv_read_mm("/nonexistent/x.mtx", MPI_COMM_NULL, 0, 1, &crs), HK_ERR_IO);
   CHECK_CONTAINS(hk_error_message(), "/nonexistent/x.mtx: cannot open");
 
@@ -151,6 +194,49 @@ int main(void)
   CHECK_EQ_INT(hk_spmv_generate_size("laplace3d:0", &n), HK_ERR_ARG);
   CHECK_EQ_INT(hk_spmv_generate_size("foo", &n), HK_ERR_ARG);
   CHECK_CONTAINS(hk_error_message(), "unknown matrix 'foo'");
+
+  /* Holstein-Hubbard (entries against a brute force: tests/scripts/spmv_hh_brute.py):
+   * C(8,4) C(8,4) C(8+6,8) = 70 * 70 * 3003 rows; every row of a mid-sized case has its
+   * transposed entries (symmetric) and a diagonal exceeding the off-diagonal moduli by >= 1
+   * (the Gershgorin shift of hh.c: SPD) */
+  CHECK_EQ_INT(hk_spmv_generate_size("hh:8,4,4,6", &n), HK_SUCCESS);
+  CHECK_EQ_INT(n, 70LL * 70 * 3003);
+  int rmax = 0;
+  CHECK_EQ_INT(hk_spmv_generate_row_max("hh:8,4,4,6", &rmax), HK_SUCCESS);
+  CHECK_EQ_INT(rmax, 1 + 2 * 8 + 2 * 8);
+  CHECK_EQ_INT(hk_spmv_generate_size("hh:6,3,2,3", &n), HK_SUCCESS);
+  CHECK_EQ_INT(n, 20 * 15 * 84);
+  CHECK_EQ_INT(hk_spmv_generate("hh:6,3,2,3", 0, (int)n, &a), HK_SUCCESS);
+  CHECK_EQ_INT(a.symmetric, 1);
+  long long asym = 0, weak = 0;
+  for (int r = 0; r < (int)n; r++) {
+    double off = 0.0, diag = 0.0;
+    for (long long e = a.rowptr[r]; e < a.rowptr[r + 1]; e++) {
+      long long c = a.col[e], lo = a.rowptr[c], hi = a.rowptr[c + 1] - 1;
+      while (lo < hi) { /* binary search of (c, r) */
+        long long mid = (lo + hi) / 2;
+        if (a.col[mid] < r)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      asym += a.col[lo] != r || a.val[lo] != a.val[e];
+      if (c == r)
+        diag = a.val[e];
+      else
+        off += fabs(a.val[e]);
+    }
+    weak += diag - off < 1.0;
+  }
+  CHECK_EQ_INT(asym, 0);
+  CHECK_EQ_INT(weak, 0);
+  hk_spmv_crs_free(&a);
+  CHECK_EQ_INT(hk_spmv_generate_size("hh:4,5,1,2", &n), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "0 <= NUP, NDN <= L electrons");
+  CHECK_EQ_INT(hk_spmv_generate_size("hh:4,-1,1,2", &n), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "expected hh:L,NUP,NDN,M");
+  CHECK_EQ_INT(hk_spmv_generate_size("hh:30,15,15,30", &n), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "rows is too many");
 
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

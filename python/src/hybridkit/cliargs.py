@@ -52,6 +52,16 @@ def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vcluster", type=positive_int, metavar="N",
                         help="run across N emulated nodes of tools/vcluster (Open MPI, root; "
                              "brought up when needed; binding off, nodes share this machine's cores)")
+    parser.add_argument("--rate", type=link_rate, metavar="R",
+                        help="with --vcluster: limit every emulated node's link to R (tc tbf, "
+                             "e.g. 1gbit, 100mbit) so the inter-node communication is slower")
+
+
+def link_rate(text: str) -> str:
+    """A tc rate as tools/vcluster takes it: 1gbit, 100mbit, 500kbit, 12.5mbps."""
+    if not re.match(r"^[0-9]+(\.[0-9]+)?[kmg]?(bit|bps)$", text):
+        raise argparse.ArgumentTypeError(f"expected a rate like 1gbit, 100mbit, 500kbit, got {text!r}")
+    return text
 
 
 def csv_list(text: str) -> List[str]:

@@ -32,14 +32,20 @@ def vcluster_launcher(ns: argparse.Namespace, mpi: str):
                          "see docs/vcluster.md)")
     tool = vcluster_tool()
     up = vcluster_nodes()
+    rate = getattr(ns, "rate", None)
     if up and up != ns.vcluster:
         raise HKError(f"an emulated cluster of {up} nodes is up; use --vcluster {up} or run "
                       f"'{tool} down' first")
-    if not up and not ns.dry_run:
-        proc = subprocess.run([str(tool), "up", str(ns.vcluster)], capture_output=True, text=True)
+    # `up` reuses a healthy cluster of the same size and sets its shaping to what it is asked:
+    # with --rate it always runs (the limit set, or changed); without, a cluster that is up
+    # keeps whatever shaping it has
+    if (rate or not up) and not ns.dry_run:
+        argv = [str(tool), "up", str(ns.vcluster)] + (["--rate", rate] if rate else [])
+        proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
             why = (proc.stderr or proc.stdout).strip().splitlines()
-            raise HKError(f"vcluster up {ns.vcluster} failed (exit {proc.returncode}): "
+            raise HKError(f"vcluster up {ns.vcluster}{' --rate ' + rate if rate else ''} failed "
+                          f"(exit {proc.returncode}): "
                           f"{why[-1] if why else 'no message'}")
     return Vcluster(str(tool), ns.vcluster)
 
@@ -59,9 +65,12 @@ def target(ns: argparse.Namespace, cores: Optional[int]):
     """(Cluster, launcher, mpi) of the command line; `cores` per node if given."""
     mpi = ns.mpi or default_mpi()
     here = local_cores()
+    if getattr(ns, "rate", None) and not ns.vcluster:
+        raise UsageError("--rate limits the links of emulated nodes: give --vcluster N too")
     if ns.vcluster:
         launcher = vcluster_launcher(ns, mpi)
-        cluster = Cluster(cores or here, ns.vcluster, emulated=True)
+        cluster = Cluster(cores or here, ns.vcluster, emulated=True,
+                          link_rate=getattr(ns, "rate", None))
     else:
         launcher = launcher_for(ns.launcher, mpi)
         if ns.hosts:

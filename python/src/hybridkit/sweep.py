@@ -50,6 +50,7 @@ class Cluster:
     hostfile: Optional[str] = None
     remote: bool = False  # cores were not checked against this machine
     emulated: bool = False  # nodes emulated on this machine (vcluster): they share its cores
+    link_rate: Optional[str] = None  # emulated nodes: tc rate limit of every node's link
 
 
 @dataclass(frozen=True)
@@ -241,7 +242,8 @@ def launch_key(info: Mapping[str, Any]) -> Dict[str, Any]:
     run only when this is the same."""
     return {"nodes": int(info.get("nodes") or 1), "hosts": list(info.get("hosts") or []),
             "hostfile": info.get("hostfile") or None, "launcher": info.get("launcher"),
-            "bind": info.get("bind"), "mpi": info.get("mpi")}
+            "bind": info.get("bind"), "mpi": info.get("mpi"),
+            "link_rate": info.get("link_rate") or None}
 
 
 def is_finished(run_dir: Path, key: Optional[Mapping[str, Any]] = None) -> bool:
@@ -325,7 +327,8 @@ class Executor:
     def key(self, run: PlannedRun) -> Dict[str, Any]:
         return launch_key({"nodes": self.cluster.nodes, "hosts": list(self.cluster.hosts),
                            "hostfile": self.cluster.hostfile, "launcher": self.launcher_name,
-                           "bind": self.bind_used(run), "mpi": self.mpi})
+                           "bind": self.bind_used(run), "mpi": self.mpi,
+                           "link_rate": self.cluster.link_rate})
 
     def spec(self, app: AppDesc, run: PlannedRun, records: Path) -> LaunchSpec:
         args = app.argv(run.param_dict, run.ranks, run.threads) + ["--output", str(records)]
@@ -393,7 +396,7 @@ class Executor:
             "bind": key["bind"], "mpi": self.mpi,
             "launcher": self.launcher_name, "nodes": self.cluster.nodes,
             "hosts": list(self.cluster.hosts) or None, "hostfile": self.cluster.hostfile,
-            "oversubscribe": run.oversubscribe,
+            "link_rate": self.cluster.link_rate, "oversubscribe": run.oversubscribe,
             "note": FUNCTIONAL if run.oversubscribe else None,
             "timeout_s": timeout, "status": "running", "exit_code": None,
             "start": iso(utc_now()), "end": None, "duration_s": None, "records": None,

@@ -98,6 +98,8 @@ def warn(message: str) -> None:
 
 def run(ns: argparse.Namespace) -> int:
     mpi = ns.mpi or default_mpi()
+    if ns.rate and not ns.vcluster:
+        raise UsageError("--rate limits the links of emulated nodes: give --vcluster N too")
     launcher = vcluster_launcher(ns, mpi) if ns.vcluster else launcher_for(ns.launcher, mpi)
     if ns.hostfile and not Path(ns.hostfile).is_file():
         raise UsageError(f"hostfile {ns.hostfile} does not exist")
@@ -142,7 +144,7 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
         "bind": getattr(ns, "bind_used", ns.bind),
         "mpi": mpi,
         "launcher": "vcluster" if ns.vcluster else ns.launcher, "vcluster": ns.vcluster,
-        "hosts": ns.hosts, "hostfile": ns.hostfile,
+        "link_rate": ns.rate, "hosts": ns.hosts, "hostfile": ns.hostfile,
         "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),
         "end": None, "duration_s": None, "records": None, "records_valid": None,
         "status": "running", "message": None,
