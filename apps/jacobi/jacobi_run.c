@@ -70,6 +70,15 @@ static int measure_bandwidth(MPI_Comm comm, const jac_run_t *r, jac_stream_t *bw
   return hk_agree(comm, local);
 }
 
+/* the kernel's in-core ceiling (stream.h), the run's threads, 200 sweeps x 5 */
+static int measure_incore(MPI_Comm comm, const jac_run_t *r, double *mlups)
+{
+  int local = jac_incore_measure(comm, r->cfg->stencil, 200, 5, jac_halo_threads(r->halo), mlups) == 0
+                  ? HK_SUCCESS
+                  : hk_error_set(HK_ERR_NOMEM, "no memory for the in-core measurement");
+  return hk_agree(comm, local);
+}
+
 /* b sweeps after one exchange as a wavefront, when on and no invariant check
  * falls inside the batch (the intermediate sweeps are never whole fields) */
 static int wave_batch(jac_run_t *r, int b, int done)
@@ -304,6 +313,7 @@ static int finish(jac_run_t *r, jac_outcome_t *o, jac_stream_t bw[2], int done_s
   int err;
   if ((err = hk_agree(comm, jac_check_invariant(r, done_sweeps))) ||
       (c->roofline && (err = measure_bandwidth(comm, r, &bw[1]))) ||
+      (c->roofline && c->dims == 3 && (err = measure_incore(comm, r, &o->incore_mlups))) ||
       (o->verified && (err = jac_verify_reference(r, done_sweeps, &o->ndiff, &maxdiff))) ||
       (c->compare > 0 && (err = jac_compare_sendrecv(r, c->compare, &cmp))))
     return err;
