@@ -124,6 +124,7 @@ typedef struct jac_outcome {
   int verified;               /* compared with the serial reference */
   long long ndiff;
   const jac_stream_t *bw;     /* NULL, or the bandwidth before and after the sweeps */
+  double incore_mlups;        /* with bw, 3D: this rank's in-cache kernel rate (0: none) */
   double check_time;
   const jac_exchange_cmp_t *cmp; /* NULL without --compare-sendrecv */
 } jac_outcome_t;

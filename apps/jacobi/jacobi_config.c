@@ -57,7 +57,7 @@ static const hk_opt_t options[] = {
    "compare with the serial reference: auto (grids up to 2^21 cells)|on|off", 0},
   {"check-every", HK_OPT_INT, &opt.check_every, "k",
    "check the invariant every k sweeps (0: at the end; default 1 when verifying, else 0)", 0},
-  {"roofline", HK_OPT_FLAG, &opt.roofline, "", "measure memory bandwidth and report efficiency", 0},
+  {"roofline", HK_OPT_FLAG, &opt.roofline, "", "measure memory bandwidth and (3D) the kernel's in-cache rate; report efficiency and bound", 0},
   {"compare-sendrecv", HK_OPT_INT, &opt.compare, "N",
    "time N halo exchanges of the engine and of a hand-written MPI_Sendrecv loop (faces)", 0},
   {"layout", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.layout, jac_layout_names}, "L",

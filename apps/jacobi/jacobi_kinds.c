@@ -27,6 +27,8 @@ static const hk_field_decl_t run_fields[] = {
   {"stores", PS, NULL, SAME, 0, OPT, "3D: how the sweeps write the field"},
   {"x_wrap", PS, NULL, SAME, 0, OPT, "3D: who wraps a periodic x (sweeps or halo)"},
   {"layout", PS, NULL, SAME, 0, OPT, "where the fields' pages go (--layout, docs/mem.md)"},
+  {"bound", PS, NULL, SAME, 0, OPT,
+   "--roofline, 3D: the lower ceiling, memory (roofline x sweeps per pass) or in-core"},
   {"mlups", V, "MLUP/s", SAME, 0, 0,
    "million lattice updates per second: cells x sweeps / time of the slowest rank"},
   {"time_per_iter", ST, "s", RANKS, 0, 0, "wall time of one timed sweep"},
@@ -63,6 +65,12 @@ static const hk_field_decl_t run_fields[] = {
   {"stream_nt_bw", ST, "B/s", RANKS, 0, OPT, "the same with non-temporal stores"},
   {"roofline_mlups", V, "MLUP/s", SAME, 0, OPT, "MLUP/s the measured bandwidth allows"},
   {"roofline_efficiency", V, "fraction", SAME, 0, OPT, "mlups / roofline_mlups"},
+  {"incore_mlups", V, "MLUP/s", SAME, 0, OPT,
+   "the kernel with its data in cache (a 128x16x16 block per thread in L2, cached stores)"},
+  {"limit_mlups", V, "MLUP/s", SAME, 0, OPT,
+   "the lower of roofline_mlups x sweeps per pass through memory (w with the wavefront) "
+   "and incore_mlups"},
+  {"limit_efficiency", V, "fraction", SAME, 0, OPT, "mlups / limit_mlups"},
   {"roofline_spread", V, "fraction", SAME, 0, OPT,
    "relative change of the bandwidth before and after the sweeps"},
 };

@@ -60,7 +60,7 @@ static jac_phases_t phases(const jac_run_t *r, const hk_halo_stats_t *hs, double
  * the scale kernel with the same kind of stores moves what one lattice update moves),
  * the mean of the measurements before and after the sweeps */
 static void roofline_fields(hk_record_t *rec, const jac_run_t *r, const jac_stream_t *bw,
-                            double mlups)
+                            double mlups, double incore_mlups)
 {
   double eps[2], sum[2];
   for (int k = 0; k < 2; k++)
@@ -73,6 +73,17 @@ static void roofline_fields(hk_record_t *rec, const jac_run_t *r, const jac_stre
   hk_record_value(rec, "roofline_mlups", pred, "MLUP/s");
   hk_record_value(rec, "roofline_efficiency", mlups / pred, "fraction");
   hk_record_value(rec, "roofline_spread", spread, "fraction");
+  /* the limit of the run: the memory roofline times the sweeps per pass through memory
+   * (w with the wavefront, else 1), or the kernel's in-core rate, whichever is lower */
+  double incore = 0.0;
+  MPI_Allreduce(&incore_mlups, &incore, 1, MPI_DOUBLE, MPI_SUM, hk_cart_comm(r->cart));
+  if (incore > 0) {
+    double mem = pred * (r->wave.mem || r->pipe.on ? r->L.width : 1), limit = fmin(mem, incore);
+    hk_record_value(rec, "incore_mlups", incore, "MLUP/s");
+    hk_record_value(rec, "limit_mlups", limit, "MLUP/s");
+    hk_record_value(rec, "limit_efficiency", mlups / limit, "fraction");
+    hk_record_param_str(rec, "bound", mem <= incore ? "memory" : "in-core");
+  }
   if (spread > JAC_ROOFLINE_SPREAD)
     hk_record_warning(rec, "the bandwidth changed by %.0f %% during the run (%.0f MLUP/s "
                       "predicted before the sweeps, %.0f after): the efficiency is uncertain",
@@ -156,7 +167,7 @@ static int run_record(hk_reporter_t *rep, const jac_run_t *r, const jac_outcome_
   if (r->wave.mem || r->pipe.on)
     hk_record_value_int(rec, "temporal_sweeps", r->temporal_sweeps, NULL);
   if (o->bw)
-    roofline_fields(rec, r, o->bw, mlups);
+    roofline_fields(rec, r, o->bw, mlups, o->incore_mlups);
   if (hk_halo_mode(r->halo) <= HK_MODE_PURE_NB && omp_get_max_threads() > 1)
     hk_record_warning(rec, "%s mode runs 1 thread per rank; %d OpenMP threads were available",
                       hk_mode_name(hk_halo_mode(r->halo)), omp_get_max_threads());

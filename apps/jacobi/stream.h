@@ -24,4 +24,16 @@ typedef struct jac_stream {
  * has no memory for the arrays. */
 int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_stream_t *out);
 
+/* The in-core (cache) ceiling of the 3D sweep: every thread sweeps its own block of
+ * JAC_INCORE_X x JAC_INCORE_YZ^2 cells (two fields with ghosts, 0.75 MB: they stay in its L2;
+ * rows as long as a block's rows typically are) back and forth with the app's own
+ * kernel (jac_rows3d, cached stores; jac_rows27 when stencil is 27), `sweeps` sweeps per
+ * repetition, `reps` repetitions timed as jac_stream_measure does (all ranks together, the
+ * slowest rank's time, the best repetition).  *mlups: this rank's updates per second / 1e6
+ * (summed over ranks: what they reach together with the data in cache).  Returns 0, or -1
+ * when any rank has no memory. */
+#define JAC_INCORE_X 128
+#define JAC_INCORE_YZ 16
+int jac_incore_measure(MPI_Comm comm, int stencil, int sweeps, int reps, int threads, double *mlups);
+
 #endif

@@ -67,6 +67,11 @@ typedef struct hk_cart_desc {
   int halo_width;          /* w >= 1: every block needs >= w cells in each decomposed
                               dimension (halo_width 0 is taken as 1) */
   hk_stencil_t stencil;    /* for the surface counts */
+  int outer_first;         /* procs chosen, 1: of the grids with the least surface, the one
+                              that splits z before y before x (a face normal to z is
+                              contiguous in memory, one normal to x is a cell per row; an
+                              undecomposed periodic x needs no exchange at all).  0: the
+                              larger Px wins a tie */
 } hk_cart_desc_t;
 
 /* A layout: the decomposition and which node holds which position.  Pure data,

@@ -19,6 +19,7 @@
  *   procs all 0   the factorisation Px*Py*Pz = ranks whose blocks have >= w cells
  *                 in every decomposed dimension and whose total face surface
  *                 (periodic faces counted) is least; ties: larger Px, then larger Py
+ *                 (desc outer_first: smaller Px, then smaller Py, so z is split first)
  *   node-aware    the local grid with the least inter-node bytes; ties: fewer
  *                 max node links, then smaller Lx, then smaller Ly
  */
@@ -38,6 +39,7 @@ typedef struct geom {
   int procs[3];  /* all 0 when to be chosen */
   int w;
   hk_stencil_t stencil;
+  int outer_first; /* ties: z split before y before x (else the larger Px) */
 } geom_t;
 
 const char *hk_cart_map_name(hk_cart_map_t map)
@@ -136,6 +138,7 @@ static int geom_from_desc(const hk_cart_desc_t *d, geom_t *g)
   }
   g->w = d->halo_width > 0 ? d->halo_width : 1;
   g->stencil = d->stencil;
+  g->outer_first = d->outer_first != 0;
   return HK_SUCCESS;
 }
 
@@ -183,7 +186,8 @@ static int choose_procs(geom_t *g, int nranks)
       if (!grid_fits(g, procs))
         continue;
       double cost = face_surface(g, procs);
-      if (best[0] == 0 || cost < best_cost) {
+      /* px and py fall: with outer_first a later grid of equal cost splits outer dims more */
+      if (best[0] == 0 || cost < best_cost || (g->outer_first && cost == best_cost)) {
         memcpy(best, procs, sizeof best);
         best_cost = cost;
       }

@@ -133,6 +133,28 @@ static void test_auto_procs(void)
   CHECK_EQ_INT(l->procs[0], 1);
   CHECK_EQ_INT(l->procs[1], 4);
   hk_cart_layout_destroy(&l);
+  /* outer_first: of the grids with least surface, the one splitting z, then y, before x.
+   * 2 ranks on 256^3 periodic: 2x1x1, 1x2x1 and 1x1x2 all have 2 x 2 faces of 256^2 cells;
+   * 4 ranks on 12^3 (Dirichlet): 2x2x1, 2x1x2 and 1x2x2 have 4 faces of 144 cells, 4x1x1 6 */
+  hk_cart_desc_t dz = {.dims = 3, .global = {256, 256, 256}, .periodic = {1, 1, 1}};
+  const int zwant[2][2][3] = {{{2, 1, 1}, {2, 2, 1}}, {{1, 1, 2}, {1, 2, 2}}};
+  for (int of = 0; of < 2; of++)
+    for (int c = 0; c < 2; c++) {
+      dz.outer_first = of;
+      dz.global[0] = dz.global[1] = dz.global[2] = c ? 12 : 256;
+      dz.periodic[0] = dz.periodic[1] = dz.periodic[2] = !c;
+      l = plan(&dz, c ? 4 : 2, one);
+      for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(l->procs[i], zwant[of][c][i]);
+      hk_cart_layout_destroy(&l);
+    }
+  /* no tie, no change: a grid long in x is still cut in x (7 ranks on 73x70 above too) */
+  dz.outer_first = 1;
+  dz.global[0] = 400;
+  dz.global[1] = dz.global[2] = 10;
+  l = plan(&dz, 4, one);
+  CHECK_EQ_INT(l->procs[0], 4);
+  hk_cart_layout_destroy(&l);
   /* 3D: 8 ranks on 32^3 -> 2x2x2 */
   hk_cart_desc_t d3 = {.dims = 3, .global = {32, 32, 32}};
   l = plan(&d3, 8, one);
