@@ -75,3 +75,9 @@ hk_expect_test(mz.rebalance_threads 0 "1944 +3 +648\n +1 +2 +864 +2 +432\n +2 +1
                COMMAND ${MZ} --bench bt --class S --rebalance-threads)
 hk_expect_test(mz.rebalance_zone_threads 2 "--rebalance-threads works with --zone-threads 1 only"
                ONCE NP 2 COMMAND ${MZ} --bench bt --class S --rebalance-threads --zone-threads 2)
+
+# ---- mesh splitting (issue 24): --split K ----
+hk_test_exe(test_mz_split unit/test_mz_split.c)
+target_link_libraries(test_mz_split PRIVATE hkmz_problem)
+add_test(NAME unit.mz_split COMMAND test_mz_split)
+set_tests_properties(unit.mz_split PROPERTIES LABELS unit TIMEOUT 30)

@@ -27,6 +27,8 @@ typedef struct mz_config {
   int quiet;
   int rebalance;      /* --rebalance-threads */
   const char *output; /* NULL: no JSON Lines */
+  int split;          /* --split K: sub-zones per zone (mz_split.h; 1: unsplit) */
+  const char *history; /* --history FILE: residual per step as CSV (NULL: none) */
 } mz_config_t;
 
 extern const hk_app_t mz_app;
@@ -64,6 +66,9 @@ typedef struct mz_run {
   double t_step, t_comm, t_compute; /* per rank, seconds (per step for t_step) */
   double xcr[5], xce[5], xci;
   int verified;
+  long long points_unsplit, ghosts; /* points of the class's zones; ghosts the split adds */
+  double *residual;        /* --history: global RMS residual after each step (rank 0) */
+  double t_history;        /* time spent on the history, excluded from the step times */
 } mz_run_t;
 
 /* the run on every rank (hk_app_run's callback; arg: the const mz_config_t) */
@@ -72,6 +77,10 @@ int mz_run(void *arg);
  * Collective: MPI_COMM_WORLD. */
 int mz_verify(mz_run_t *r);
 void mz_print_verification(const mz_run_t *r);
+/* mz_history.c (--history): allocate; the residual after step s (collective); rank 0 writes */
+int mz_history_alloc(mz_run_t *r);
+int mz_history_step(mz_run_t *r, int s);
+int mz_history_write(const mz_run_t *r);
 /* mz_report.c */
 void mz_print_map(const mz_run_t *r);
 int mz_report(mz_run_t *r);

@@ -4,9 +4,9 @@
 #include "mz.h"
 
 static struct {
-  const char *bench, *cls, *output;
-  int zone_threads, steps, quiet, rebalance;
-} opt = {.bench = "bt", .cls = "S", .zone_threads = 1};
+  const char *bench, *cls, *output, *history;
+  int zone_threads, steps, quiet, rebalance, split;
+} opt = {.bench = "bt", .cls = "S", .zone_threads = 1, .split = 1};
 
 static const hk_opt_t options[] = {
   {"bench", HK_OPT_STR, &opt.bench, "sp|bt|lu", "the benchmark: SP-MZ, BT-MZ or LU-MZ", 'b'},
@@ -18,6 +18,13 @@ static const hk_opt_t options[] = {
   {"rebalance-threads", HK_OPT_FLAG, &opt.rebalance, "",
    "move threads between processes so that points per thread are even (the reference's "
    "BT-MZ re-balancing; the total stays)", 0},
+  {"split", HK_OPT_INT, &opt.split, "K",
+   "mesh splitting: cut every zone into K sub-zones along the larger average zone dimension, "
+   "each solved as a zone of its own (more processes; a different numerical method: not "
+   "verified against the official values for K > 1)", 0},
+  {"history", HK_OPT_STR, &opt.history, "FILE",
+   "write the residual history (step, global RMS residual over all interior points) as CSV",
+   0},
   {"quiet", HK_OPT_FLAG, &opt.quiet, "", "do not print the zone assignment", 'q'},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 'o'},
 };
@@ -26,7 +33,8 @@ const hk_app_t mz_app = {
   .program = "hk-mz",
   .summary = "NPB-MZ SP-MZ, BT-MZ (multi-zone ADI solvers) and LU-MZ (SSOR) with MPI across "
              "zones and OpenMP inside",
-  .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
+  .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] [--split K] "
+           "[--history FILE.csv] "
            "[--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
@@ -64,5 +72,9 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   if (c->rebalance && c->zone_threads != 1)
     return hk_error_set(HK_ERR_ARG, "--rebalance-threads works with --zone-threads 1 only");
   c->output = opt.output;
+  if (opt.split < 1)
+    return hk_error_set(HK_ERR_ARG, "--split %d must be >= 1", opt.split);
+  c->split = opt.split;
+  c->history = opt.history;
   return HK_SUCCESS;
 }
