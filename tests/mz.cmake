@@ -81,14 +81,18 @@ hk_test_exe(test_mz_split unit/test_mz_split.c)
 target_link_libraries(test_mz_split PRIVATE hkmz_problem)
 add_test(NAME unit.mz_split COMMAND test_mz_split)
 set_tests_properties(unit.mz_split PROPERTIES LABELS unit TIMEOUT 30)
-# --split 1 is bit-identical to unsplit (norms and the residual history of every step), and a
+# --split 1 is bit-identical to unsplit (norms and the residual history of every step; both
+# verify against the official values, so that a change of the shared path shows), and a
 # split run gives the same at 1 and N ranks x threads (history to 12 digits: the ranks' partial
 # sums meet in another order); SP-MZ class S --split 2: 8 sub-zones of 7 x 12 x 6
 function(mz_same name np nt)
-  cmake_parse_arguments(T "" "DIGITS" "A;B" ${ARGN})
+  cmake_parse_arguments(T "VERIFY" "DIGITS" "A;B" ${ARGN})
   set(d "")
+  if(T_VERIFY)
+    set(d -v)
+  endif()
   if(T_DIGITS)
-    set(d -d ${T_DIGITS})
+    list(APPEND d -d ${T_DIGITS})
   endif()
   set(run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
   add_test(NAME ${name} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mz_same.sh ${d}
@@ -98,7 +102,7 @@ function(mz_same name np nt)
     ENVIRONMENT "OMP_NUM_THREADS=${nt};${HK_TEST_ENV};${MZ_ENV}")
 endfunction()
 foreach(bench sp bt lu)
-  mz_same(mz.split1_identical.${bench} 2 1 A --bench ${bench} --class S --quiet
+  mz_same(mz.split1_identical.${bench} 2 1 VERIFY A --bench ${bench} --class S --quiet
           B --bench ${bench} --class S --quiet --split 1)
 endforeach()
 foreach(np 2 3 4)

@@ -5,8 +5,12 @@
 # Used for: --split 1 is bit-identical to unsplit; a split run is the same at 1 and N ranks
 # (-d DIGITS: the history compared to DIGITS significant digits, as the ranks' partial sums
 # of the residual are added in another order).
+# -v: both runs must also verify against the official values (the unsplit reference).
 digits=""
-if [ "$1" = "-d" ]; then digits=$2; shift 2; fi
+verify=0
+while [ "$1" = "-d" ] || [ "$1" = "-v" ]; do
+  if [ "$1" = "-v" ]; then verify=1; shift; else digits=$2; shift 2; fi
+done
 dir=$1
 shift
 mkdir -p "$dir" || exit 1
@@ -35,5 +39,10 @@ rows "$dir/a.csv" > "$dir/a.rows"
 rows "$dir/b.csv" > "$dir/b.rows" 2>/dev/null
 if ! diff "$dir/a.norms" "$dir/b.norms" || ! diff -q "$dir/a.rows" "$dir/b.rows"; then
   echo "mz_same.sh: the two runs differ"; exit 1
+fi
+if [ $verify = 1 ]; then
+  for f in a b; do
+    grep -q 'Verification *= *SUCCESSFUL' "$dir/$f.out" || { echo "mz_same.sh: run $f did not verify"; cat "$dir/$f.out"; exit 1; }
+  done
 fi
 echo "same norms ($n lines) and residual history ($(wc -l < "$dir/a.rows") rows)"
