@@ -54,3 +54,16 @@ def test_cli(capsys):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 4 and "bad zone 'x3'" in err[0] and "unknown NPB-MZ problem" in err[1]
     assert "--cores" in err[2] and "RUNDIR" in err[3]
+
+
+def test_svg_figures(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    for k, values in ((1, "1.0\n2,0.5"), (2, "2.0\n2,1.5")):
+        (tmp_path / f"k{k}.csv").write_text(f"# hk-mz\nstep,residual\n1,{values}\n")
+    assert meshsplit.read_history(str(tmp_path / "k2.csv")) == [(1.0, 2.0), (2.0, 1.5)]
+    svg = tmp_path / "fig.svg"
+    assert main(["advise", "--mesh-split", "sp:S", "--cores", "16", "--svg", str(svg),
+                 "--history", str(tmp_path / "k1.csv"), str(tmp_path / "k2.csv")]) == 0
+    assert svg.read_text().startswith("<svg") and "points vs processes" in svg.read_text()
+    hist = (tmp_path / "fig-history.svg").read_text()
+    assert "residual history" in hist and "k2.csv" in hist

@@ -140,6 +140,40 @@ def lines(rows: Sequence[SplitRow], what: str, cores: int) -> List[str]:
     best = min((r for r in rows if not r.problem), key=lambda r: r.ghost_points, default=None)
     if pure and best and best.threads > 1 and pure.split > 1:
         out.append(f"Hybrid with {best.threads} threads needs split {best.split} instead of "
-                   f"{pure.split}: {pure.ghost_points - best.ghost_points} fewer ghost points "
+                   f"{pure.split}" + (" (impossible for pure MPI)" if pure.problem else "")
+                   + f": {pure.ghost_points - best.ghost_points} fewer ghost points "
                    "and fewer cuts coupled only explicitly.")
     return out
+
+
+def read_history(path: str) -> List[Tuple[float, float]]:
+    """hk-mz --history's CSV -> [(step, residual)]."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            step, _, value = line.strip().partition(",")
+            if step.isdigit():
+                rows.append((float(step), float(value)))
+    return rows
+
+
+def figure(zones: Sequence[Zone], cores: int, threads: Sequence[int],
+           histories: Sequence[str] = ()) -> List[str]:
+    """SVGs: points incl. ghosts vs processes (groups) per threads per process, for core
+    counts doubling up to `cores` (Table 3 as a plot); with hk-mz --history CSVs, also a
+    figure of their residual histories (Fig. 1), one line per file."""
+    from hybridkit import plot
+
+    series: dict = {}
+    c = 1
+    while c <= cores:
+        for r in calculate(zones, c, threads):
+            if not r.problem:
+                series.setdefault(f"{r.threads} thread(s)", []).append((r.procs, r.points))
+        c *= 2
+    svgs = [plot.lines({"points vs processes": series}, "processes (groups)",
+                       "points incl. ghosts", logx=True)]
+    if histories:
+        runs = {p.rsplit("/", 1)[-1]: read_history(p) for p in histories}
+        svgs.append(plot.lines({"residual history": runs}, "step", "RMS residual", logy=True))
+    return svgs

@@ -29,6 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cores for --mesh-split")
     parser.add_argument("--threads", default="1,2,4,8", metavar="T,T,...",
                         help="threads per process to compare with --mesh-split (1: pure MPI)")
+    parser.add_argument("--svg", metavar="FILE",
+                        help="--mesh-split: also write points vs processes as SVG (with --history "
+                             "the residual histories into FILE-history.svg)")
+    parser.add_argument("--history", nargs="*", default=[], metavar="CSV",
+                        help="--mesh-split --svg: hk-mz --history files to plot (split vs unsplit)")
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -60,4 +65,11 @@ def _mesh_split(ns: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     for line in meshsplit.lines(rows, ns.mesh_split, ns.cores):
         print(line)
+    if ns.svg:
+        svgs = meshsplit.figure(zones, ns.cores, threads, ns.history)
+        out = Path(ns.svg)
+        names = [out, out.with_name(out.stem + "-history" + out.suffix)]
+        for name, svg in zip(names, svgs):
+            name.write_text(svg, encoding="utf-8")
+            print(f"wrote {name}")
     return 0
