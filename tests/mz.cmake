@@ -76,3 +76,55 @@ hk_expect_test(mz.rebalance_threads 0 "1944 +3 +648\n +1 +2 +864 +2 +432\n +2 +1
 hk_expect_test(mz.rebalance_zone_threads 2 "--rebalance-threads works with --zone-threads 1 only"
                ONCE NP 2 COMMAND ${MZ} --bench bt --class S --rebalance-threads --zone-threads 2)
 include(mz_lu_grid.cmake)
+
+# ---- mesh splitting (issue 24): --split K ----
+hk_test_exe(test_mz_split unit/test_mz_split.c)
+target_link_libraries(test_mz_split PRIVATE hkmz_problem)
+add_test(NAME unit.mz_split COMMAND test_mz_split)
+set_tests_properties(unit.mz_split PROPERTIES LABELS unit TIMEOUT 30)
+# --split 1 is bit-identical to unsplit (norms and the residual history of every step; both
+# verify against the official values, so that a change of the shared path shows), and a
+# split run gives the same at 1 and N ranks x threads (history to 12 digits: the ranks' partial
+# sums meet in another order); SP-MZ class S --split 2: 8 sub-zones of 7 x 12 x 6
+function(mz_same name np nt)
+  cmake_parse_arguments(T "VERIFY" "DIGITS" "A;B" ${ARGN})
+  set(d "")
+  if(T_VERIFY)
+    set(d -v)
+  endif()
+  if(T_DIGITS)
+    list(APPEND d -d ${T_DIGITS})
+  endif()
+  set(run ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG})
+  add_test(NAME ${name} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mz_split_same.sh ${d}
+           ${CMAKE_CURRENT_BINARY_DIR}/${name}.d ${run} ${np} ${HK_MPIEXEC_PREFLAGS} ${MZ} ${T_A}
+           :: ${run} ${np} ${HK_MPIEXEC_PREFLAGS} ${MZ} ${T_B})
+  set_tests_properties(${name} PROPERTIES LABELS "mpi;apps" TIMEOUT 120 PROCESSORS ${np}
+    ENVIRONMENT "OMP_NUM_THREADS=${nt};${HK_TEST_ENV};${MZ_ENV}")
+endfunction()
+foreach(bench sp bt lu)
+  mz_same(mz.split1_identical.${bench} 2 1 VERIFY A --bench ${bench} --class S --quiet
+          B --bench ${bench} --class S --quiet --split 1)
+endforeach()
+foreach(np 2 3 4)
+  add_test(NAME mz.split2.np${np} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/mz_split_same.sh -d 12
+           ${CMAKE_CURRENT_BINARY_DIR}/mz.split2.np${np}.d ${MZ} --bench sp --class S --quiet
+           --split 2 :: ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${HK_MPIEXEC_PREFLAGS}
+           ${MZ} --bench sp --class S --quiet --split 2)
+  set_tests_properties(mz.split2.np${np} PROPERTIES LABELS "mpi;apps" TIMEOUT 120
+    PROCESSORS ${np} ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV};${MZ_ENV}")
+endforeach()
+mz_same(mz.split3.threads 2 2 DIGITS 12 A --bench sp --class S --quiet --split 3
+        B --bench sp --class S --quiet --split 3 --zone-threads 2)
+hk_record_test(mz.record_split 3 1 ENV ${MZ_ENV} LABELS apps
+               COMMAND ${MZ} --bench sp --class S --quiet --split 2)
+# bad input: one clear line, collectively
+hk_expect_test(mz.split_too_small 2
+               "SP-MZ class S: --split 4: zone 0 \\(10 interior points in x\\) is too small to split 4 ways .*at most --split 3"
+               ONCE NP 2 COMMAND ${MZ} --bench sp --class S --split 4)
+hk_expect_test(mz.split_too_many 2
+               "BT-MZ class W: --split 99: more splits than points" ONCE NP 2
+               COMMAND ${MZ} --bench bt --class W --split 99)
+hk_expect_test(mz.split_not_verified 0
+               "a different numerical method .* not verified against the official values" NP 2
+               COMMAND ${MZ} --bench sp --class S --quiet --split 2)

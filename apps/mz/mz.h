@@ -37,6 +37,8 @@ typedef struct mz_config {
   int second_mpi;     /* --second-level mpi (mz_twolevel.c) */
   int sub_ranks;      /* --sub-ranks: processes per group with --second-level mpi */
   int norms_hex;      /* --norms-hex */
+  int split;          /* --split K: sub-zones per zone (mz_split.h; 1: unsplit) */
+  const char *history; /* --history FILE: residual per step as CSV (NULL: none) */
 } mz_config_t;
 
 extern const hk_app_t mz_app;
@@ -86,6 +88,9 @@ typedef struct mz_run {
   int world_rank, world_size, sub, nsub;
   MPI_Comm comm1, comm2;   /* sub-rank s of every group (the first level); my group */
   struct mz_twolevel *tl;  /* --second-level mpi, else NULL */
+  long long points_unsplit, ghosts; /* points of the class's zones; ghosts the split adds */
+  double *residual;        /* --history: global RMS residual after each step (rank 0) */
+  double t_history;        /* time spent on the history, excluded from the step times */
 } mz_run_t;
 
 /* mz_layout.c: the zone arrays placed by --layout (hybridkit/mem.h) */
@@ -100,6 +105,10 @@ int mz_run(void *arg);
  * Collective: r->comm1. */
 int mz_verify(mz_run_t *r);
 void mz_print_verification(const mz_run_t *r);
+/* mz_history.c (--history): allocate; the residual after step s (collective); rank 0 writes */
+int mz_history_alloc(mz_run_t *r);
+int mz_history_step(mz_run_t *r, int s);
+int mz_history_write(const mz_run_t *r);
 /* mz_report.c */
 void mz_print_map(const mz_run_t *r);
 int mz_report(mz_run_t *r);

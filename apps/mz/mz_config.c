@@ -4,9 +4,10 @@
 #include "mz.h"
 
 static struct {
-  const char *bench, *cls, *output, *second, *load_file;
-  int zone_threads, steps, quiet, rebalance, layout, sub_ranks, norms_hex, xprocs;
-} opt = {.bench = "bt", .cls = "S", .zone_threads = 1, .second = "omp", .sub_ranks = 1};
+  const char *bench, *cls, *output, *second, *load_file, *history;
+  int zone_threads, steps, quiet, rebalance, layout, sub_ranks, norms_hex, xprocs, split;
+} opt = {.bench = "bt", .cls = "S", .zone_threads = 1, .second = "omp", .sub_ranks = 1,
+         .split = 1};
 
 static const hk_opt_t options[] = {
   {"bench", HK_OPT_STR, &opt.bench, "sp|bt|lu", "the benchmark: SP-MZ, BT-MZ or LU-MZ", 'b'},
@@ -36,6 +37,13 @@ static const hk_opt_t options[] = {
    "LU-MZ: ranks splitting each zone's x range, NPB3.4-MZ's process grid NXP x NZP (0: "
    "NPB_NUM_XPROCS, else the reference's automatic choice; NXP > 1 needs MPI_THREAD_MULTIPLE)",
    0},
+  {"split", HK_OPT_INT, &opt.split, "K",
+   "mesh splitting: cut every zone into K sub-zones along the larger average zone dimension, "
+   "each solved as a zone of its own (more processes; a different numerical method: not "
+   "verified against the official values for K > 1)", 0},
+  {"history", HK_OPT_STR, &opt.history, "FILE",
+   "write the residual history (step, global RMS residual over all interior points) as CSV",
+   0},
   {"quiet", HK_OPT_FLAG, &opt.quiet, "", "do not print the zone assignment", 'q'},
   {"output", HK_OPT_STR, &opt.output, "FILE", "append the JSON Lines record to FILE", 'o'},
 };
@@ -46,7 +54,7 @@ const hk_app_t mz_app = {
              "zones and OpenMP inside",
   .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
            "[--second-level omp|mpi [--sub-ranks N2]] "
-           "[--load-file FILE] [--xprocs NXP] [--output FILE.jsonl]",
+           "[--load-file FILE] [--xprocs NXP] [--split K] [--history FILE.csv] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
@@ -59,7 +67,9 @@ const hk_app_t mz_app = {
       "hk-mz says so and uses the zone-only grid.\n"
       "Verifies the residual and error norms (LU-MZ: and the surface integral) against the\n"
       "official values (relative 1e-8) and exits 1 when they differ.  Mop/s from the NPB\n"
-      "formulas over the slowest rank's time.",
+      "formulas over the slowest rank's time.  --split K cuts every zone into K sub-zones\n"
+      "(mesh splitting, for more processes than zones): a different numerical method, never\n"
+      "verified; the points incl. ghosts are reported.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
 };
@@ -107,5 +117,12 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   if (opt.xprocs < 0 || (opt.xprocs > 1 && c->bench != MZ_BENCH_LU))
     return hk_error_set(HK_ERR_ARG, "--xprocs %d: LU-MZ only, >= 0", opt.xprocs);
   c->xprocs = opt.xprocs;
+  if (opt.split < 1)
+    return hk_error_set(HK_ERR_ARG, "--split %d must be >= 1", opt.split);
+  c->split = opt.split;
+  c->history = opt.history;
+  if (c->second_mpi && (c->split > 1 || c->history))
+    return hk_error_set(HK_ERR_UNSUPPORTED, "--split and --history work with the OpenMP "
+                        "second level only (not with --second-level mpi)");
   return HK_SUCCESS;
 }

@@ -34,6 +34,12 @@ static const hk_field_decl_t fields[] = {
   {"pages_max_node", ST, "fraction", RANKS, 0, OPT,
    "share of the zone data's pages on the NUMA node that holds most of them (measured)"},
   {"zones_per_proc", ST, "zones", RANKS, 0, 0, "zones of a process"},
+  {"split", PI, NULL, SAME, 0, 0,
+   "--split K: sub-zones per zone (1: unsplit; > 1 a different numerical method, never verified)"},
+  {"points", VI, "points", SAME, 0, 0, "grid points of all zones, ghosts (boundary layers) included"},
+  {"ghost_points", VI, "points", SAME, 0, 0, "points the --split cuts add (0 unsplit)"},
+  {"residual_final", V, NULL, SAME, 0, OPT,
+   "--history: global RMS residual after the last step (the CSV holds every step)"},
 };
 
 const hk_kind_decl_t mz_kind = {

@@ -116,6 +116,14 @@ static void record_fields(hk_record_t *rec, const mz_run_t *r, const char *size,
   hk_record_stats(rec, "maxrss", (double)ru.ru_maxrss, "KiB");
   hk_record_stats(rec, "pages_max_node", r->pages_max_node, "fraction");
   hk_record_stats(rec, "zones_per_proc", (double)r->nlocal, "zones");
+  hk_record_param_int(rec, "split", r->cfg->split);
+  hk_record_value_int(rec, "points", r->points_unsplit + r->ghosts, "points");
+  hk_record_value_int(rec, "ghost_points", r->ghosts, "points");
+  if (r->residual)
+    hk_record_value(rec, "residual_final", r->residual[r->niter], NULL);
+  if (r->cfg->split > 1)
+    hk_record_warning(rec, "split into %d sub-zones per zone: a different numerical method, "
+                      "not verified against the official values", r->cfg->split);
   if (r->niter != r->cls->niter)
     hk_record_warning(rec, "%d steps instead of the class's %d: cannot verify", r->niter,
                       r->cls->niter);

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from hybridkit.errors import UsageError
 from hybridkit.rundata import load_results as load
 
 HELP = "recommend processes x threads, mode and binding from measured runs (overlap model)"
@@ -13,18 +14,62 @@ From the runs under RUNDIR: the best configuration (processes x threads, hybrid 
 binding) with the reason, Rabenseifner and Wellein's model for overlapping modes (the
 measured communication fraction f_comm of masteronly, n threads, m = 1 reserved: bounds
 1-m/n <= eps <= 1+m(1-1/n), eps <= 1+f n(1-1/n), predicted vs measured speedup of
-funneled & reserved (task) over masteronly) and the dominating mismatch problem."""
+funneled & reserved (task) over masteronly) and the dominating mismatch problem.
+--mesh-split: the mesh-splitting calculator instead (no RUNDIR): points and ghost overhead
+of hk-mz's --split for pure MPI vs hybrid at --cores (Jin et al., Table 3)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("rundirs", nargs="+", type=Path, metavar="RUNDIR",
+    parser.add_argument("rundirs", nargs="*", type=Path, metavar="RUNDIR",
                         help="study, sweep or run directory")
+    parser.add_argument("--mesh-split", metavar="PROBLEM",
+                        help="calculator: an NPB-MZ class (bt:C, sp:B, lu:A) or zone sizes "
+                             "NXxNYxNZ[*COUNT],... (points incl. the boundary layer)")
+    parser.add_argument("--cores", type=int, default=0, metavar="N",
+                        help="cores for --mesh-split")
+    parser.add_argument("--threads", default="1,2,4,8", metavar="T,T,...",
+                        help="threads per process to compare with --mesh-split (1: pure MPI)")
+    parser.add_argument("--svg", metavar="FILE",
+                        help="--mesh-split: also write points vs processes as SVG (with --history "
+                             "the residual histories into FILE-history.svg)")
+    parser.add_argument("--history", nargs="*", default=[], metavar="CSV",
+                        help="--mesh-split --svg: hk-mz --history files to plot (split vs unsplit)")
 
 
 def run(ns: argparse.Namespace) -> int:
     from hybridkit.advise import advise
 
+    if ns.mesh_split:
+        return _mesh_split(ns)
+    if not ns.rundirs:
+        raise UsageError("give RUNDIR... or --mesh-split PROBLEM")
     runs, apps = load(ns.rundirs)
     for line in advise(runs, apps).lines():
         print(line)
+    return 0
+
+
+def _mesh_split(ns: argparse.Namespace) -> int:
+    from hybridkit import meshsplit
+
+    try:
+        if ":" in ns.mesh_split:
+            zones = meshsplit.npb_zones(*ns.mesh_split.split(":", 1))
+        else:
+            zones = meshsplit.parse_zones(ns.mesh_split)
+        threads = [int(t) for t in ns.threads.split(",")]
+        if ns.cores < 1:
+            raise ValueError("--mesh-split needs --cores N (N >= 1)")
+        rows = meshsplit.calculate(zones, ns.cores, threads)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    for line in meshsplit.lines(rows, ns.mesh_split, ns.cores):
+        print(line)
+    if ns.svg:
+        svgs = meshsplit.figure(zones, ns.cores, threads, ns.history)
+        out = Path(ns.svg)
+        names = [out, out.with_name(out.stem + "-history" + out.suffix)]
+        for name, svg in zip(names, svgs):
+            name.write_text(svg, encoding="utf-8")
+            print(f"wrote {name}")
     return 0
