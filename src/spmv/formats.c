@@ -28,6 +28,7 @@ int hk_spmv_format_parse(const char *name, hk_spmv_format_t *f)
 void hk__spmv_part_free(hk_spmv_part_t *p)
 {
   free(p->rowptr);
+  free(p->crow);
   free(p->dptr);
   free(p->tmp);
   free(p->clen);
@@ -73,6 +74,14 @@ int hk__spmv_part_build(hk_spmv_part_t *p, hk_spmv_format_t format, int nrows, c
     memcpy(p->col, col, (size_t)p->nnz * sizeof *col);
     memcpy(p->val, val, (size_t)p->nnz * sizeof *val);
     p->stored = p->nnz;
+    for (int i = 0; i < nrows; i++)
+      p->ncrow += len[i] > 0;
+    if (p->ncrow < nrows) {
+      HK_ALLOC_TRY(err, p->crow, p->ncrow > 0 ? p->ncrow : 1);
+      for (int i = 0, n = 0; i < nrows; i++)
+        if (len[i] > 0)
+          p->crow[n++] = i;
+    }
   } else if (format == HK_SPMV_JDS) {
     HK_ALLOC_TRY(err, p->perm, nrows);
     HK_ALLOC_TRY(err, p->tmp, nrows);
@@ -167,7 +176,20 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
   long long lo, hi;
   const int *restrict col = p->col;
   const double *restrict val = p->val;
-  if (p->format == HK_SPMV_CRS) {
+  if (add && p->nnz == 0)
+    return; /* y += 0: nothing to read or write (the halo part of a rank without peers) */
+  if (p->format == HK_SPMV_CRS && add && p->crow) {
+    /* only the rows with entries: the halo part touches a rank's boundary rows, not all */
+    split(p->ncrow, pieces, k, &lo, &hi);
+    const int *restrict rp = p->rowptr, *restrict crow = p->crow;
+    for (long long r = lo; r < hi; r++) {
+      const int i = crow[r];
+      double s = 0.0;
+      for (int e = rp[i]; e < rp[i + 1]; e++)
+        s += val[e] * x[col[e]];
+      y[i] += s;
+    }
+  } else if (p->format == HK_SPMV_CRS) {
     split(p->nrows, pieces, k, &lo, &hi);
     const int *restrict rp = p->rowptr;
     long long i = lo;
@@ -206,7 +228,8 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
       y[i] = add ? y[i] + s : s;
     }
   } else if (p->format == HK_SPMV_JDS) {
-    split(p->nrows, pieces, k, &lo, &hi);
+    /* sorted rows with entries come first (dptr[1] - dptr[0] of them): adding visits those */
+    split(add ? p->dptr[1] - p->dptr[0] : p->nrows, pieces, k, &lo, &hi);
     double *restrict tmp = p->tmp;
     for (long long r = lo; r < hi; r++)
       tmp[r] = 0.0;
@@ -224,6 +247,8 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
     split(p->nchunks, pieces, k, &lo, &hi);
     const int C = p->C;
     for (long long c = lo; c < hi; c++) {
+      if (add && p->clen[c] == 0)
+        continue; /* rows without entries: y += 0 */
       double acc[HK_SELL_MAX_CHUNK];
       for (int r = 0; r < C; r++)
         acc[r] = 0.0;
@@ -246,7 +271,9 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
 double hk__spmv_part_bytes(const hk_spmv_part_t *p)
 {
   double b = (double)p->stored * (sizeof(double) + sizeof(int));
-  if (p->format == HK_SPMV_CRS)
+  if (p->format == HK_SPMV_CRS && p->crow) /* added: rows with entries, their two pointers */
+    b += (double)p->ncrow * 3 * sizeof(int);
+  else if (p->format == HK_SPMV_CRS)
     b += (double)(p->nrows + 1) * sizeof(int);
   else if (p->format == HK_SPMV_JDS)
     b += (double)p->nrows * (sizeof(int) + 2 * sizeof(double)) + (double)(p->ndiag + 1) * sizeof(int);

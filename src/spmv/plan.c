@@ -295,10 +295,13 @@ int hk_spmv_info(const hk_spmv_t *s, hk_spmv_info_t *info)
   /* traffic model of one multiply: both parts' arrays; x read once (local entries)
    * and the halo written by MPI and read; packing reads the sent entries and writes
    * the buffer; y written by the local part (write-allocate: read + write) and read
-   * and written again by the halo part where it has rows */
+   * and written again by the halo part in the rows it has entries of (CRS; the other
+   * formats' model counts every row) */
   double bytes = hk__spmv_part_bytes(&s->local) + hk__spmv_part_bytes(&s->halo);
   bytes += 8.0 * s->nrows + 16.0 * s->nhalo + 16.0 * (double)info->send_count;
-  bytes += 16.0 * s->nrows + (s->halo.nnz > 0 ? 16.0 * s->nrows : 0.0);
+  long long hrows = s->halo.nnz == 0 ? 0 : s->halo.format == HK_SPMV_CRS && s->halo.crow
+                                            ? s->halo.ncrow : s->nrows;
+  bytes += 16.0 * s->nrows + 16.0 * (double)hrows;
   long long nnz = info->nnz_local + info->nnz_halo;
   info->bytes_per_nnz = nnz > 0 ? bytes / (double)nnz : 0.0;
   /* the format's least traffic (STREAM's counting: see spmv.h) */

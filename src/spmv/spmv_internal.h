@@ -16,8 +16,11 @@ typedef struct hk_spmv_part {
   hk_spmv_format_t format;
   int nrows;
   long long nnz, stored;
-  /* crs */
+  /* crs; crow: the ncrow rows with entries, ascending (NULL when every row has one): a part
+   * that is added to y (the halo part) visits only those */
   int *rowptr;
+  int ncrow;
+  int *crow;
   /* jds: ndiag jagged diagonals, diagonal d = [dptr[d], dptr[d+1]) holds the d-th
    * entry of sorted rows 0 .. dptr[d+1]-dptr[d]-1; sorted row r is row perm[r] */
   int ndiag;
