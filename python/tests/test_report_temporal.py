@@ -48,7 +48,7 @@ def test_quick_plan_passes_scheme_and_looseness():
 
     app = appdesc.get("jacobi-temporal")
     runs = expand(app, "quick", Cluster(cores=2))
-    assert len(runs) == 9 and {(r.ranks, r.threads) for r in runs} == {(1, 2)}
+    assert len(runs) == 6 and {(r.ranks, r.threads) for r in runs} == {(1, 2)}
     argv = app.argv(runs[-1].param_dict, runs[-1].ranks, runs[-1].threads)
     text = " ".join(argv)
     assert "--temporal pipeline" in text and "--looseness 2:16" in text
