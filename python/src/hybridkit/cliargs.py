@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 from typing import List, Tuple
 
 from hybridkit.launch import BINDS, LAUNCHER_HELP, MPIS, launcher_names
@@ -95,3 +96,13 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
     return value
+
+
+def add_one_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The launch options of one run (run, profile): --oversubscribe, --dry-run, --results."""
+    parser.add_argument("--oversubscribe", action="store_true",
+                        help="allow more ranks x threads than cores (binding is then off)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the launch line (with its env assignments) and exit")
+    parser.add_argument("--results", type=Path, default=Path("results"), metavar="DIR",
+                        help="results directory (default: %(default)s)")

@@ -17,7 +17,7 @@ import shlex
 from pathlib import Path
 from typing import List, Optional
 
-from hybridkit.cliargs import add_launch_arguments, positive_int
+from hybridkit.cliargs import add_launch_arguments, add_one_run_arguments, positive_int
 from hybridkit.commands.run import check_cores, check_layout, warn
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
@@ -56,12 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
                         help="OpenMP threads per rank (default: %(default)s)")
     add_launch_arguments(parser)
-    parser.add_argument("--oversubscribe", action="store_true",
-                        help="allow more ranks x threads than cores (binding is then off)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print the launch line (with its env assignments) and exit")
-    parser.add_argument("--results", type=Path, default=Path("results"), metavar="DIR",
-                        help="results directory (default: %(default)s)")
+    add_one_run_arguments(parser)
     parser.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
                         help="advise on records profiled before (no run)")
 

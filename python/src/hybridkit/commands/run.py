@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from hybridkit import __version__
-from hybridkit.cliargs import add_launch_arguments, mode_name, positive_int
+from hybridkit.cliargs import add_launch_arguments, add_one_run_arguments, mode_name, positive_int
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
 from hybridkit.execute import vcluster_launcher
@@ -51,12 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="hybrid mode, passed as '--mode M' (the binary's --list-modes "
                              "names them, e.g. hk-jacobi --list-modes)")
     add_launch_arguments(parser)
-    parser.add_argument("--oversubscribe", action="store_true",
-                        help="allow more ranks x threads than cores (binding is then off)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print the launch line (with its env assignments) and exit")
-    parser.add_argument("--results", type=Path, default=Path("results"), metavar="DIR",
-                        help="results directory (default: %(default)s)")
+    add_one_run_arguments(parser)
     parser.add_argument("binary_args", nargs="*", metavar="-- BINARY_ARGS",
                         help="arguments passed to BINARY")
 
