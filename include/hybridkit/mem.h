@@ -244,9 +244,13 @@ HK_EXPORT int hk_mem_move(hk_mem_t *mem, size_t offset, size_t size, int loc);
  * logical NUMA node of this machine: page_node[p] (may be NULL; -1 for a page not
  * yet touched or unknown) for the ceil(size/page) pages from ptr's page on, and
  * pages_per_node[0..nnodes-1] (may be NULL) counts them; *unknown (may be NULL) the rest.
+ * Asks the kernel with move_pages(2) in query mode, 4096 pages a call; where that syscall
+ * is missing (ENOSYS, or EPERM from a seccomp filter), or $HK_MEM_QUERY=hwloc, one hwloc
+ * query per page (slow for large arrays).
  * Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG (NULL ptr, nnodes smaller than the machine's NUMA nodes when
- * pages_per_node is given), HK_ERR_UNSUPPORTED (hwloc cannot query pages here),
+ * pages_per_node is given, HK_MEM_QUERY neither move_pages nor hwloc),
+ * HK_ERR_UNSUPPORTED (the query failed otherwise, or hwloc cannot query pages here),
  * HK_ERR_TOPOLOGY. */
 HK_EXPORT int hk_mem_where(const void *ptr, size_t size, int *page_node, long long *pages_per_node,
                            int nnodes, long long *unknown);
