@@ -84,7 +84,8 @@ def test_sentence_edge_cases():
     def es(*runs):
         return [Entry(r, r.records[0]) for r in runs]
     # one rank on one node and another rank spread: not all 1
-    assert "below 1 in 1 of 1" in single_node_sentence(es(mz_run("block", 2, 1.0, pages=(0.6, 1.0))))
+    spread = es(mz_run("block", 2, 1.0, pages=(0.6, 1.0)))
+    assert "below 1 in 1 of 1" in single_node_sentence(spread)
     s = single_node_sentence(es(mz_run("block", 2, 1.0), mz_run("block", 2, 1.0, pages=None)))
     assert s.startswith("Every run had pages_max_node = 1") and "1 run(s) did not measure" in s
     assert single_node_sentence(es(mz_run("block", 2, 1.0, pages=None))).startswith("No run")

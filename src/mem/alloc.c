@@ -341,7 +341,8 @@ static void where_hwloc(hwloc_topology_t t, hwloc_bitmap_t ns, uintptr_t a0, siz
   for (size_t p = 0; p < npages; p++) {
     node[p] = -1;
     hwloc_bitmap_zero(ns);
-    if (hwloc_get_area_memlocation(t, (void *)(a0 + p * page), page, ns, HWLOC_MEMBIND_BYNODESET) == 0 &&
+    if (hwloc_get_area_memlocation(t, (void *)(a0 + p * page), page, ns,
+                                   HWLOC_MEMBIND_BYNODESET) == 0 &&
         hwloc_bitmap_weight(ns) == 1) {
       hwloc_obj_t o = hwloc_get_numanode_obj_by_os_index(t, (unsigned)hwloc_bitmap_first(ns));
       node[p] = o ? (int)o->logical_index : -1;
