@@ -147,8 +147,10 @@ typedef struct hk_loc_thread {
 } hk_loc_thread_t;
 
 /* hk_locations_parallel: Jin's `#pragma omp parallel location(range) num_threads(n)`:
- * open a parallel region of `nthreads` (0: omp_get_max_threads()), bind each thread to
- * its location's PUs (locations of this machine only; the binding is restored after),
+ * open a parallel region of `nthreads` (0: omp_get_max_threads(); the block map follows
+ * the team obtained, me->nthreads, when OMP_THREAD_LIMIT or nesting give fewer), bind
+ * each thread to its location's PUs (locations of this machine only; the binding is
+ * restored after),
  * and call body(arg, &me) in every thread.  Nested calls from inside body with range
  * NULL inherit the calling thread's location (hk_locations_nested).
  * Collective: local.  Threads: any thread (a nested call needs nested parallelism
@@ -193,7 +195,9 @@ typedef struct hk_mem_desc {
   size_t elem_size;
   int dim;                   /* the distributed dimension (distribute(BLOCK,*) is dim 0) */
   int nthreads;              /* first-touch: the team that touches (HK_DEFAULT:
-                                omp_get_max_threads()); thread t on hk_locations_thread */
+                                omp_get_max_threads()); thread t on hk_locations_thread.
+                                hk_mem_alloc: when the team obtained is smaller
+                                (OMP_THREAD_LIMIT, dynamic teams), the map follows it */
   unsigned long long seed;   /* random */
   const hk_mem_range_t *ranges;  /* access: bytes not covered go to range.first */
   int nranges;

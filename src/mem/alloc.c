@@ -277,13 +277,23 @@ int hk_mem_alloc(const hk_locations_t *locs, const hk_mem_desc_t *desc, hk_mem_t
   char *base = m->ptr;
   size_t page = m->page, npages = m->npages;
   if (desc->policy == HK_MEM_FIRST_TOUCH) {
-    /* thread t touches the pages whose first byte is in its block */
+    /* thread t touches the pages whose first byte is in its block; the team obtained
+     * (OMP_THREAD_LIMIT or dynamic teams may give fewer than asked) is the one the map
+     * must describe */
+    int team = s.nthreads;
 #pragma omp parallel num_threads(s.nthreads)
     {
       int t = omp_get_thread_num(), nt = omp_get_num_threads();
+#pragma omp single nowait
+      team = nt;
       for (size_t p = 0; p < npages; p++)
         if (block_of(&s, p * page, nt) == t)
           ((volatile char *)base)[p * page] = 0;
+    }
+    if (team != s.nthreads) {
+      hk_mem_desc_t got = *desc;
+      got.nthreads = team;
+      HK_TRY(err, plan(locs, &got, m->page, m->page_loc, m->npages, &s));
     }
   } else {
     HK_TRY(err, bind_pages(m, 0, npages, HWLOC_MEMBIND_STRICT));

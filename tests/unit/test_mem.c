@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -485,10 +486,58 @@ static void test_where_batches(void)
   munmap(raw, np * page);
 }
 
+static void limit_body(void *arg, const hk_loc_thread_t *me)
+{
+  int *seen = arg;   /* seen[thread] = location; seen[8] = the team size */
+  if (me->thread < 8)
+    seen[me->thread] = me->location;
+#pragma omp atomic write
+  seen[8] = me->nthreads;
+}
+
+/* run with OMP_THREAD_LIMIT=2: teams of 4 asked, 2 obtained.  The block maps must follow the
+ * team obtained (by hand, 4 locations: thread 0 on location 0, thread 1 on location 2; with
+ * the asked 4 the map would say 0, 1, 2, 3) */
+static void test_thread_limit(void)
+{
+  hk_locations_desc_t ld = {.nlocs = 4};   /* four locations sharing this machine's nodes */
+  hk_locations_t *l = NULL;
+  CHECK_EQ_INT(hk_locations_create(NULL, &ld, &l), HK_SUCCESS);
+  int seen[9];
+  memset(seen, 0xff, sizeof seen);
+  CHECK_EQ_INT(hk_locations_parallel(l, NULL, 4, limit_body, seen), HK_SUCCESS);
+  CHECK_EQ_INT(seen[8], 2);
+  CHECK_EQ_INT(seen[0], 0);
+  CHECK_EQ_INT(seen[1], 2);
+  CHECK_EQ_INT(seen[2], -1);
+  /* first touch of 8 pages by a team of 4 asked: thread 0 touched pages 0-3, thread 1
+   * pages 4-7, so the map is 0 0 0 0 2 2 2 2 (not the asked team's 0 0 1 1 2 2 3 3) */
+  size_t page = hk_mem_page_size();
+  hk_mem_desc_t d = {.size = 8 * page, .policy = HK_MEM_FIRST_TOUCH, .nthreads = 4};
+  hk_mem_t *mem = NULL;
+  char *a = NULL;
+  CHECK_EQ_INT(hk_mem_alloc(l, &d, &mem, (void **)&a), HK_SUCCESS);
+  const int want[8] = {0, 0, 0, 0, 2, 2, 2, 2};
+  for (int p = 0; p < 8; p++) {
+    int loc = -1;
+    CHECK_EQ_INT(hk_mem_location_of(mem, a + p * page + 3, &loc), HK_SUCCESS);
+    CHECK_EQ_INT(loc, want[p]);
+  }
+  long long unknown = -1;
+  CHECK_EQ_INT(hk_mem_where(a, d.size, NULL, NULL, 0, &unknown), HK_SUCCESS);
+  CHECK_EQ_INT(unknown, 0);   /* every page touched by the smaller team */
+  hk_mem_free(&mem);
+  hk_locations_destroy(&l);
+}
+
 int main(int argc, char **argv)
 {
+  if (argc == 2 && strcmp(argv[1], "thread-limit") == 0) {   /* OMP_THREAD_LIMIT=2 */
+    test_thread_limit();
+    return hk_test_report("test_mem thread-limit");
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: test_mem FIXTURE.xml\n");
+    fprintf(stderr, "usage: test_mem FIXTURE.xml | thread-limit\n");
     return 2;
   }
   test_locations(argv[1]);
