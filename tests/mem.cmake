@@ -5,6 +5,11 @@ hk_test_exe(test_mem unit/test_mem.c)
 add_test(NAME unit.mem COMMAND test_mem ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/two-socket-8core.xml)
 set_tests_properties(unit.mem PROPERTIES LABELS unit TIMEOUT 60
   ENVIRONMENT "OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
+# teams smaller than asked (OMP_THREAD_LIMIT=2, 4 asked): the thread and first-touch maps
+# follow the team obtained
+add_test(NAME unit.mem.thread_limit COMMAND test_mem thread-limit)
+set_tests_properties(unit.mem.thread_limit PROPERTIES LABELS unit TIMEOUT 60
+  ENVIRONMENT "OMP_THREAD_LIMIT=2;OMP_NUM_THREADS=4;OMP_WAIT_POLICY=passive;LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
 
 # hk-jacobi --layout: every layout bit-identical to the serial reference (--verify on), at
 # 1 and 3 ranks; three locations on this machine's node (HK_NUM_LOCS) for the bound policies

@@ -147,8 +147,10 @@ typedef struct hk_loc_thread {
 } hk_loc_thread_t;
 
 /* hk_locations_parallel: Jin's `#pragma omp parallel location(range) num_threads(n)`:
- * open a parallel region of `nthreads` (0: omp_get_max_threads()), bind each thread to
- * its location's PUs (locations of this machine only; the binding is restored after),
+ * open a parallel region of `nthreads` (0: omp_get_max_threads(); the block map follows
+ * the team obtained, me->nthreads, when OMP_THREAD_LIMIT or nesting give fewer), bind
+ * each thread to its location's PUs (locations of this machine only; the binding is
+ * restored after),
  * and call body(arg, &me) in every thread.  Nested calls from inside body with range
  * NULL inherit the calling thread's location (hk_locations_nested).
  * Collective: local.  Threads: any thread (a nested call needs nested parallelism
@@ -193,7 +195,9 @@ typedef struct hk_mem_desc {
   size_t elem_size;
   int dim;                   /* the distributed dimension (distribute(BLOCK,*) is dim 0) */
   int nthreads;              /* first-touch: the team that touches (HK_DEFAULT:
-                                omp_get_max_threads()); thread t on hk_locations_thread */
+                                omp_get_max_threads()); thread t on hk_locations_thread.
+                                hk_mem_alloc: when the team obtained is smaller
+                                (OMP_THREAD_LIMIT, dynamic teams), the map follows it */
   unsigned long long seed;   /* random */
   const hk_mem_range_t *ranges;  /* access: bytes not covered go to range.first */
   int nranges;
@@ -244,9 +248,13 @@ HK_EXPORT int hk_mem_move(hk_mem_t *mem, size_t offset, size_t size, int loc);
  * logical NUMA node of this machine: page_node[p] (may be NULL; -1 for a page not
  * yet touched or unknown) for the ceil(size/page) pages from ptr's page on, and
  * pages_per_node[0..nnodes-1] (may be NULL) counts them; *unknown (may be NULL) the rest.
+ * Asks the kernel with move_pages(2) in query mode, 4096 pages a call; where that syscall
+ * is missing (ENOSYS, or EPERM from a seccomp filter), or $HK_MEM_QUERY=hwloc, one hwloc
+ * query per page (slow for large arrays).
  * Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG (NULL ptr, nnodes smaller than the machine's NUMA nodes when
- * pages_per_node is given), HK_ERR_UNSUPPORTED (hwloc cannot query pages here),
+ * pages_per_node is given, HK_MEM_QUERY neither move_pages nor hwloc),
+ * HK_ERR_UNSUPPORTED (the query failed otherwise, or hwloc cannot query pages here),
  * HK_ERR_TOPOLOGY. */
 HK_EXPORT int hk_mem_where(const void *ptr, size_t size, int *page_node, long long *pages_per_node,
                            int nnodes, long long *unknown);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "mem/mem_internal.h"
 
@@ -276,13 +277,23 @@ int hk_mem_alloc(const hk_locations_t *locs, const hk_mem_desc_t *desc, hk_mem_t
   char *base = m->ptr;
   size_t page = m->page, npages = m->npages;
   if (desc->policy == HK_MEM_FIRST_TOUCH) {
-    /* thread t touches the pages whose first byte is in its block */
+    /* thread t touches the pages whose first byte is in its block; the team obtained
+     * (OMP_THREAD_LIMIT or dynamic teams may give fewer than asked) is the one the map
+     * must describe */
+    int team = s.nthreads;
 #pragma omp parallel num_threads(s.nthreads)
     {
       int t = omp_get_thread_num(), nt = omp_get_num_threads();
+#pragma omp single nowait
+      team = nt;
       for (size_t p = 0; p < npages; p++)
         if (block_of(&s, p * page, nt) == t)
           ((volatile char *)base)[p * page] = 0;
+    }
+    if (team != s.nthreads) {
+      hk_mem_desc_t got = *desc;
+      got.nthreads = team;
+      HK_TRY(err, plan(locs, &got, m->page, m->page_loc, m->npages, &s));
     }
   } else {
     HK_TRY(err, bind_pages(m, 0, npages, HWLOC_MEMBIND_STRICT));
@@ -333,12 +344,61 @@ cleanup:
   return err;
 }
 
+/* one page at a time through hwloc (one query each): node of page p into node[p] */
+static void where_hwloc(hwloc_topology_t t, hwloc_bitmap_t ns, uintptr_t a0, size_t page,
+                        size_t npages, int *node)
+{
+  for (size_t p = 0; p < npages; p++) {
+    node[p] = -1;
+    hwloc_bitmap_zero(ns);
+    if (hwloc_get_area_memlocation(t, (void *)(a0 + p * page), page, ns,
+                                   HWLOC_MEMBIND_BYNODESET) == 0 &&
+        hwloc_bitmap_weight(ns) == 1) {
+      hwloc_obj_t o = hwloc_get_numanode_obj_by_os_index(t, (unsigned)hwloc_bitmap_first(ns));
+      node[p] = o ? (int)o->logical_index : -1;
+    }
+  }
+}
+
+#define WHERE_BATCH 4096
+
+/* move_pages(2) in query mode (nodes NULL), WHERE_BATCH pages per call: status[i] is the
+ * Linux node of the page or -errno (-ENOENT: not touched yet, -EFAULT: not mapped), mapped
+ * to the logical index of the hwloc NUMA object with that os_index (-1 otherwise).
+ * Returns 0, or the errno of a call that failed as a whole (ENOSYS: no such syscall). */
+static int where_move_pages(hwloc_topology_t t, uintptr_t a0, size_t page, size_t npages, int *node)
+{
+#ifdef SYS_move_pages
+  void *pages[WHERE_BATCH];
+  int status[WHERE_BATCH];
+  for (size_t p0 = 0; p0 < npages; p0 += WHERE_BATCH) {
+    size_t n = npages - p0 < WHERE_BATCH ? npages - p0 : WHERE_BATCH;
+    for (size_t i = 0; i < n; i++) {
+      pages[i] = (void *)(a0 + (p0 + i) * page);
+      status[i] = -ENOENT;
+    }
+    if (syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0) != 0)
+      return errno ? errno : EINVAL;
+    for (size_t i = 0; i < n; i++) {
+      hwloc_obj_t o = status[i] >= 0 ? hwloc_get_numanode_obj_by_os_index(t, (unsigned)status[i])
+                                     : NULL;
+      node[p0 + i] = o ? (int)o->logical_index : -1;
+    }
+  }
+  return 0;
+#else
+  (void)t, (void)a0, (void)page, (void)npages, (void)node;
+  return ENOSYS;
+#endif
+}
+
 int hk_mem_where(const void *ptr, size_t size, int *page_node, long long *pages_per_node, int nnodes,
                  long long *unknown)
 {
   int err = HK_SUCCESS;
   hk_machine_t *real = NULL;
   hwloc_bitmap_t ns = NULL;
+  int *node = NULL;
   if (!ptr || size == 0)
     return HK_ERROR(HK_ERR_ARG, "ptr is NULL or size 0");
   HK_TRY(err, hk__real_machine(&real));
@@ -349,38 +409,48 @@ int hk_mem_where(const void *ptr, size_t size, int *page_node, long long *pages_
                    nnodes, have);
     goto cleanup;
   }
-  if (!hwloc_topology_get_support(t)->membind->get_area_memlocation) {
-    err = HK_ERROR(HK_ERR_UNSUPPORTED, "hwloc cannot tell where pages are on this system");
-    goto cleanup;
-  }
-  if (!(ns = hwloc_bitmap_alloc())) {
-    err = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  const char *how = getenv("HK_MEM_QUERY");
+  if (how && *how && strcmp(how, "move_pages") != 0 && strcmp(how, "hwloc") != 0) {
+    err = HK_ERROR(HK_ERR_ARG, "HK_MEM_QUERY=%s: move_pages or hwloc", how);
     goto cleanup;
   }
   size_t page = hk_mem_page_size();
   uintptr_t a0 = (uintptr_t)ptr & ~(uintptr_t)(page - 1), a1 = (uintptr_t)ptr + size;
   size_t npages = (a1 - a0 + page - 1) / page;
+  if (page_node)
+    node = page_node;
+  else
+    HK_ALLOC_TRY(err, node, npages);
+  int e = how && strcmp(how, "hwloc") == 0 ? ENOSYS : where_move_pages(t, a0, page, npages, node);
+  if (e != 0 && e != ENOSYS && e != EPERM) {   /* EPERM: a seccomp filter refusing it */
+    err = HK_ERROR(HK_ERR_UNSUPPORTED, "move_pages (query) failed: %s", strerror(e));
+    goto cleanup;
+  }
+  if (e != 0) {   /* the syscall is not there: hwloc, one page at a time */
+    if (!hwloc_topology_get_support(t)->membind->get_area_memlocation) {
+      err = HK_ERROR(HK_ERR_UNSUPPORTED, "hwloc cannot tell where pages are on this system");
+      goto cleanup;
+    }
+    if (!(ns = hwloc_bitmap_alloc())) {
+      err = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+      goto cleanup;
+    }
+    where_hwloc(t, ns, a0, page, npages, node);
+  }
   long long miss = 0;
   if (pages_per_node)
     memset(pages_per_node, 0, (size_t)nnodes * sizeof *pages_per_node);
   for (size_t p = 0; p < npages; p++) {
-    int node = -1;
-    hwloc_bitmap_zero(ns);
-    if (hwloc_get_area_memlocation(t, (void *)(a0 + p * page), page, ns, HWLOC_MEMBIND_BYNODESET) == 0 &&
-        hwloc_bitmap_weight(ns) == 1) {
-      hwloc_obj_t o = hwloc_get_numanode_obj_by_os_index(t, (unsigned)hwloc_bitmap_first(ns));
-      node = o ? (int)o->logical_index : -1;
-    }
-    if (page_node)
-      page_node[p] = node;
-    if (node < 0)
+    if (node[p] < 0)
       miss++;
     else if (pages_per_node)
-      pages_per_node[node]++;
+      pages_per_node[node[p]]++;
   }
   if (unknown)
     *unknown = miss;
 cleanup:
+  if (node != page_node)
+    free(node);
   hwloc_bitmap_free(ns);
   return err;
 }

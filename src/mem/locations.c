@@ -323,7 +323,7 @@ static _Thread_local int hk_current_loc = -1;
 int hk_locations_parallel(const hk_locations_t *locs, const hk_loc_range_t *range, int nthreads,
                           void (*body)(void *arg, const hk_loc_thread_t *me), void *arg)
 {
-  int err = HK_SUCCESS, first = 0, n = 0, failed = 0;
+  int err = HK_SUCCESS, first = 0, n = 0, failed = 0, team = 0;
   hk_machine_t *m = NULL;
   hwloc_bitmap_t *sets = NULL;
   hk_loc_range_t r = range ? *range : (hk_loc_range_t){0};
@@ -345,8 +345,12 @@ int hk_locations_parallel(const hk_locations_t *locs, const hk_loc_range_t *rang
   {
     hk_loc_thread_t me = {.thread = omp_get_thread_num(), .nthreads = omp_get_num_threads(),
                           .range = {first, n}};
+    /* the team obtained, which OMP_THREAD_LIMIT, nesting or dynamic teams may make
+     * smaller than nthreads: the block map follows it */
     me.location = first + hk__block_owner((unsigned long long)me.thread,
                                           (unsigned long long)me.nthreads, n);
+#pragma omp single nowait
+    team = me.nthreads;
     hwloc_bitmap_t old = sets ? hwloc_bitmap_alloc() : NULL;
     hwloc_const_bitmap_t want = sets ? sets[me.location - first] : NULL;
     int bound = want && old && !hwloc_bitmap_iszero(want) &&
@@ -371,8 +375,8 @@ int hk_locations_parallel(const hk_locations_t *locs, const hk_loc_range_t *rang
     hwloc_bitmap_free(old);
   }
   if (failed)
-    err = HK_ERROR(HK_ERR_BIND, "binding %d of %d threads to locations %d..%d failed (body not run)",
-                   failed, nthreads, first, first + n - 1);
+    err = HK_ERROR(HK_ERR_BIND, "binding %d of %d threads (%d asked) to locations %d..%d failed "
+                   "(body not run)", failed, team, nthreads, first, first + n - 1);
 cleanup:
   free_sets(sets, n);
   return err;

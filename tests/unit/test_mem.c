@@ -4,9 +4,13 @@
  * inheritance, page -> location of every policy) are checked against hand-computed
  * values and brute-force counts; the real calls (binding, allocation, page queries,
  * migration) on this machine, whose pages must be where the map says. */
+#include <errno.h>
 #include <omp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "hk_test.h"
 #include "hybridkit.h"
 
@@ -424,10 +428,116 @@ static void test_real(int nlocs)
   hk_locations_destroy(&l);
 }
 
+/* hk_mem_where by move_pages(2) batches (4096 pages a call) gives the same answers as one
+ * hwloc query per page (HK_MEM_QUERY=hwloc), and both the independent truth: a touched
+ * page is on a node (node 0 with one NUMA node), an untouched one on none (-1; the kernel
+ * says -ENOENT for it) */
+static void test_where_batches(void)
+{
+  size_t page = hk_mem_page_size(), np = 4096 + 904;   /* two batches, the second partial */
+  char *raw = mmap(NULL, np * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(raw != MAP_FAILED);
+  for (size_t p = 0; p < np; p++)
+    if (p % 3 == 0 || p == 4096 || p == np - 1)
+      raw[p * page + 7] = 1;
+  hk_machine_info_t mi;
+  hk_machine_t *m = NULL;
+  CHECK_EQ_INT(hk_machine_load(NULL, &m), HK_SUCCESS);   /* HK_TOPOLOGY is not set here */
+  CHECK_EQ_INT(hk_machine_info(m, &mi), HK_SUCCESS);
+  hk_machine_destroy(&m);
+  int *fast = malloc(np * sizeof *fast), *slow = malloc(np * sizeof *slow);
+  long long perf[64] = {0}, pers[64] = {0}, unf = -1, uns = -1;
+  CHECK(fast && slow);
+  CHECK_EQ_INT(hk_mem_where(raw + 5, np * page - 5, fast, perf, 64, &unf), HK_SUCCESS);
+  setenv("HK_MEM_QUERY", "hwloc", 1);
+  CHECK_EQ_INT(hk_mem_where(raw + 5, np * page - 5, slow, pers, 64, &uns), HK_SUCCESS);
+  setenv("HK_MEM_QUERY", "everywhere", 1);
+  CHECK_EQ_INT(hk_mem_where(raw, page, NULL, NULL, 0, NULL), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "HK_MEM_QUERY=everywhere: move_pages or hwloc");
+  unsetenv("HK_MEM_QUERY");
+  int same = 1, truth = 1;
+  long long touched = 0;
+  for (size_t p = 0; p < np; p++) {
+    int t = p % 3 == 0 || p == 4096 || p == np - 1;
+    touched += t;
+    same &= fast[p] == slow[p];
+    truth &= t ? fast[p] >= 0 && fast[p] < mi.numa_nodes && (mi.numa_nodes > 1 || fast[p] == 0)
+               : fast[p] == -1;
+  }
+  CHECK(same);
+  CHECK(truth);
+  CHECK_EQ_INT(unf, (long long)np - touched);
+  CHECK_EQ_INT(uns, unf);
+  for (int k = 0; k < 64; k++)
+    same &= perf[k] == pers[k];
+  CHECK(same);
+  if (mi.numa_nodes == 1)
+    CHECK_EQ_INT(perf[0], touched);
+#ifdef SYS_move_pages
+  void *pg[2] = {raw, raw + page};   /* page 0 touched, page 1 not */
+  int st[2] = {99, 99};
+  if (syscall(SYS_move_pages, 0, 2UL, pg, NULL, st, 0) == 0) {
+    CHECK(st[0] >= 0);
+    CHECK_EQ_INT(st[1], -ENOENT);
+  }
+#endif
+  free(fast);
+  free(slow);
+  munmap(raw, np * page);
+}
+
+static void limit_body(void *arg, const hk_loc_thread_t *me)
+{
+  int *seen = arg;   /* seen[thread] = location; seen[8] = the team size */
+  if (me->thread < 8)
+    seen[me->thread] = me->location;
+#pragma omp atomic write
+  seen[8] = me->nthreads;
+}
+
+/* run with OMP_THREAD_LIMIT=2: teams of 4 asked, 2 obtained.  The block maps must follow the
+ * team obtained (by hand, 4 locations: thread 0 on location 0, thread 1 on location 2; with
+ * the asked 4 the map would say 0, 1, 2, 3) */
+static void test_thread_limit(void)
+{
+  hk_locations_desc_t ld = {.nlocs = 4};   /* four locations sharing this machine's nodes */
+  hk_locations_t *l = NULL;
+  CHECK_EQ_INT(hk_locations_create(NULL, &ld, &l), HK_SUCCESS);
+  int seen[9];
+  memset(seen, 0xff, sizeof seen);
+  CHECK_EQ_INT(hk_locations_parallel(l, NULL, 4, limit_body, seen), HK_SUCCESS);
+  CHECK_EQ_INT(seen[8], 2);
+  CHECK_EQ_INT(seen[0], 0);
+  CHECK_EQ_INT(seen[1], 2);
+  CHECK_EQ_INT(seen[2], -1);
+  /* first touch of 8 pages by a team of 4 asked: thread 0 touched pages 0-3, thread 1
+   * pages 4-7, so the map is 0 0 0 0 2 2 2 2 (not the asked team's 0 0 1 1 2 2 3 3) */
+  size_t page = hk_mem_page_size();
+  hk_mem_desc_t d = {.size = 8 * page, .policy = HK_MEM_FIRST_TOUCH, .nthreads = 4};
+  hk_mem_t *mem = NULL;
+  char *a = NULL;
+  CHECK_EQ_INT(hk_mem_alloc(l, &d, &mem, (void **)&a), HK_SUCCESS);
+  const int want[8] = {0, 0, 0, 0, 2, 2, 2, 2};
+  for (int p = 0; p < 8; p++) {
+    int loc = -1;
+    CHECK_EQ_INT(hk_mem_location_of(mem, a + p * page + 3, &loc), HK_SUCCESS);
+    CHECK_EQ_INT(loc, want[p]);
+  }
+  long long unknown = -1;
+  CHECK_EQ_INT(hk_mem_where(a, d.size, NULL, NULL, 0, &unknown), HK_SUCCESS);
+  CHECK_EQ_INT(unknown, 0);   /* every page touched by the smaller team */
+  hk_mem_free(&mem);
+  hk_locations_destroy(&l);
+}
+
 int main(int argc, char **argv)
 {
+  if (argc == 2 && strcmp(argv[1], "thread-limit") == 0) {   /* OMP_THREAD_LIMIT=2 */
+    test_thread_limit();
+    return hk_test_report("test_mem thread-limit");
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: test_mem FIXTURE.xml\n");
+    fprintf(stderr, "usage: test_mem FIXTURE.xml | thread-limit\n");
     return 2;
   }
   test_locations(argv[1]);
@@ -436,5 +546,6 @@ int main(int argc, char **argv)
   test_plans();
   test_real(0);
   test_real(3);   /* three locations sharing this machine's NUMA nodes */
+  test_where_batches();
   return hk_test_report("test_mem");
 }

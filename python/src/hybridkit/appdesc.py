@@ -73,7 +73,7 @@ CONSTRAINT_KEYS = ("min_threads", "max_threads", "min_ranks", "max_ranks")
 # what a declared record kind says (hybridkit/schemas/KIND.schema.json), never its description
 DECLARED_METRIC_KEYS = ("value", "unit", "better", "time", "breakdown")
 SECTIONS = ("scaling", "breakdown", "memory", "pingpong", "beff", "ratio", "overlap",
-            "barrier", "halo", "epsilon", "dsm", "looseness", "twolevel")
+            "barrier", "halo", "epsilon", "dsm", "looseness", "twolevel", "layout")
 
 
 @dataclass(frozen=True)
