@@ -14,6 +14,7 @@ from hybridkit.quality import FUNCTIONAL, spread
 from hybridkit.report_parts import (MIB, Figure, Section, Table, _cores, _flag, _fmt, _mean,
                                     _median, _natural, bar_panels, lines, stacked_bars)
 from hybridkit.report_temporal import looseness_figure
+from hybridkit.report_split import split_section
 from hybridkit.report_twolevel import twolevel_section
 from hybridkit.rundata import Entry, Run, entries
 
@@ -245,4 +246,5 @@ def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]
         sec.tables.append(config_table(app, es))
         out.append(sec)
     two = twolevel_section(runs, apps)  # records of several apps: one section of its own
-    return out + ([two] if two else [])
+    split = split_section(runs, apps)  # likewise (issue 24, mesh splitting)
+    return out + ([two] if two else []) + ([split] if split else [])
