@@ -103,6 +103,6 @@ def test_study_entry_argv_and_quick_plan():
     plan = [(r.ranks, r.threads, r.param_dict["split"])
             for r in expand(app, "quick", Cluster(cores=2))]
     assert plan == [(2, 1, 1), (2, 1, 2), (1, 2, 1)]  # split only for pure MPI
-    assert app.argv({"bench": "sp", "class": "S", "steps": 20, "split": 2}, 2, 1, "/r") == \
-        ["--bench", "sp", "--class", "S", "--steps", "20", "--split", "2",
+    assert app.argv({"bench": "sp", "class": "S", "split": 2}, 2, 1, "/r") == \
+        ["--bench", "sp", "--class", "S", "--split", "2",
          "--history", "/r/history.csv"]
