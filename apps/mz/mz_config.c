@@ -58,7 +58,7 @@ const hk_app_t mz_app = {
              "zones and OpenMP inside",
   .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
            "[--second-level omp|mpi [--sub-ranks N2]] "
-           "[--load-file FILE] [--xprocs NXP] [--split K] [--history FILE.csv] [--output FILE.jsonl]",
+           "[--load-file FILE] [--xprocs NXP] [--split K | --split-for P] [--history FILE.csv] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
@@ -72,8 +72,9 @@ const hk_app_t mz_app = {
       "Verifies the residual and error norms (LU-MZ: and the surface integral) against the\n"
       "official values (relative 1e-8) and exits 1 when they differ.  Mop/s from the NPB\n"
       "formulas over the slowest rank's time.  --split K cuts every zone into K sub-zones\n"
-      "(mesh splitting, for more processes than zones): a different numerical method, never\n"
-      "verified; the points incl. ghosts are reported.",
+      "(mesh splitting, for more processes than zones; --split-for P picks the smallest K\n"
+      "with zones x K >= P): a different numerical method, never verified; the points incl.\n"
+      "ghosts are reported.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
 };
