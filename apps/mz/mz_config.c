@@ -5,7 +5,8 @@
 
 static struct {
   const char *bench, *cls, *output, *second, *load_file, *history;
-  int zone_threads, steps, quiet, rebalance, layout, sub_ranks, norms_hex, xprocs, split;
+  int zone_threads, steps, quiet, rebalance, layout, sub_ranks, norms_hex, xprocs, split,
+      split_for;
 } opt = {.bench = "bt", .cls = "S", .zone_threads = 1, .second = "omp", .sub_ranks = 1,
          .split = 1};
 
@@ -41,6 +42,9 @@ static const hk_opt_t options[] = {
    "mesh splitting: cut every zone into K sub-zones along the larger average zone dimension, "
    "each solved as a zone of its own (more processes; a different numerical method: not "
    "verified against the official values for K > 1)", 0},
+  {"split-for", HK_OPT_INT, &opt.split_for, "P",
+   "mesh splitting for P processes: --split K with the smallest K such that zones x K >= P "
+   "(the class's zones; K = 1 when P <= zones)", 0},
   {"history", HK_OPT_STR, &opt.history, "FILE",
    "write the residual history (step, global RMS residual over all interior points) as CSV",
    0},
@@ -54,7 +58,7 @@ const hk_app_t mz_app = {
              "zones and OpenMP inside",
   .usage = "--bench sp|bt|lu --class S|W|A|B|C|D [--zone-threads N] [--rebalance-threads] "
            "[--second-level omp|mpi [--sub-ranks N2]] "
-           "[--load-file FILE] [--xprocs NXP] [--split K] [--history FILE.csv] [--output FILE.jsonl]",
+           "[--load-file FILE] [--xprocs NXP] [--split K | --split-for P] [--history FILE.csv] [--output FILE.jsonl]",
   .description =
       "The NPB3.3-MZ problems: aggregate grid cut into zones (equal for SP-MZ, uneven for\n"
       "BT-MZ; LU-MZ: 4 x 4 equal zones, NPB3.4-MZ), zones assigned to processes (BT-MZ: bin\n"
@@ -68,8 +72,9 @@ const hk_app_t mz_app = {
       "Verifies the residual and error norms (LU-MZ: and the surface integral) against the\n"
       "official values (relative 1e-8) and exits 1 when they differ.  Mop/s from the NPB\n"
       "formulas over the slowest rank's time.  --split K cuts every zone into K sub-zones\n"
-      "(mesh splitting, for more processes than zones): a different numerical method, never\n"
-      "verified; the points incl. ghosts are reported.",
+      "(mesh splitting, for more processes than zones; --split-for P picks the smallest K\n"
+      "with zones x K >= P): a different numerical method, never verified; the points incl.\n"
+      "ghosts are reported.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
 };
@@ -120,6 +125,13 @@ int mz_config_parse(int argc, char **argv, mz_config_t *c, int *done)
   if (opt.split < 1)
     return hk_error_set(HK_ERR_ARG, "--split %d must be >= 1", opt.split);
   c->split = opt.split;
+  if (opt.split_for < 0 || (opt.split_for > 0 && opt.split != 1))
+    return hk_error_set(HK_ERR_ARG, "--split-for %d: a process count >= 1, not together with "
+                        "--split", opt.split_for);
+  if (opt.split_for > 0) { /* the smallest K with zones x K >= P (mz_split.h cuts K ways) */
+    int zones = c->cls->x_zones * c->cls->y_zones;
+    c->split = (opt.split_for + zones - 1) / zones;
+  }
   c->history = opt.history;
   if (c->second_mpi && (c->split > 1 || c->history))
     return hk_error_set(HK_ERR_UNSUPPORTED, "--split and --history work with the OpenMP "

@@ -8,7 +8,7 @@ naming the file and the field; the other apps work on); a new app needs a file, 
     binary = "hk-jacobi"                # looked up like `hybridkit run BINARY`
     description = "..."
     kind = "jacobi"                     # record kind that carries the metric
-    args = ["--mode", "{mode}", ...]    # {param}, {ranks}, {threads} are substituted;
+    args = ["--mode", "{mode}", ...]    # {param}, {ranks}, {threads}, {run_dir} substituted;
                                         # '--output FILE' is appended
     env = {...}                         # optional, every rank gets it
     single_node_env = {HK_NODE_SIZE = "{node_size}"}   # only when running on one node
@@ -73,7 +73,7 @@ CONSTRAINT_KEYS = ("min_threads", "max_threads", "min_ranks", "max_ranks")
 # what a declared record kind says (hybridkit/schemas/KIND.schema.json), never its description
 DECLARED_METRIC_KEYS = ("value", "unit", "better", "time", "breakdown")
 SECTIONS = ("scaling", "breakdown", "memory", "pingpong", "beff", "ratio", "overlap",
-            "barrier", "halo", "epsilon", "dsm", "looseness", "twolevel", "layout")
+            "barrier", "halo", "epsilon", "dsm", "looseness", "twolevel", "layout", "split")
 
 
 @dataclass(frozen=True)
@@ -251,9 +251,11 @@ class AppDesc:
     def _context(self, params: Mapping[str, Any], ranks: int, threads: int) -> Dict[str, Any]:
         return {**params, "ranks": ranks, "threads": threads}
 
-    def argv(self, params: Mapping[str, Any], ranks: int, threads: int) -> List[str]:
-        """The binary's arguments for one run (without --output)."""
-        ctx = self._context(params, ranks, threads)
+    def argv(self, params: Mapping[str, Any], ranks: int, threads: int,
+             run_dir: Optional[str] = None) -> List[str]:
+        """The binary's arguments for one run (without --output); {run_dir} is the run's
+        directory (where its records go), '.' when none is given (a plan's display)."""
+        ctx = {**self._context(params, ranks, threads), "run_dir": run_dir or "."}
         try:
             return [a.format(**ctx) for a in self.args]
         except KeyError as exc:

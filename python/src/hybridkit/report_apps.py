@@ -15,6 +15,7 @@ from hybridkit.report_parts import (MIB, Figure, Section, Table, _cores, _flag, 
                                     _median, _natural, bar_panels, lines, stacked_bars)
 from hybridkit.report_temporal import looseness_figure
 from hybridkit.report_layout import layout_section
+from hybridkit.report_split import split_section
 from hybridkit.report_twolevel import twolevel_section
 from hybridkit.rundata import Entry, Run, entries
 
@@ -247,4 +248,5 @@ def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]
         out.append(sec)
     two = twolevel_section(runs, apps)  # records of several apps: one section of its own
     lay = layout_section(runs, apps)
-    return out + [s for s in (two, lay) if s]
+    split = split_section(runs, apps)  # likewise (issue 24, mesh splitting)
+    return out + [s for s in (two, lay, split) if s]

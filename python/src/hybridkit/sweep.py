@@ -331,7 +331,8 @@ class Executor:
                            "link_rate": self.cluster.link_rate})
 
     def spec(self, app: AppDesc, run: PlannedRun, records: Path) -> LaunchSpec:
-        args = app.argv(run.param_dict, run.ranks, run.threads) + ["--output", str(records)]
+        args = (app.argv(run.param_dict, run.ranks, run.threads, str(records.parent))
+                + ["--output", str(records)])
         return LaunchSpec(binary=str(self.binaries[app.name]), args=args, np=run.ranks,
                           threads=run.threads, bind=self.bind, mpi=self.mpi,
                           hosts=self.cluster.hosts, hostfile=self.cluster.hostfile,
