@@ -3,7 +3,8 @@
 al. (Parallel Processing Letters 2010). One panel per layout (ranks x threads) and halo width w;
 the pipeline's metric over du (the most tiles between neighbouring stages) with
 one line per dl (the fewest); the wavefront and the sweeps one
-after the other (off), which have no looseness, as flat lines over the same range.
+after the other (off), which have no looseness, as flat lines over the same range. Also
+the table of hk-jacobi's ceilings (ceiling_table: any jacobi app's --roofline records).
 """
 
 from __future__ import annotations
