@@ -53,3 +53,41 @@ def test_quick_plan_passes_scheme_and_looseness():
     text = " ".join(argv)
     assert "--temporal pipeline" in text and "--looseness 2:16" in text
     assert "--halo-width 4" in text and "--size 256" in text
+
+
+def ceil_entry(temporal: str, mlups: float, w: int, roof: float, incore: float, bound: str,
+               busy: bool = False) -> Entry:
+    sweeps = w if temporal != "off" else 1
+    limit = min(roof * sweeps, incore)
+    params = {"temporal": temporal, "halo_width": w, "grid": "64x64x64", "bound": bound}
+    res = {"mlups": {"value": mlups}, "roofline_mlups": {"value": roof},
+           "incore_mlups": {"value": incore}, "limit_mlups": {"value": limit}}
+    rec = {"kind": "jacobi", "params": params, "results": res}
+    info = {"np": 1, "threads": 2, "app": "jacobi", "load": {"busy": busy}}
+    return Entry(Run(Path("."), info=info, records=[rec]), rec)
+
+
+def test_ceiling_table_share_of_limit():
+    from hybridkit.report_temporal import CEILING_HEADERS, ceiling_table
+
+    app = appdesc.get("jacobi")
+    es = [ceil_entry("wavefront", 540, 4, 400, 900, "in-core"),
+          ceil_entry("wavefront", 560, 4, 400, 900, "in-core"),
+          ceil_entry("wavefront", 9999, 4, 400, 900, "in-core", busy=True),  # left out
+          ceil_entry("off", 300, 1, 400, 900, "memory")]
+    t = ceiling_table(app, es)
+    assert t is not None and t.headers == CEILING_HEADERS
+    rows = {(r[0], r[1], r[2]): r for r in t.rows}
+    off = rows[("1x2", "off", "1")]
+    assert off[3:7] == [300, 400, 900, 400]         # limit = min(400 x 1, 900)
+    assert off[7:] == ["75 %", "75 %", "memory"]
+    wf = rows[("1x2", "wavefront", "4")]
+    assert wf[3:7] == [550, 400, 900, 900]          # limit = min(400 x 4, 900)
+    # above the roofline (550/400), below the limit (550/900), bound in-core
+    assert wf[7:] == ["138 %", "61 %", "in-core"]
+
+
+def test_no_ceiling_table_without_roofline():
+    from hybridkit.report_temporal import ceiling_table
+
+    assert ceiling_table(appdesc.get("jacobi"), [entry("off", 90)]) is None

@@ -13,7 +13,7 @@ from hybridkit.appdesc import AppDesc
 from hybridkit.quality import FUNCTIONAL, spread
 from hybridkit.report_parts import (MIB, Figure, Section, Table, _cores, _flag, _fmt, _mean,
                                     _median, _natural, bar_panels, lines, stacked_bars)
-from hybridkit.report_temporal import looseness_figure
+from hybridkit.report_temporal import ceiling_table, looseness_figure
 from hybridkit.report_layout import layout_section
 from hybridkit.report_split import split_section
 from hybridkit.report_twolevel import twolevel_section
@@ -245,6 +245,13 @@ def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]
                 if fig:
                     sec.figures.append(fig)
         sec.tables.append(config_table(app, es))
+        ceil = ceiling_table(app, es)  # records with --roofline (hk-jacobi): the ceilings
+        if ceil:
+            sec.text.append("Ceilings (--roofline): the memory roofline counts one sweep per pass "
+                            "through memory, so a temporally blocked run can exceed it; the "
+                            "limit is the lower of roofline x sweeps per pass and the in-core "
+                            "rate (the kernel with its block in L2), and 'bound' says which.")
+            sec.tables.append(ceil)
         out.append(sec)
     two = twolevel_section(runs, apps)  # records of several apps: one section of its own
     lay = layout_section(runs, apps)

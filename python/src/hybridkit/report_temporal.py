@@ -3,16 +3,18 @@
 al. (Parallel Processing Letters 2010). One panel per layout (ranks x threads) and halo width w;
 the pipeline's metric over du (the most tiles between neighbouring stages) with
 one line per dl (the fewest); the wavefront and the sweeps one
-after the other (off), which have no looseness, as flat lines over the same range.
+after the other (off), which have no looseness, as flat lines over the same range. Also
+the table of hk-jacobi's ceilings (ceiling_table: any jacobi app's --roofline records).
 """
 
 from __future__ import annotations
 
+import statistics
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
 from hybridkit.quality import spread
-from hybridkit.report_parts import Figure, _flag, lines
+from hybridkit.report_parts import Figure, Table, _flag, lines
 from hybridkit.rundata import Entry
 
 
@@ -80,3 +82,45 @@ def looseness_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
                   f"dl:du), one panel per layout and halo width w: median of the repeats, "
                   f"error bars min-max, one line per dl; the wavefront and off (no looseness) "
                   f"flat; {better} is better.{note}")
+
+
+CEILING_HEADERS = ["layout", "scheme", "w", "MLUP/s median", "memory roofline [MLUP/s]",
+                   "in-core [MLUP/s]", "limit [MLUP/s]", "share of roofline",
+                   "share of limit", "bound"]
+
+
+def _bound(e: Entry) -> str:
+    return str(e.record.get("params", {}).get("bound") or _param(e, "bound") or "-")
+
+
+def ceiling_table(app: AppDesc, es: Sequence[Entry]) -> Optional[Table]:
+    """hk-jacobi's ceilings (--roofline records): per layout, temporal scheme and halo width w
+    the median MLUP/s next to the memory roofline (one sweep per pass through memory), the
+    in-core limit (the kernel with its block in L2) and the limit (the lower of roofline x
+    sweeps per pass and in-core), the run's share of each, and what bounds it. A temporally
+    blocked run can exceed 100 % of the roofline but reads below 100 % of the limit.
+    None when no record has limit_mlups."""
+    groups: Dict[Tuple[str, str, str], List[Entry]] = {}
+    for e in es:
+        if e.result(app.metric.value) is None or e.result("limit_mlups") is None:
+            continue
+        key = (f"{e.run.ranks}x{e.run.threads}", str(_param(e, "temporal") or "off"),
+               str(_param(e, "halo_width") or 1))
+        groups.setdefault(key, []).append(e)
+    if not groups:
+        return None
+    rows = []
+    for (layout, scheme, w), members in sorted(groups.items()):
+        use = [m for m in members if not _flag(m)] or members
+        med = statistics.median(m.result(app.metric.value) for m in use)
+
+        def ceil(name: str) -> Optional[float]:
+            vals = [m.result(name) for m in use if m.result(name) is not None]
+            return statistics.median(vals) if vals else None
+
+        roof, incore, limit = ceil("roofline_mlups"), ceil("incore_mlups"), ceil("limit_mlups")
+        share = (lambda c: f"{100.0 * med / c:.0f} %" if c else "-")
+        bounds = sorted({_bound(m) for m in use})
+        rows.append([layout, scheme, w, med, roof, incore, limit, share(roof), share(limit),
+                     ", ".join(bounds)])
+    return Table(list(CEILING_HEADERS), rows)
