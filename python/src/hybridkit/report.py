@@ -142,8 +142,9 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
         sections.insert(0, banner)
     sections += app_sections(runs, apps)
     from hybridkit.report_dsm import dsm_section as _dsm  # issue 21: the DSM heat figures
+    from hybridkit.report_profile import profile_section as _prof  # issue 25: hybridkit profile
     for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
-               barrier_section, halo_section, epsilon_section, _dsm, incomplete_section):
+               barrier_section, halo_section, epsilon_section, _dsm, _prof, incomplete_section):
         sec = fn(runs)
         if sec:
             kind = BENCH_KINDS.get(fn.__name__)
