@@ -29,7 +29,10 @@ def sweep_argv(out: Path, *extra: str):
 
 
 def start(out: Path, fixtures: Path, sleep: float, *extra: str) -> subprocess.Popen:
-    env = python_env(HK_REPLAY_DIR=str(fixtures / REPLAY_OK), HK_REPLAY_SLEEP=str(sleep))
+    # unbuffered: the test reads the sweep's lines as they come (a block-buffered pipe would
+    # hand them over only at the end, after the runs it means to interrupt)
+    env = python_env(HK_REPLAY_DIR=str(fixtures / REPLAY_OK), HK_REPLAY_SLEEP=str(sleep),
+                     PYTHONUNBUFFERED="1")
     return subprocess.Popen(sweep_argv(out, *extra), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
