@@ -64,7 +64,7 @@ static void cache_shares(int threads, long long *l2, long long *l3)
 
 static int measure_bandwidth(MPI_Comm comm, const jac_run_t *r, jac_stream_t *bw)
 {
-  int local = jac_stream_measure(comm, 1LL << 24, 5, jac_halo_threads(r->halo), bw) == 0
+  int local = jac_stream_measure(comm, jac_stream_elems(comm), 5, jac_halo_threads(r->halo), bw) == 0
                   ? HK_SUCCESS
                   : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth test");
   return hk_agree(comm, local);

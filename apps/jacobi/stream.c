@@ -2,6 +2,7 @@
  * and measurement by the same threads, static schedule as in the sweeps. */
 #include <omp.h>
 #include <stdlib.h>
+#include "hybridkit.h"
 #include "kernel.h"
 #include "stream.h"
 #if defined(__AVX512F__)
@@ -29,6 +30,28 @@ static void scale(double *restrict v, const double *restrict u, double s, long l
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long long i = 0; i < n; i++)
     v[i] = s * u[i];
+}
+
+/* together the node's ranks stream 4 x its last-level cache (a 260 MiB L3 held
+ * hk-spmv's old 2 x 32 MiB per rank and hk-jacobi's 2 x 128 MiB: the "memory" bandwidth was
+ * the L3's), at least 4 Mi elements, a multiple of 8 */
+long long jac_stream_elems(MPI_Comm comm)
+{
+  long long llc = 0, elems = 4LL << 20;
+  const hk_machine_t *m = NULL;
+  hk_machine_info_t info;
+  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &info) == HK_SUCCESS &&
+      info.cache_levels > 0)
+    llc = info.cache[info.cache_levels - 1].size_bytes * info.cache[info.cache_levels - 1].count;
+  MPI_Comm node;
+  int on_node = 1;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+  }
+  long long want = 4 * llc / (2 * (long long)sizeof(double) * on_node);
+  want -= want % 8;
+  return want > elems ? want : elems;
 }
 
 int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_stream_t *out)

@@ -24,6 +24,10 @@ typedef struct jac_stream {
  * has no memory for the arrays. */
 int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_stream_t *out);
 
+/* elements per array per rank for jac_stream_measure: the node's ranks together stream
+ * 4 x the node's last-level cache (at least 4 Mi elements, a multiple of 8).  Collective. */
+long long jac_stream_elems(MPI_Comm comm);
+
 /* The in-core (cache) ceiling of the 3D sweep: every thread sweeps its own block of
  * JAC_INCORE_X x JAC_INCORE_YZ^2 cells (two fields with ghosts, 0.75 MB: they stay in its L2;
  * rows as long as a block's rows typically are) back and forth with the app's own

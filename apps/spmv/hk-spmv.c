@@ -129,27 +129,6 @@ static double dot(const double *a, const double *b, int n, MPI_Comm comm)
   return g;
 }
 
-/* elements of each of the two STREAM arrays per rank: together the node's ranks stream
- * 4 x its last-level cache (this machine's 260 MiB L3 held the old 2 x 32 MiB per rank: the
- * "memory" bandwidth was the L3's), at least 4 Mi */
-static long long stream_elems(MPI_Comm comm)
-{
-  long long llc = 0, elems = 4LL << 20;
-  const hk_machine_t *m = NULL;
-  hk_machine_info_t info;
-  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &info) == HK_SUCCESS &&
-      info.cache_levels > 0)
-    llc = info.cache[info.cache_levels - 1].size_bytes * info.cache[info.cache_levels - 1].count;
-  MPI_Comm node;
-  int on_node = 1;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-    MPI_Comm_size(node, &on_node);
-    MPI_Comm_free(&node);
-  }
-  long long want = 4 * llc / (2 * (long long)sizeof(double) * on_node);
-  return want > elems ? want : elems;
-}
-
 typedef struct cg_result {
   int iterations, converged;
   double relres, true_relres, error, time;
@@ -369,7 +348,7 @@ static int run(void *unused)
   measured_t ms = {.ndiff = -1};
   if (opt.roofline) {
     jac_stream_t sbw;
-    long long elems = stream_elems(comm);
+    long long elems = jac_stream_elems(comm);
     if (jac_stream_measure(comm, elems, 5, in.nthreads, &sbw) != 0) {
       err = hk_agree(comm, hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth arrays"));
       goto done;
