@@ -63,6 +63,8 @@ static const hk_field_decl_t run_fields[] = {
    "sweeps (warm-up included) done temporally blocked (wavefront or pipeline)"},
   {"stream_bw", ST, "B/s", RANKS, 0, OPT, "STREAM-style scale bandwidth (--roofline)"},
   {"stream_nt_bw", ST, "B/s", RANKS, 0, OPT, "the same with non-temporal stores"},
+  {"stream_array_bytes", ST, "B", RANKS, 0, OPT,
+   "bytes of each of the two STREAM arrays of a rank (the node's ranks: 4 x its last-level cache)"},
   {"roofline_mlups", V, "MLUP/s", SAME, 0, OPT, "MLUP/s the measured bandwidth allows"},
   {"roofline_efficiency", V, "fraction", SAME, 0, OPT, "mlups / roofline_mlups"},
   {"incore_mlups", V, "MLUP/s", SAME, 0, OPT,

@@ -68,6 +68,7 @@ static void roofline_fields(hk_record_t *rec, const jac_run_t *r, const jac_stre
   MPI_Allreduce(eps, sum, 2, MPI_DOUBLE, MPI_SUM, hk_cart_comm(r->cart));
   double pred = (sum[0] + sum[1]) / 2e6, spread = fabs(sum[0] - sum[1]) / fmax(sum[0], sum[1]);
   hk_record_stats(rec, "stream_bw", bw[0].bw_stream, "B/s");
+  hk_record_stats(rec, "stream_array_bytes", 8.0 * (double)bw[0].elements, "B");
   if (bw[0].elements_per_s_nt > 0)
     hk_record_stats(rec, "stream_nt_bw", 16.0 * bw[0].elements_per_s_nt, "B/s");
   hk_record_value(rec, "roofline_mlups", pred, "MLUP/s");

@@ -70,3 +70,42 @@ def test_no_incore_ceiling_in_2d(tmp_path):
     e = run(tmp_path / "r", 1, "--dims", "2", "--size", "64")
     assert e.result("roofline_mlups") > 0
     assert e.result("incore_mlups") is None and "bound" not in e.params
+
+
+def last_level_cache_bytes() -> int:
+    """The highest-level cache of cpu0 as Linux reports it (/sys, not hwloc), times the number
+    of its instances (distinct shared_cpu_list over the CPUs); 0 when /sys does not say."""
+    base = Path("/sys/devices/system/cpu")
+    caches = []
+    for idx in (base / "cpu0" / "cache").glob("index*"):
+        try:
+            size = (idx / "size").read_text().strip()
+            level = int((idx / "level").read_text())
+        except (OSError, ValueError):
+            continue
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
+        caches.append((level, int(size.rstrip("KMG")) * mult, idx.name))
+    if not caches:
+        return 0
+    _, nbytes, name = max(caches)
+    shared = set()
+    for cpu in base.glob("cpu[0-9]*"):
+        try:
+            shared.add((cpu / "cache" / name / "shared_cpu_list").read_text().strip())
+        except OSError:
+            pass
+    return nbytes * max(1, len(shared))
+
+
+@pytest.mark.parametrize("np", [1, 2])
+def test_stream_arrays_beyond_last_level_cache(tmp_path, np):
+    """The bandwidth of --roofline is memory's, not the L3's: the node's ranks stream two
+    arrays of 4 x the last-level cache between them (a 2 x 128 MiB test sat inside a 260 MiB
+    L3 and reported the L3's bandwidth as memory's)."""
+    llc = last_level_cache_bytes()
+    if llc == 0:
+        pytest.skip("/sys does not give the cache sizes")
+    e = run(tmp_path / "r", np, "--size", "24")
+    per_rank = e.result("stream_array_bytes", "min")
+    assert per_rank is not None
+    assert 2 * per_rank * np >= 4 * llc * 0.99, (per_rank, np, llc)
