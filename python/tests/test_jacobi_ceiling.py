@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, python_env
+from conftest import PYTHON, last_level_cache_bytes, python_env
 from hybridkit.rundata import entries, find_runs
 
 BIN_DIR = os.environ.get("HK_BIN_DIR", "")
@@ -70,31 +70,6 @@ def test_no_incore_ceiling_in_2d(tmp_path):
     e = run(tmp_path / "r", 1, "--dims", "2", "--size", "64")
     assert e.result("roofline_mlups") > 0
     assert e.result("incore_mlups") is None and "bound" not in e.params
-
-
-def last_level_cache_bytes() -> int:
-    """The highest-level cache of cpu0 as Linux reports it (/sys, not hwloc), times the number
-    of its instances (distinct shared_cpu_list over the CPUs); 0 when /sys does not say."""
-    base = Path("/sys/devices/system/cpu")
-    caches = []
-    for idx in (base / "cpu0" / "cache").glob("index*"):
-        try:
-            size = (idx / "size").read_text().strip()
-            level = int((idx / "level").read_text())
-        except (OSError, ValueError):
-            continue
-        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(size[-1:], 1)
-        caches.append((level, int(size.rstrip("KMG")) * mult, idx.name))
-    if not caches:
-        return 0
-    _, nbytes, name = max(caches)
-    shared = set()
-    for cpu in base.glob("cpu[0-9]*"):
-        try:
-            shared.add((cpu / "cache" / name / "shared_cpu_list").read_text().strip())
-        except OSError:
-            pass
-    return nbytes * max(1, len(shared))
 
 
 @pytest.mark.parametrize("np", [1, 2])

@@ -1,0 +1,54 @@
+"""hk-spmv --roofline: the memory-bound share is computed from the record's own numbers.
+
+memory_bound_gflops must be 2 stream_bw / min_bytes_per_nnz, memory_bound_share must be
+gflops_best over it (the best of the timed blocks, as STREAM counts its own repetitions),
+gflops must be 2 nnz over the slowest rank's mean time per multiply, and the STREAM arrays
+of the node's ranks must be at least 4 x the last-level cache (from /sys, not hwloc: a
+too small test measures the L3).  No speed is asserted.
+
+Skipped unless HK_BIN_DIR holds hk-spmv."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import PYTHON, last_level_cache_bytes, python_env
+from hybridkit.rundata import entries, find_runs
+
+BIN_DIR = os.environ.get("HK_BIN_DIR", "")
+SPMV = Path(BIN_DIR) / "hk-spmv" if BIN_DIR else None
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not BIN_DIR, reason="HK_BIN_DIR is not set (point it at build/release/bin)"),
+    pytest.mark.skipif(bool(BIN_DIR) and not (SPMV and os.access(SPMV, os.X_OK)),
+                       reason=f"no hk-spmv in HK_BIN_DIR={BIN_DIR}"),
+]
+
+
+@pytest.mark.parametrize("np,fmt,iters", [(1, "crs", 7), (2, "sell", 3), (2, "crs", 12)])
+def test_memory_bound_share_from_the_record(tmp_path, np, fmt, iters):
+    env = python_env(HK_BIN_DIR=str(Path(BIN_DIR).resolve()))
+    proc = subprocess.run([PYTHON, "-m", "hybridkit", "run", "hk-spmv", "--np", str(np),
+                           "--threads", "1", "--mode", "pure", "--results", str(tmp_path), "--",
+                           "--matrix", "laplace3d:20", "--format", fmt, "--iters", str(iters),
+                           "--roofline"],
+                          env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    e, = entries(find_runs([tmp_path]), kind="spmv")
+    nnz, bw = e.params["nnz"], e.result("stream_bw")
+    min_bpn, best = e.result("min_bytes_per_nnz"), e.result("gflops_best")
+    assert nnz == 20 ** 3 * 7 - 6 * 20 ** 2 and bw > 0 and best > 0
+    assert e.result("gflops") == pytest.approx(
+        2.0 * nnz / e.result("time_per_mult", "max") / 1e9, rel=1e-9)
+    limit = 2.0 * bw / min_bpn / 1e9
+    assert e.result("memory_bound_gflops") == pytest.approx(limit, rel=1e-9)
+    assert e.result("memory_bound_share") == pytest.approx(best / limit, rel=1e-9)
+    assert 0.0 <= e.result("stream_spread") < 1.0
+    llc = last_level_cache_bytes()
+    if llc:
+        assert 2 * e.result("stream_array_bytes", "min") * np >= 4 * llc * 0.99
