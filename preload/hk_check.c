@@ -42,13 +42,7 @@
 #include <unistd.h>
 #include "hk_check.h"
 #include "hk_interpose.h"
-
-enum {
-#define HK_CHECK_CALL(name, params, args) CALL_##name,
-#include "hk_check_calls.h"
-#undef HK_CHECK_CALL
-  NCALLS
-};
+#include "hk_check_ids.h"
 
 static const char *const call_names[NCALLS] = {
 #define HK_CHECK_CALL(name, params, args) "MPI_" #name,

@@ -44,14 +44,8 @@
 #include <time.h>
 #include "hk_profile.h"
 #include "hk_profile_shapes.h"
+#include "hk_check_ids.h"
 #include "hybridkit/topo.h"
-
-enum {
-#define HK_CHECK_CALL(name, params, args) CALL_##name,
-#include "hk_check_calls.h"
-#undef HK_CHECK_CALL
-  NCALLS
-};
 
 const char *const hk__prof_call_names[] = {
 #define HK_CHECK_CALL(name, params, args) "MPI_" #name,
