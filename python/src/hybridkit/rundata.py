@@ -7,14 +7,20 @@ A run directory is one holding run.json or records.jsonl (`hybridkit run`, `swee
 line keeps its valid lines and the run is marked incomplete with the reason. A run is
 complete when it exited 0 with valid records; every other run is kept and listed as
 incomplete (failed, unfinished, invalid or missing records), never dropped silently.
+
+Simulated records (`hybridkit simulate`, SimGrid SMPI: top-level "simulated": true and
+"platform": {"name", ...}) are never mixed with measured ones: a Run loaded from disk
+yields only its real records through entries(); split_simulated() gives the real view
+and one view per platform (a Run whose `view` is the platform's name and whose records are
+that platform's only), and entries() of a view yields that platform's records.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc, by_kind
 from hybridkit.errors import HKError, UsageError
@@ -80,6 +86,7 @@ class Run:
     records: List[Record] = field(default_factory=list)
     status: str = "ok"  # ok, or why it is incomplete
     problem: str = ""
+    view: Optional[str] = None  # None: the real records; a platform name: its simulated ones
 
     @property
     def complete(self) -> bool:
@@ -211,6 +218,48 @@ def assign_apps(runs: Iterable[Run], apps: Dict[str, AppDesc]) -> None:
                 break
 
 
+UNNAMED_PLATFORM = "unnamed platform"
+
+
+def platform_of(record: Record) -> Optional[str]:
+    """The name of the simulated platform a record was made on, None for a real run."""
+    if record.get("simulated") is not True:
+        return None
+    name = (record.get("platform") or {}).get("name") if isinstance(record.get("platform"),
+                                                                    dict) else None
+    return str(name) if name else UNNAMED_PLATFORM
+
+
+def _run_platform(run: Run) -> Optional[str]:
+    """The platform of a run without records (failed before writing any): from run.json."""
+    if not run.info.get("simulated"):
+        return None
+    plat = run.info.get("platform")
+    name = plat.get("name") if isinstance(plat, dict) else plat
+    return str(name) if name else UNNAMED_PLATFORM
+
+
+def split_simulated(runs: Sequence[Run]) -> Tuple[List[Run], Dict[str, List[Run]]]:
+    """(the real view of `runs`, {platform name: the simulated views}): each view is a copy
+    of a run holding only the records of one side, so nothing built from one view can
+    average, plot or tabulate a record of the other (a run with both gives one of each)."""
+    real: List[Run] = []
+    sims: Dict[str, List[Run]] = {}
+    for run in runs:
+        by: Dict[Optional[str], List[Record]] = {}
+        for r in run.records:
+            by.setdefault(platform_of(r), []).append(r)
+        if not by:
+            by[_run_platform(run)] = []
+        for name, recs in by.items():
+            view = replace(run, records=recs, view=name)
+            if name is None:
+                real.append(view)
+            else:
+                sims.setdefault(name, []).append(view)
+    return real, dict(sorted(sims.items()))
+
+
 @dataclass(frozen=True)
 class Entry:
     """One record of a complete run."""
@@ -229,16 +278,29 @@ class Entry:
         value = res.get("value", res.get(stat))
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
+    @property
+    def platform(self) -> Optional[str]:
+        """The simulated platform's name, None for a measured record."""
+        return platform_of(self.record)
+
+    @property
+    def simulated(self) -> bool:
+        return self.platform is not None
+
 
 def entries(runs: Iterable[Run], kind: Optional[str] = None, app: Optional[str] = None,
-            complete_only: bool = True) -> List[Entry]:
+            complete_only: bool = True, include_simulated: bool = False) -> List[Entry]:
+    """The records of the complete runs (of `kind`, of `app`): of a run loaded from disk its
+    real records only, of a simulated view (split_simulated) its platform's; with
+    `include_simulated` all of them (the caller keeps them apart by Entry.platform)."""
     out = []
     for run in runs:
         if complete_only and not run.complete:
             continue
         if app is not None and run.app != app:
             continue
-        out += [Entry(run, r) for r in run.records if kind is None or r["kind"] == kind]
+        out += [Entry(run, r) for r in run.records if (kind is None or r["kind"] == kind)
+                and (include_simulated or platform_of(r) == run.view)]
     return out
 
 
