@@ -113,8 +113,11 @@ def test_report_keeps_real_and_simulated_apart(figures):
                         beff_per_size("mpp", "ring", 1024, 3000, PLATFORM),
                         beff_per_size("hybrid", "ring", 1024, 1000, PLATFORM)],
                        "sim", np=96)
+    for r in simulated.records:
+        r["provenance"]["hosts"] = ["sr8000-node-0"]   # SMPI's simulated hosts
     sections = build([real, simulated], appdesc.load_all(), {})
     by = {s.title: s for s in sections}
+    assert by["Machine and binding"].tables[0].rows[0] == ["hosts", "vm"]
     real_beff = by["Effective bandwidth b_eff"]
     assert [row[3] for row in real_beff.tables[0].rows] == [100, 50]   # the real b_eff only
     sim_beff = by["Simulated on sr8000-like: Effective bandwidth b_eff"]
