@@ -28,6 +28,15 @@ from hybridkit import seedvalues as sv
 from hybridkit.report_parts import Figure, Section, Table, bar_panels, lines
 from hybridkit.rundata import Entry, Run, entries
 
+# the comparison sections' titles (after "Simulated on PLATFORM: "); studies/seeds-simulated.toml
+# names them in its runs' `report`
+TITLES = {
+    "orthogonal": "T_hybrid / T_pure vs message size (orthogonal communication)",
+    "beff": "b_eff, MPP vs hybrid (Table 1 of the 2002 paper)",
+    "multipath": "bandwidth per node vs communicating CPUs and stride (multiple inter-node "
+                 "paths)",
+    "mapping": "inter-node bytes per rank mapping",
+}
 COMPARE_HEADERS = ["quantity", "seed value", "simulated", "simulated / seed",
                    "seed's statement holds", "source"]
 
@@ -141,8 +150,7 @@ def orthogonal_section(platform: str, views: Sequence[Run]) -> Optional[Section]
     if not data:
         return None
     seeds = sv.ORTHOGONAL
-    sec = Section(_title(platform, "T_hybrid / T_pure vs message size (orthogonal "
-                                   "communication)"))
+    sec = Section(_title(platform, TITLES["orthogonal"]))
     sec.text.append(_shape_note(entries(views, kind="bench.orthogonal"), "Hitachi SR8000",
                                 sv.ORTHOGONAL_SHAPE))
     sec.text.append("hk-bench orthogonal: pure MPI exchanges L with the same CPU of the next "
@@ -208,7 +216,7 @@ def beff_table_section(platform: str, views: Sequence[Run]) -> Optional[Section]
     mpp, hyb = vals.get("mpp"), vals.get("hybrid")
     if not mpp or not hyb:
         return None
-    sec = Section(_title(platform, "b_eff, MPP vs hybrid (Table 1 of the 2002 paper)"))
+    sec = Section(_title(platform, TITLES["beff"]))
     sec.text.append(_shape_note(entries(views, kind="bench.beff.summary"), "Hitachi SR8000",
                                 sv.BEFF_SHAPE))
     sec.text.append(
@@ -286,8 +294,7 @@ def multipath_section(platform: str, views: Sequence[Run]) -> Optional[Section]:
     num = multipath_numbers(at)
     seeds = sv.MULTIPATH
     n = int(num["n"] or 0)
-    sec = Section(_title(platform, "bandwidth per node vs communicating CPUs and stride "
-                                   "(multiple inter-node paths)"))
+    sec = Section(_title(platform, TITLES["multipath"]))
     sec.text.append(_shape_note(entries(views, kind="bench.multipath"),
                                 "IBM SP (Power4+, 4 adapters per node)", sv.MULTIPATH_SHAPE))
     sec.text.append(f"hk-bench multipath: k of the {n} processes of a node (stride s) exchange "
@@ -368,7 +375,7 @@ def mapping_section(platform: str, views: Sequence[Run]) -> Optional[Section]:
     data = mapping_data(views)
     if not data:
         return None
-    sec = Section(_title(platform, "inter-node bytes per rank mapping"))
+    sec = Section(_title(platform, TITLES["mapping"]))
     sec.text.append("hk-jacobi --map sequential | round-robin | node-aware on this platform: "
                     "bytes and messages one halo exchange sends to other nodes (all ranks); "
                     "a link is a pair of neighbours on different nodes. The seed's cases: 16 "
