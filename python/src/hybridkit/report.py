@@ -11,7 +11,9 @@ memory per rank and per core; ping-pong intra vs inter node; the b_eff table; T_
 vs message size (Rabenseifner); overlap test; barrier costs; halo modes; the advice; runs
 that are incomplete.  The apps' sections are built in hybridkit.report_apps, the benchmarks'
 in hybridkit.report_bench, from the blocks of hybridkit.report_parts; this module assembles
-and renders them (their names stay importable from here).
+and renders them (their names stay importable from here).  Simulated records (hybridkit
+simulate) never enter those: each platform gets its own "Simulated on PLATFORM" sections
+(hybridkit.report_simulate, docs/simulate-report.md).
 """
 
 from __future__ import annotations

@@ -429,5 +429,8 @@ def simulated_sections(platform: str, views: Sequence[Run]) -> List[Section]:
         sec = fn(views)
         if sec:
             sec.title = _title(platform, sec.title)
+            sec.text.insert(0, f"Records simulated on {platform} (SimGrid SMPI): simulated "
+                               f"time on the platform's links; what the captions say about "
+                               f"virtual nodes or this machine applies to measured runs only.")
             out.append(sec)
     return out
