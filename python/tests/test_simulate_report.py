@@ -283,6 +283,8 @@ def test_multipath_section_against_the_ibm_sp_slides(figures):
     by_stride = figures[0][f"{MIB} B per path"]
     assert by_stride["stride 1"][:2] == [(1, 110.0), (2, 150.0)]
     assert by_stride["stride 4"][0] == (2, 220.0)
+    assert by_stride["best stride"][:3] == [(1, 110.0), (2, 220.0), (3, 330.0)]
+    assert "stride 5" not in by_stride
 
 
 def jacobi(m, procs, msgs_inter, bytes_inter, bytes_intra, boundary="dirichlet",
