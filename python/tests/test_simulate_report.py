@@ -79,9 +79,12 @@ def test_entries_of_a_loaded_run_are_real_only_and_views_split_by_platform():
     assert [e.result("t_pure", "max") for e in entries(sims["sr8000-like"])] == [11.6e3]
     assert [e.platform for e in entries(sims["fat-tree"])] == ["fat-tree"]
     # a run made before any record was written goes where its run.json says
-    empty = run_of([], simulated=True, platform={"name": "ibm-sp"})
+    empty = run_of([], "empty", simulated=True, platform={"name": "ibm-sp"})
     empty.status = "failed"
     assert list(split_simulated([empty])[1]) == ["ibm-sp"]
+    sections = build([empty], appdesc.load_all(), {})
+    assert sections[-1].title == "Incomplete runs"
+    assert sections[-1].tables[0].rows[0][0] == "empty (simulated on ibm-sp)"
 
 
 @pytest.fixture
@@ -373,6 +376,7 @@ def test_simulated_records_are_valid_and_reported(cli, tmp_path):
     assert "## Simulated on sr8000-like: the platform" in md
     assert "## Simulated on sr8000-like: T_hybrid / T_pure vs message size" in md
     assert "| T_hybrid / T_pure at L = 1 MiB | 1.655 | 2 |" in md
+    assert "No measured run: the records are simulated (sr8000-like)" in md
 
 
 def test_markdown_has_the_seed_columns():

@@ -127,7 +127,8 @@ def incomplete_section(runs: Sequence[Run]) -> Optional[Section]:
     return Section("Incomplete runs", text=[f"{len(bad)} run(s) did not complete; their valid "
                                             f"records are not used in the figures."],
                    tables=[Table(["run", "app", "status", "problem", "directory"],
-                                 [[r.label, r.app or "?", r.status, r.problem, str(r.path)]
+                                 [[r.label + (f" (simulated on {r.view})" if r.view else ""),
+                                   r.app or "?", r.status, r.problem, str(r.path)]
                                   for r in bad])])
 
 
@@ -147,6 +148,9 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
     every = runs
     runs, sims = split_simulated(runs)
     sections = [machine_section(runs, meta), advice_section(every, apps)]
+    if sims and not any(r.records for r in runs):
+        sections[0].text.append("No measured run: the records are simulated ("
+                                + ", ".join(sims) + "), see the 'Simulated on' sections.")
     banner = conditions_section(runs)
     if banner:
         sections.insert(0, banner)
