@@ -87,6 +87,30 @@ def test_entries_of_a_loaded_run_are_real_only_and_views_split_by_platform():
     assert sections[-1].tables[0].rows[0][0] == "empty (simulated on ibm-sp)"
 
 
+def test_one_name_two_parameter_sets_are_two_platforms():
+    """--platform sr8000 with and without the injection limit: never one platform."""
+    free = dict(PLATFORM, cpu_injection=None)
+    limited = run_of([ortho(MIB, 5800.0, 11600.0, PLATFORM)], "limited")
+    unlimited = run_of([ortho(MIB, 5800.0, 2900.0, free)], "free")
+    # each run directory has its own copy of the platform file: not a difference
+    limited.records[0]["platform"]["file"] = "/r/1/platform.xml"
+    sims = split_simulated([limited, unlimited])[1]
+    assert list(sims) == ["sr8000-like (cpu_injection=500MBps)",
+                          "sr8000-like (cpu_injection=None)"]
+    ratios = {name: [e.result("t_hybrid_over_t_pure") for e in entries(v)]
+              for name, v in sims.items()}
+    assert ratios == {"sr8000-like (cpu_injection=500MBps)": [2.0],
+                      "sr8000-like (cpu_injection=None)": [0.5]}
+    sections = build([limited, unlimited], appdesc.load_all(), {})
+    assert sum(s.title.endswith(": the platform") for s in sections) == 2
+    apps = appdesc.load_all()
+    a = run_of([summary("mpp", 4, 2, 100, 200, 90, 180, PLATFORM)], "a", np=4, app="beff")
+    b = run_of([summary("mpp", 4, 2, 10, 20, 9, 18, free)], "b", np=4, app="beff")
+    assert compare([a], [b], apps, 0.1)[0] == []
+    b.records[0]["platform"] = dict(PLATFORM, file="elsewhere.xml")
+    assert [c.verdict for c in compare([a], [b], apps, 0.1)[0]] == ["regression"]
+
+
 @pytest.fixture
 def figures(monkeypatch):
     """hybridkit.plot.lines records its series instead of drawing."""

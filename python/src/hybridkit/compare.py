@@ -61,8 +61,8 @@ def _key(app: AppDesc, e) -> Key:
     """The configuration; a simulated record's carries its platform (simulated_on=NAME), so
     it never matches a measured one nor one of another platform."""
     params = tuple(sorted((k, str(x)) for k, x in e.params.items() if k != "iters"))
-    if e.platform is not None:
-        params += (("simulated_on", e.platform),)
+    if e.platform_label is not None:
+        params += (("simulated_on", e.platform_label),)
     return (app.name, e.run.ranks, e.run.threads, params)
 
 
