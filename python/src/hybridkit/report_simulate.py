@@ -51,10 +51,6 @@ MODELLED = (
     "machines. These values are never mixed with measured ones.")
 
 
-def _median(values: Sequence[float]) -> Optional[float]:
-    return statistics.median(values) if values else None
-
-
 def _ratio(sim: Optional[float], seed: Optional[sv.Seed]) -> Optional[float]:
     if sim is None or seed is None or not seed.value:
         return None
@@ -324,7 +320,8 @@ def multipath_section(platform: str, views: Sequence[Run]) -> Optional[Section]:
         lines({f"{lmax} B per path": by_stride}, "communicating CPUs per node k",
               "bandwidth per node [MB/s]", xticks_int=True),
         f"Simulated on {platform}: inter-node bandwidth per node vs the number of "
-        f"communicating CPUs per node, strides 1, 2, 4, 8 and the best one per k (seed: more than 4 CPUs needed for "
+        f"communicating CPUs per node, strides 1, 2, 4, 8 and the best one per k (seed: "
+        f"more than 4 CPUs needed for "
         f"full bandwidth on the IBM SP; the second CPU doubles it when it uses another "
         f"adapter)."))
     shown = {f"{k}/{n} CPUs stride {s}": pts for (k, s), pts in curves.items()

@@ -97,7 +97,8 @@ BEFF: Dict[str, Dict[str, Optional[Seed]]] = {
               "cyclic3d": Seed(5000, _T1, unit="MB/s"),
               "cyclic3d_lmax": Seed(18458, _T1, unit="MB/s")},
     # row "(per process)": (55) (173) (52) (192)
-    "b_mpp_per_proc": {"b_eff": Seed(55, _T1, unit="MB/s"), "b_eff_lmax": Seed(173, _T1, unit="MB/s"),
+    "b_mpp_per_proc": {"b_eff": Seed(55, _T1, unit="MB/s"),
+                       "b_eff_lmax": Seed(173, _T1, unit="MB/s"),
                        "cyclic3d": Seed(52, _T1, unit="MB/s"),
                        "cyclic3d_lmax": Seed(192, _T1, unit="MB/s")},
     # row "b_MPP/b_hybrid (measured)": 3.45 2.99 3.12 3.27
