@@ -257,6 +257,7 @@ def test_orthogonal_section_values_and_ratios(figures):
     series = figures[0]["masteronly vs pure MPI"]
     assert series["simulated, 64 ranks"][0] == (8192, 0.8)
     assert series["seed: 1.66 at 1 MiB"] == [(MIB, 19.2 / 11.6)]
+    assert series["seed: > 1.6 for long messages"] == [(MIB, 1.6), (2 * MIB, 1.6)]
 
 
 def test_beff_table_against_table_1():
