@@ -32,7 +32,8 @@ def test_every_comparison_of_the_report_has_its_runs(quick):
     assert (opt(ortho, "--platform"), opt(ortho, "--use-nodes")) == ("sr8000", "8")   # 8 x 8
     assert binary_args(ortho)[0] == "orthogonal" and ortho[ortho.index("--") - 1] == "hk-bench"
     beff = plan["beff-sr8000"].argv
-    assert opt(beff, "--use-nodes") is None and "--compare-hybrid" in binary_args(beff)
+    assert "--compare-hybrid" in binary_args(beff)
+    assert opt(beff, "--use-nodes") == ("2" if quick else None)        # 12 x 8 in full
     if not quick:
         assert opt(binary_args(beff), "--lmax") == "8M"                   # Table 1's Lmax
         assert binary_args(ortho)[-1] == "128:2M"                          # the seed's figure
@@ -72,6 +73,10 @@ def test_bad_study_files(tmp_path):
         simstudy.load(bad)
     bad.write_text('[[run]]\nname = "a"\nplatform = "sr8000"\nbinary = "hk-bench"\n')
     with pytest.raises(HKError, match="'args' is missing"):
+        simstudy.load(bad)
+    bad.write_text('[[run]]\nname = "a"\nplatform = "sr8000"\nbinary = "hk-bench"\n'
+                   'args = []\n[run.quick]\nplatform = "ibm-sp"\n')
+    with pytest.raises(HKError, match=r"\[run.quick\] may set only args"):
         simstudy.load(bad)
     with pytest.raises(HKError, match="no run named nope"):
         simstudy.plan(simstudy.load(), Path("r"), only=["nope"])

@@ -1,6 +1,6 @@
 """The simulated study of the seeds' cluster experiments (issue 26).
 
-    studies/seeds-simulated.toml  ([[run]]: platform, nodes, binary, args, sweep)
+    studies/seeds-simulated.toml  ([[run]]: platform, nodes, binary, args, sweep; [run.quick])
         --> plan(): one `hybridkit simulate` argument list per run (sweeps expanded)
         --> main(): runs them one after the other into RESULTS (a run directory each),
             then `hybridkit report RESULTS` shows them in the "Simulated on PLATFORM"
@@ -26,7 +26,8 @@ from hybridkit.errors import HKError
 
 STUDY = Path(__file__).parent / "studies" / "seeds-simulated.toml"
 RUN_KEYS = {"name", "platform", "use_nodes", "ranks_per_node", "stride", "binary", "args",
-            "quick_args", "sweep", "report", "seed"}
+            "quick", "sweep", "report", "seed"}
+QUICK_KEYS = {"use_nodes", "ranks_per_node", "stride", "args"}  # what [run.quick] may change
 BINARIES = ("hk-bench", "hk-jacobi")
 
 
@@ -65,10 +66,12 @@ def load(path: Path = STUDY) -> Dict[str, Any]:
         if run["name"] in names:
             raise HKError(f"{where}: the name is used twice")
         names.add(run["name"])
-        for key in ("args", "quick_args"):
-            if key in run and not (isinstance(run[key], list)
-                                   and all(isinstance(a, str) for a in run[key])):
-                raise HKError(f"{where}: '{key}' must be a list of strings")
+        quick = run.get("quick", {})
+        if not isinstance(quick, dict) or set(quick) - QUICK_KEYS:
+            raise HKError(f"{where}: [run.quick] may set only {', '.join(sorted(QUICK_KEYS))}")
+        for args in (run["args"], quick.get("args", [])):
+            if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+                raise HKError(f"{where}: 'args' must be a list of strings")
         sweep = run.get("sweep", {})
         if not isinstance(sweep, dict) or not all(isinstance(v, list) and v
                                                   for v in sweep.values()):
@@ -92,7 +95,9 @@ def plan(study: Dict[str, Any], results: Path, quick: bool = False,
     for run in study["run"]:
         if only and run["name"] not in only:
             continue
-        args = run.get("quick_args", run["args"]) if quick else run["args"]
+        if quick:
+            run = {**run, **run.get("quick", {})}
+        args = run["args"]
         sweep = run.get("sweep", {})
         keys = sorted(sweep)
         for combo in itertools.product(*(sweep[k] for k in keys)):
@@ -121,7 +126,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "seeds' study, hybridkit/studies/seeds-simulated.toml)")
     parser.add_argument("--results", type=Path, default=Path("results") / "simulated",
                         help="results directory (default: %(default)s)")
-    parser.add_argument("--quick", action="store_true", help="the quick arguments")
+    parser.add_argument("--quick", action="store_true",
+                        help="the quick variant of each run ([run.quick])")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="only these runs")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     ns = parser.parse_args(argv)
