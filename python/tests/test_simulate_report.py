@@ -412,3 +412,23 @@ def test_markdown_has_the_seed_columns():
     md = markdown([orthogonal_section("sr8000-like", views)], "t")
     assert "| quantity | seed value | simulated | simulated / seed | seed's statement holds " \
            "| source |" in md
+
+
+def test_every_simulated_figure_draws():
+    """matplotlib draws each figure of the simulated sections (seed points of one value,
+    bar panels of the mappings)."""
+    from hybridkit.report import html_page
+
+    p = dict(PLATFORM, name="all", nodes=2, cores_per_node=8)
+    recs = [ortho(L, 100.0, 150.0, p) for L in (8192, MIB, 2 * MIB)]
+    recs += [multipath(k, 1, MIB, 100.0 * k, p) for k in (1, 2, 3, 4)]
+    recs += [jacobi(m, "8x2x1", n, n * 256, 256, platform=p)
+             for m, n in (("round-robin", 28), ("sequential", 16), ("node-aware", 4))]
+    recs += [summary("mpp", 16, 2, 1000, 2000, 900, 1800, p),
+             summary("hybrid", 2, 2, 300, 600, 250, 500, p)]
+    sections = build([run_of(recs, np=16)], appdesc.load_all(), {})
+    sim = [s for s in sections if s.title.startswith("Simulated on all")]
+    assert len(sim) == 6   # platform, orthogonal, b_eff table, multipath, mapping, b_eff
+    page = html_page(sim, "t")
+    assert page.count('<figure class="plot">') == 1 + 2 + 1
+    assert all(f.svg.startswith("<svg") for s in sim for f in s.figures)
