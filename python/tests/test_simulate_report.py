@@ -405,6 +405,8 @@ def test_simulated_records_are_valid_and_reported(cli, tmp_path):
     assert "## Simulated on sr8000-like: T_hybrid / T_pure vs message size" in md
     assert "| T_hybrid / T_pure at L = 1 MiB | 1.655 | 2 |" in md
     assert "No measured run: the records are simulated (sr8000-like)" in md
+    advice = cli(["advise", str(tmp_path / "sim")])
+    assert advice.code != 0 and "the input holds simulated records only" in advice.err
 
 
 def test_markdown_has_the_seed_columns():
