@@ -121,7 +121,12 @@ def figures(monkeypatch):
     def fake(panels, *args, **kwargs):
         drawn.append(panels)
         return "<svg/>"
+
+    def bars(labels, panels, ylabels):
+        drawn.append({name: dict(zip(labels, values)) for name, values in panels.items()})
+        return "<svg/>"
     monkeypatch.setattr(plot, "lines", fake)
+    monkeypatch.setattr(plot, "bar_panels", bars)
     return drawn
 
 
@@ -260,7 +265,7 @@ def test_orthogonal_section_values_and_ratios(figures):
     assert series["seed: > 1.6 for long messages"] == [(MIB, 1.6), (2 * MIB, 1.6)]
 
 
-def test_beff_table_against_table_1():
+def test_beff_table_against_table_1(figures):
     p = dict(PLATFORM, nodes=12)
     views = split_simulated([run_of([summary("mpp", 96, 12, 4800, 15000, 4500, 16000, p),
                                      summary("hybrid", 12, 12, 1600, 6000, 1500, 5000, p)],
@@ -280,6 +285,12 @@ def test_beff_table_against_table_1():
     r = rows["3D-cyclic (avg.): T_hybrid / T_MPP (concluding)"]
     assert (r[1], r[2], r[3]) == ("1.56", "1.5", f"{1.5 / 1.56:.3g}")
     assert "12 nodes x 8 CPUs; simulated: 12 x 8 (nodes x ranks per node)." in sec.text[0]
+    sec.figures[0].svg
+    assert figures[0] == {
+        "seed (SR8000, 12 x 8)": {"b_eff (avg.)": 3.45, "b_eff at Lmax": 2.99,
+                                  "3D-cyclic (avg.)": 3.12, "3D-cyclic at Lmax": 3.27},
+        "simulated on sr8000-like": {"b_eff (avg.)": 3.0, "b_eff at Lmax": 2.5,
+                                     "3D-cyclic (avg.)": 3.0, "3D-cyclic at Lmax": 3.2}}
 
 
 def multipath(k, s, size, bw, platform=PLATFORM):
@@ -347,6 +358,11 @@ def test_mapping_section_against_the_topology_slide(figures):
     r = rows["inter-node / intra-node bytes, node-aware, 4x4x4"]
     assert (r[1], r[2], r[3]) == ("1", "1", "1") and "seed 003" in r[5]
     assert len(sec.tables[1].rows) == 4 and len(sec.figures) == 2
+    sec.figures[0].svg
+    assert figures[0]["inter-node links, seed"] == {"node-aware": 2, "round-robin": 14,
+                                                    "sequential": 8}
+    assert figures[0]["inter-node links"] == {"node-aware": 2, "round-robin": 14,
+                                              "sequential": 8}
 
 
 def test_seed_values_are_the_papers():
@@ -432,5 +448,5 @@ def test_every_simulated_figure_draws():
     sim = [s for s in sections if s.title.startswith("Simulated on all")]
     assert len(sim) == 6   # platform, orthogonal, b_eff table, multipath, mapping, b_eff
     page = html_page(sim, "t")
-    assert page.count('<figure class="plot">') == 1 + 2 + 1
+    assert page.count('<figure class="plot">') == 1 + 1 + 2 + 1
     assert all(f.svg.startswith("<svg") for s in sim for f in s.figures)

@@ -239,6 +239,16 @@ def beff_table_section(platform: str, views: Sequence[Run]) -> Optional[Section]
                         ratio / sv.BEFF_S_RATIO if ratio is not None else None),
         ]
     sec.tables.append(Table(COMPARE_HEADERS, rows))
+    labels = [sv.BEFF_COLUMN_TITLES[c] for c in sv.BEFF_COLUMNS]
+    sim_ratio = [mpp[c] / hyb[c] if mpp.get(c) is not None and hyb.get(c) else 0.0
+                 for c in sv.BEFF_COLUMNS]
+    sec.figures.append(Figure(
+        bar_panels(labels, {"seed (SR8000, 12 x 8)": [sv.BEFF["ratio_measured"][c].value
+                                                     for c in sv.BEFF_COLUMNS],
+                            f"simulated on {platform}": sim_ratio},
+                   ["b_MPP / b_hybrid", "b_MPP / b_hybrid"]),
+        f"b_MPP / b_hybrid (measured) per metric: Table 1 of the 2002 paper (left) and "
+        f"simulated on {platform} (right); above 1 pure MPI communicates faster."))
     return sec
 
 
@@ -403,10 +413,15 @@ def mapping_section(platform: str, views: Sequence[Run]) -> Optional[Section]:
         sec.tables.append(Table(COMPARE_HEADERS, rows))
     for key, by_map in sorted(data.items(), key=str):
         maps = sorted(by_map)
+        panels = {"bytes to other nodes per exchange": [by_map[m][0] for m in maps],
+                  "inter-node links": [by_map[m][1] for m in maps]}
+        ylabels = ["bytes", "links"]
+        if _slide_case(key):
+            panels["inter-node links, seed"] = [sv.MAPPING_LINKS[m].value
+                                                if m in sv.MAPPING_LINKS else 0.0 for m in maps]
+            ylabels.append("links")
         sec.figures.append(Figure(
-            bar_panels(maps, {"bytes to other nodes per exchange": [by_map[m][0] for m in maps],
-                              "inter-node links": [by_map[m][1] for m in maps]},
-                       ["bytes", "links"]),
+            bar_panels(maps, panels, ylabels),
             f"Simulated on {platform}: inter-node bytes and links per mapping, {key[0]} ranks "
             f"({key[1]} per node), procs {key[2]}, {key[3]} (seed: 14 / 8 / 2 links "
             f"round-robin / sequential / optimal for 16 ranks on 2 nodes of 8)."))
