@@ -283,8 +283,8 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
             return out
         if sims:
             raise HKError(f"{exc}; the input holds simulated records only (platform(s) "
-                          f"{', '.join(sims)}: {sum(n_sim.values())} record(s)), which are "
-                          f"advised on separately and have no such app either") from None
+                          f"{', '.join(sims)}: {sum(n_sim.values())} record(s)), none of "
+                          f"such an app either") from None
         raise
     out = _advise(real, apps, app)
     if sims:
