@@ -96,9 +96,12 @@ class Advice:
     chosen: Optional[Config] = None
     configs: List[Config] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
+    simulated: Optional[str] = None  # the platform's name when the input is simulated
 
     def lines(self) -> List[str]:
-        out = [f"recommendation: {self.recommendation}", f"reason: {self.reason}"]
+        out = [f"input: SIMULATED on platform {self.simulated} (SimGrid SMPI), not measured"] \
+            if self.simulated else []
+        out += [f"recommendation: {self.recommendation}", f"reason: {self.reason}"]
         out += [f"note: {n}" for n in self.notes]
         if self.prediction:
             p = self.prediction
@@ -256,9 +259,43 @@ def _problem_text(problem: Tuple) -> str:
 
 
 def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
+    """The advice on the real runs; simulated records (hybridkit simulate) are never mixed
+    in: they are left out with a note, and only when no real run can be advised on is the
+    advice about one simulated platform (the first by name), saying so."""
+    from hybridkit.rundata import split_simulated
+
+    real, sims = split_simulated(runs)
+    n_sim = {p: len(entries(v)) for p, v in sims.items()}
+    try:
+        app = main_app(real, apps)
+    except HKError as exc:
+        for platform, views in sims.items():
+            try:
+                app = main_app(views, apps)
+            except HKError:
+                continue
+            out = _advise(views, apps, app)
+            out.simulated = platform
+            others = [p for p in sims if p != platform]
+            if others:
+                out.notes.append(f"simulated records of other platforms left out: "
+                                 f"{', '.join(others)} (advise each platform alone)")
+            return out
+        if sims:
+            raise HKError(f"{exc}; the input holds simulated records only (platform(s) "
+                          f"{', '.join(sims)}: {sum(n_sim.values())} record(s)), none of "
+                          f"such an app either") from None
+        raise
+    out = _advise(real, apps, app)
+    if sims:
+        out.notes.append(f"{sum(n_sim.values())} simulated record(s) (platform(s) "
+                         f"{', '.join(sims)}) left out: the advice is about the measured runs")
+    return out
+
+
+def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advice:
     """Compare every configuration of the same problem (the largest measured on the most
     cores): pure MPI, every ranks x threads, every mode; repeats by their median and range."""
-    app = main_app(runs, apps)
     every = [e for e in entries(runs, kind=app.kind, app=app.name)
              if _metric(e, app) == _metric(e, app)]
     if not every:

@@ -4,7 +4,9 @@
     change = B / A - 1, signed so that negative is worse (metric.better)
     regression: change < -tolerance;  improvement: change > +tolerance
 
-Configurations present in only one set are listed, not judged.  A run that did not
+Configurations present in only one set are listed, not judged.  Simulated records
+(hybridkit simulate) are configurations of their platform: a measured value is never
+compared with a simulated one.  A run that did not
 complete, or a record whose metric is null or not finite, is no measurement:
 `missing` lists them and the command fails (a set of broken runs never passes as "no
 regression").
@@ -43,7 +45,7 @@ def missing(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[str]:
     at all is another kind of row (ping-pong at one node has no intra-node figures)."""
     out = [f"{r.path}: {r.status} ({r.problem})" for r in runs if not r.complete]
     for app in apps.values():
-        for e in entries(runs, kind=app.kind, app=app.name):
+        for e in entries(runs, kind=app.kind, app=app.name, include_simulated=True):
             res = e.record["results"].get(app.metric.value)
             if res is None:
                 continue
@@ -56,14 +58,18 @@ def missing(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[str]:
 
 
 def _key(app: AppDesc, e) -> Key:
+    """The configuration; a simulated record's carries its platform (simulated_on=NAME), so
+    it never matches a measured one nor one of another platform."""
     params = tuple(sorted((k, str(x)) for k, x in e.params.items() if k != "iters"))
+    if e.platform_label is not None:
+        params += (("simulated_on", e.platform_label),)
     return (app.name, e.run.ranks, e.run.threads, params)
 
 
 def record_keys(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> set:
     """The configurations `runs` hold records of, with or without the metric."""
     return {_key(app, e) for app in apps.values()
-            for e in entries(runs, kind=app.kind, app=app.name)}
+            for e in entries(runs, kind=app.kind, app=app.name, include_simulated=True)}
 
 
 def metric_values(runs: Sequence[Run], apps: Dict[str, AppDesc]
@@ -71,7 +77,7 @@ def metric_values(runs: Sequence[Run], apps: Dict[str, AppDesc]
     sums: Dict[Key, List[float]] = {}
     desc: Dict[Key, AppDesc] = {}
     for app in apps.values():
-        for e in entries(runs, kind=app.kind, app=app.name):
+        for e in entries(runs, kind=app.kind, app=app.name, include_simulated=True):
             v = e.result(app.metric.value)
             if v is None or not math.isfinite(v):
                 continue  # listed by missing()

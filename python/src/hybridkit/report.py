@@ -11,7 +11,9 @@ memory per rank and per core; ping-pong intra vs inter node; the b_eff table; T_
 vs message size (Rabenseifner); overlap test; barrier costs; halo modes; the advice; runs
 that are incomplete.  The apps' sections are built in hybridkit.report_apps, the benchmarks'
 in hybridkit.report_bench, from the blocks of hybridkit.report_parts; this module assembles
-and renders them (their names stay importable from here).
+and renders them (their names stay importable from here).  Simulated records (hybridkit
+simulate) never enter those: each platform gets its own "Simulated on PLATFORM" sections
+(hybridkit.report_simulate, docs/simulate-report.md).
 """
 
 from __future__ import annotations
@@ -125,7 +127,8 @@ def incomplete_section(runs: Sequence[Run]) -> Optional[Section]:
     return Section("Incomplete runs", text=[f"{len(bad)} run(s) did not complete; their valid "
                                             f"records are not used in the figures."],
                    tables=[Table(["run", "app", "status", "problem", "directory"],
-                                 [[r.label, r.app or "?", r.status, r.problem, str(r.path)]
+                                 [[r.label + (f" (simulated on {r.view})" if r.view else ""),
+                                   r.app or "?", r.status, r.problem, str(r.path)]
                                   for r in bad])])
 
 
@@ -136,7 +139,18 @@ BENCH_KINDS = {"pingpong_section": "bench.pingpong", "beff_section": "bench.beff
 
 
 def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -> List[Section]:
-    sections = [machine_section(runs, meta), advice_section(runs, apps)]
+    """The sections of the real runs, then those of each simulated platform (issue 26):
+    the real ones see only the real records (split_simulated), the simulated ones are
+    built per platform and titled with its name, so no table, figure or average mixes them."""
+    from hybridkit.report_simulate import simulated_sections
+    from hybridkit.rundata import split_simulated
+
+    every = runs
+    runs, sims = split_simulated(runs)
+    sections = [machine_section(runs, meta), advice_section(every, apps)]
+    if sims and not any(r.records for r in runs):
+        sections[0].text.append("No measured run: the records are simulated ("
+                                + ", ".join(sims) + "), see the 'Simulated on' sections.")
     banner = conditions_section(runs)
     if banner:
         sections.insert(0, banner)
@@ -144,12 +158,17 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
     from hybridkit.report_dsm import dsm_section as _dsm  # issue 21: the DSM heat figures
     from hybridkit.report_profile import profile_section as _prof  # issue 25: hybridkit profile
     for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
-               barrier_section, halo_section, epsilon_section, _dsm, _prof, incomplete_section):
+               barrier_section, halo_section, epsilon_section, _dsm, _prof):
         sec = fn(runs)
         if sec:
             kind = BENCH_KINDS.get(fn.__name__)
             es = [e for e in entries(runs) if kind and e.record["kind"].startswith(kind)]
             sections.append(_section_flags(sec, es))
+    for platform, views in sims.items():
+        sections += simulated_sections(platform, views)
+    sec = incomplete_section([r for r in runs] + [r for v in sims.values() for r in v])
+    if sec:
+        sections.append(sec)
     return sections
 
 
@@ -209,11 +228,15 @@ def markdown(sections: Sequence[Section], title: str) -> str:
     return "\n".join(out)
 
 
+# simulated_on: the platform's name for a simulated record (hybridkit simulate), empty for a
+# measured one, so a spreadsheet never averages the two without seeing it
 CSV_HEADERS = ["app", "run", "status", "kind", "ranks", "threads", "params", "result", "min",
-               "avg", "max", "value", "unit"]
+               "avg", "max", "value", "unit", "simulated_on"]
 
 
 def csv_text(runs: Sequence[Run]) -> str:
+    from hybridkit.rundata import platform_of
+
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(CSV_HEADERS)
@@ -223,7 +246,8 @@ def csv_text(runs: Sequence[Run]) -> str:
             for name, res in r["results"].items():
                 w.writerow([run.app or "", run.label, run.status, r["kind"], run.ranks,
                             run.threads, params, name, res.get("min"), res.get("avg"),
-                            res.get("max"), res.get("value"), res.get("unit", "")])
+                            res.get("max"), res.get("value"), res.get("unit", ""),
+                            platform_of(r) or ""])
     return buf.getvalue()
 
 

@@ -7,14 +7,21 @@ A run directory is one holding run.json or records.jsonl (`hybridkit run`, `swee
 line keeps its valid lines and the run is marked incomplete with the reason. A run is
 complete when it exited 0 with valid records; every other run is kept and listed as
 incomplete (failed, unfinished, invalid or missing records), never dropped silently.
+
+Simulated records (`hybridkit simulate`, SimGrid SMPI: top-level "simulated": true and
+"platform": {"name", ...}) are never mixed with measured ones: a Run loaded from disk
+yields only its real records through entries(); split_simulated() gives the real view
+and one view per platform (a Run whose `view` is the platform's name, `view_key` its name and
+parameters, and whose records are that platform's only), and entries() of a view yields that
+platform's records.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc, by_kind
 from hybridkit.errors import HKError, UsageError
@@ -80,6 +87,8 @@ class Run:
     records: List[Record] = field(default_factory=list)
     status: str = "ok"  # ok, or why it is incomplete
     problem: str = ""
+    view: Optional[str] = None  # None: the real records; a platform name: its simulated ones
+    view_key: Optional[Tuple[str, Tuple[Tuple[str, str], ...]]] = None  # the platform's identity
 
     @property
     def complete(self) -> bool:
@@ -211,6 +220,83 @@ def assign_apps(runs: Iterable[Run], apps: Dict[str, AppDesc]) -> None:
                 break
 
 
+UNNAMED_PLATFORM = "unnamed platform"
+PlatformKey = Tuple[str, Tuple[Tuple[str, str], ...]]
+
+
+def _key_of(plat: Any) -> PlatformKey:
+    """A platform's identity: its name and every parameter but the file (each run directory
+    writes its own copy of the platform file)."""
+    if not isinstance(plat, dict):
+        return (str(plat) if plat else UNNAMED_PLATFORM, ())
+    params = tuple(sorted((str(k), str(v)) for k, v in plat.items() if k not in ("name", "file")))
+    return (str(plat.get("name") or UNNAMED_PLATFORM), params)
+
+
+def platform_key(record: Record) -> Optional[PlatformKey]:
+    """The simulated platform a record was made on (name and parameters), None for a real
+    run: two platforms of one name with other parameters (--platform sr8000 --cpu-injection
+    ...) are two platforms."""
+    if record.get("simulated") is not True:
+        return None
+    return _key_of(record.get("platform"))
+
+
+def platform_of(record: Record) -> Optional[str]:
+    """The name of the simulated platform a record was made on, None for a real run."""
+    key = platform_key(record)
+    return key[0] if key else None
+
+
+def platform_label(key: Optional[PlatformKey]) -> Optional[str]:
+    """name(parameter=value,...): a platform's identity as text (compare's keys)."""
+    if key is None:
+        return None
+    return key[0] + ("(" + ",".join(f"{k}={v}" for k, v in key[1]) + ")" if key[1] else "")
+
+
+def _run_platform(run: Run) -> Optional[PlatformKey]:
+    """The platform of a run without records (failed before writing any): from run.json."""
+    if not run.info.get("simulated"):
+        return None
+    return _key_of(run.info.get("platform"))
+
+
+def split_simulated(runs: Sequence[Run]) -> Tuple[List[Run], Dict[str, List[Run]]]:
+    """(the real view of `runs`, {platform: the simulated views}): each view is a copy of a
+    run holding only the records of one side, so nothing built from one view can average,
+    plot or tabulate a record of the other (a run with both gives one of each). A platform
+    is named by its name, followed by the parameters that tell it from another of the same
+    name when the runs hold several ('sr8000 (cpu_injection=None)')."""
+    real: List[Run] = []
+    by_key: Dict[PlatformKey, List[Run]] = {}
+    for run in runs:
+        by: Dict[Optional[PlatformKey], List[Record]] = {}
+        for r in run.records:
+            by.setdefault(platform_key(r), []).append(r)
+        if not by:
+            by[_run_platform(run)] = []
+        for key, recs in by.items():
+            if key is None:
+                real.append(replace(run, records=recs, view=None, view_key=None))
+            else:
+                by_key.setdefault(key, []).append(replace(run, records=recs, view_key=key))
+    sims: Dict[str, List[Run]] = {}
+    for key, views in by_key.items():
+        same_name = [k for k in by_key if k[0] == key[0]]
+        name = key[0]
+        if len(same_name) > 1:
+            others = [dict(k[1]) for k in same_name if k != key]
+            mine = dict(key[1])
+            differ = sorted({p for o in others for p in set(o) | set(mine)
+                             if o.get(p) != mine.get(p)})
+            name += " (" + ", ".join(f"{p}={mine.get(p)}" for p in differ) + ")"
+        for v in views:
+            v.view = name
+        sims[name] = views
+    return real, dict(sorted(sims.items()))
+
+
 @dataclass(frozen=True)
 class Entry:
     """One record of a complete run."""
@@ -229,16 +315,34 @@ class Entry:
         value = res.get("value", res.get(stat))
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
+    @property
+    def platform(self) -> Optional[str]:
+        """The simulated platform's name, None for a measured record."""
+        return platform_of(self.record)
+
+    @property
+    def platform_label(self) -> Optional[str]:
+        """The simulated platform's name and parameters, None for a measured record."""
+        return platform_label(platform_key(self.record))
+
+    @property
+    def simulated(self) -> bool:
+        return self.platform is not None
+
 
 def entries(runs: Iterable[Run], kind: Optional[str] = None, app: Optional[str] = None,
-            complete_only: bool = True) -> List[Entry]:
+            complete_only: bool = True, include_simulated: bool = False) -> List[Entry]:
+    """The records of the complete runs (of `kind`, of `app`): of a run loaded from disk its
+    real records only, of a simulated view (split_simulated) its platform's; with
+    `include_simulated` all of them (the caller keeps them apart by Entry.platform)."""
     out = []
     for run in runs:
         if complete_only and not run.complete:
             continue
         if app is not None and run.app != app:
             continue
-        out += [Entry(run, r) for r in run.records if kind is None or r["kind"] == kind]
+        out += [Entry(run, r) for r in run.records if (kind is None or r["kind"] == kind)
+                and (include_simulated or platform_key(r) == run.view_key)]
     return out
 
 

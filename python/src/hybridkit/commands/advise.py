@@ -15,6 +15,8 @@ binding) with the reason, Rabenseifner and Wellein's model for overlapping modes
 measured communication fraction f_comm of masteronly, n threads, m = 1 reserved: bounds
 1-m/n <= eps <= 1+m(1-1/n), eps <= 1+f n(1-1/n), predicted vs measured speedup of
 funneled & reserved (task) over masteronly) and the dominating mismatch problem.
+Simulated records (hybridkit simulate) are left out with a note; when there is nothing
+else, the advice is about one simulated platform and its first line says so.
 --mesh-split: the mesh-splitting calculator instead (no RUNDIR): points and ghost overhead
 of hk-mz's --split for pure MPI vs hybrid at --cores (Jin et al., Table 3)."""
 

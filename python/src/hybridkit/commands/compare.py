@@ -15,7 +15,8 @@ B, average repeats, and compare each app's metric (its description's value, high
 is better). A change worse than --tolerance (relative, default 0.10 = 10%) is a
 regression: exit 1 (CI-friendly); configurations in one set only are listed. A run that
 did not complete or a metric that is null or not finite in either set is an
-error too (exit 1): no measurement is no evidence of "no regression"."""
+error too (exit 1): no measurement is no evidence of "no regression". A simulated record
+(hybridkit simulate) is a configuration of its platform: never matched with a measured one."""
 
 
 def fraction(text: str) -> float:

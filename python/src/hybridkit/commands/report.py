@@ -18,6 +18,9 @@ machine and binding, each app's performance vs threads per process per core coun
 breakdown per mode, memory per rank and per core, ping-pong intra vs inter node, b_eff,
 T_hybrid/T_pure vs message size, overlap, barrier costs, halo modes, the advice, and the
 runs that did not complete. HTML embeds its plots (SVG): no network needed.
+Simulated records (hybridkit simulate) are never mixed with measured ones: each platform
+gets its own "Simulated on PLATFORM" sections, with the seeds' values beside the simulated
+ones (docs/simulate-report.md).
 
 examples:
   hybridkit report results/2026-11-21-myhost -o report.html
