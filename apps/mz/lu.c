@@ -58,8 +58,14 @@ int mz_lu_setup(mz_adi_zone_t *z)
     free(s);
     return -1;
   }
-  if (z->xs && !(s->gbuf = malloc(40 * (size_t)z->ny * z->nz * sizeof *s->gbuf))) {
+  const size_t npts = (size_t)z->nx * z->ny * z->nz;
+  s->us = malloc(7 * npts * sizeof *s->us);
+  s->vs = malloc(5 * npts * sizeof *s->vs);
+  if (!s->us || !s->vs ||
+      (z->xs && !(s->gbuf = malloc(40 * (size_t)z->ny * z->nz * sizeof *s->gbuf)))) {
     hk_progress_free(&s->prog);
+    free(s->us);
+    free(s->vs);
     free(s);
     return -1;
   }
@@ -86,6 +92,8 @@ void mz_lu_free(mz_adi_zone_t *z)
   if (s) {
     hk_progress_free(&s->prog);
     free(s->gbuf);
+    free(s->us);
+    free(s->vs);
   }
   free(s);
   z->solver = NULL;

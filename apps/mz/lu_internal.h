@@ -23,6 +23,9 @@ typedef struct lu_state {
   lu_consts_t c;
   hk_progress_t prog;
   double *gbuf; /* x split: the ghost planes' send and receive buffers (4 x 2 planes) */
+  /* LU_SOA: the sweeps' struct-of-arrays copies of u, rho_i, qs (us: 7 fields per plane) and
+   * of rsd (vs: 5), per plane k field m row j at ((k nf + m) ny + j) nx + i (lu_ssor.c) */
+  double *us, *vs;
 } lu_state_t;
 
 #define IDX(z, i, j, k) \
