@@ -249,15 +249,20 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
   /* the interior i in bundles of at most LU_LANES lines, near-equal */
   const int ni = ihi - ilo, nb = (ni + LU_LANES - 1) / LU_LANES;
 #pragma omp for schedule(static)
-  for (int k = 0; k < nz; k++)
+  for (int k = 0; k < nz; k++) {
     for (int j = 0; j < ny; j++) {
       const size_t q0 = IDX(z, 0, j, k);
       double *Wr = W + k * UP + (ptrdiff_t)j * nx, *Rr = R + k * RP + (ptrdiff_t)j * nx;
+      /* out of the interior, out stays -frct (0) */
+      const int face = k == 0 || k == nz - 1 || j == 0 || j == ny - 1;
       for (int i = 0; i < nx; i++) {
         const size_t q = q0 + (size_t)i;
+        const int edge = face || i < ilo || i >= ihi;
         for (int m = 0; m < 5; m++) {
           Rr[m * F + i] = frct ? -frct[5 * q + m] : 0.0;
           Wr[m * F + i] = uf[5 * q + m];
+          if (edge)
+            out[5 * q + m] = Rr[m * F + i];
         }
         double rho = 1.0 / uf[5 * q];
         double qs = 0.5 * (uf[5 * q + 1] * uf[5 * q + 1] + uf[5 * q + 2] * uf[5 * q + 2] +
@@ -266,8 +271,8 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
         z->qs[q] = Wr[6 * F + i] = qs;
       }
     }
-#pragma omp for schedule(static)
-  for (int k = 1; k < nz - 1; k++) {
+    if (k == 0 || k == nz - 1)
+      continue;
     for (int j = 1; j < ny - 1; j++)
       line_terms(c, 0, nx, ilo, ihi, z->xoff, z->gnx, W + k * UP + (ptrdiff_t)j * nx, F, 1,
                  R + k * RP + (ptrdiff_t)j * nx, F, 1, 1, f);
@@ -277,22 +282,22 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
                  i1 - i0, f);
     }
   }
+  /* z lines, then the row's interior points (all terms done) to out */
 #pragma omp for schedule(static)
-  for (int j = 1; j < ny - 1; j++)
+  for (int j = 1; j < ny - 1; j++) {
     for (int b = 0; b < nb; b++) {
       const int i0 = ilo + b * ni / nb, i1 = ilo + (b + 1) * ni / nb;
       const ptrdiff_t o = (ptrdiff_t)j * nx + i0;
       line_terms(c, 2, nz, 1, nz - 1, 0, nz, W + o, F, UP, R + o, F, RP, i1 - i0, f);
     }
-#pragma omp for schedule(static)
-  for (int k = 0; k < nz; k++)
-    for (int j = 0; j < ny; j++) {
+    for (int k = 1; k < nz - 1; k++) {
       const size_t q0 = IDX(z, 0, j, k);
       const double *Rr = R + k * RP + (ptrdiff_t)j * nx;
-      for (int i = 0; i < nx; i++)
+      for (int i = ilo; i < ihi; i++)
         for (int m = 0; m < 5; m++)
           out[5 * (q0 + (size_t)i) + m] = Rr[m * F + i];
     }
+  }
 }
 
 /* ---- initial state (setbv.f, setiv.f, erhs.f) ---- */
