@@ -246,8 +246,10 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
   double f[5 * LU_LANES * nmax];
   const ptrdiff_t F = (ptrdiff_t)nx * ny, UP = 7 * F, RP = 5 * F;
   double *W = s->us, *R = s->vs;
-  /* the interior i in bundles of at most LU_LANES lines, near-equal */
-  const int ni = ihi - ilo, nb = (ni + LU_LANES - 1) / LU_LANES;
+  /* the y and z lines of all nx columns (whole vectors, no remainder loops; the extra lines
+   * at i < ilo, i >= ihi change R there after it went to out, harmless) in bundles of at
+   * most LU_LANES lines, near-equal */
+  const int ni = nx, nb = (ni + LU_LANES - 1) / LU_LANES;
 #pragma omp for schedule(static)
   for (int k = 0; k < nz; k++) {
     for (int j = 0; j < ny; j++) {
@@ -277,7 +279,7 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
       line_terms(c, 0, nx, ilo, ihi, z->xoff, z->gnx, W + k * UP + (ptrdiff_t)j * nx, F, 1,
                  R + k * RP + (ptrdiff_t)j * nx, F, 1, 1, f);
     for (int b = 0; b < nb; b++) {
-      const int i0 = ilo + b * ni / nb, i1 = ilo + (b + 1) * ni / nb;
+      const int i0 = b * ni / nb, i1 = (b + 1) * ni / nb;
       line_terms(c, 1, ny, 1, ny - 1, 0, ny, W + k * UP + i0, F, nx, R + k * RP + i0, F, nx,
                  i1 - i0, f);
     }
@@ -286,7 +288,7 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
 #pragma omp for schedule(static)
   for (int j = 1; j < ny - 1; j++) {
     for (int b = 0; b < nb; b++) {
-      const int i0 = ilo + b * ni / nb, i1 = ilo + (b + 1) * ni / nb;
+      const int i0 = b * ni / nb, i1 = (b + 1) * ni / nb;
       const ptrdiff_t o = (ptrdiff_t)j * nx + i0;
       line_terms(c, 2, nz, 1, nz - 1, 0, nz, W + o, F, UP, R + o, F, RP, i1 - i0, f);
     }

@@ -143,8 +143,10 @@ static void row_terms(const lu_consts_t *c, const lu_row_t *r, double sgn, doubl
                   sy = sgn < 0 ? -r->sy : r->sy;
   const double *restrict U = r->U;
   const double *restrict V = r->V;
+  /* all nx columns, not only the interior [ilo, ihi): whole vectors, no remainder loop (W:
+   * 16 lanes for 14; u is set at every point, the extra lanes are finite and unused) */
 #pragma omp simd
-  for (int i = r->ilo; i < r->ihi; i++) {
+  for (int i = 0; i < nx; i++) {
     const double *a = U + uz + i, *b = U + sy + i;
     lu_v5_t tz = off_apply(c, 2, sgn, a, a[5 * F], a[6 * F], V + vz + i, F);
     lu_v5_t ty = off_apply(c, 1, sgn, b, b[5 * F], b[6 * F], V + sy + i, F);
