@@ -245,7 +245,8 @@ int mz_lu_ssor(mz_adi_zone_t *z)
   {
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
     hk_progress_reset_mine(&s->prog, t);
-    /* the copies (LU_SOA): u, rho_i, qs and rsd, rsd *= dt on the interior (ssor.f) */
+    /* the copies (LU_SOA): u and rsd, rsd *= dt on the interior (ssor.f); rho_i and qs are
+     * in us already (the residual put them there with u; the exchange changes only u) */
 #pragma omp for schedule(static)
     for (int k = 0; k < nz; k++)
       for (int j = 0; j < ny; j++) {
@@ -260,8 +261,6 @@ int mz_lu_ssor(mz_adi_zone_t *z)
             U[m * r.F + i] = u[5 * q + m];
             r.V[m * r.F + i] = scale ? rsd[5 * q + m] * c->dt : rsd[5 * q + m];
           }
-          U[5 * r.F + i] = z->rho_i[q];
-          U[6 * r.F + i] = z->qs[q];
         }
       }
     /* (the barrier above also orders the counter resets before any wait) */
