@@ -231,14 +231,14 @@ enum { LU_LANES = 32 };
 /* the residual of uf (lu_internal.h), on struct-of-arrays copies: uf, rho_i, qs into the
  * sweeps' us (LU_SOA: per plane 7 fields), the residual accumulated in vs (5 fields), then
  * copied to out */
-void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, double *out,
-                     const double *frct)
+void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, double *uf, double *out,
+                     const double *frct, double upd)
 {
   lu_state_t *s = z->solver;
   const int nx = z->nx, ny = z->ny, nz = z->nz, ilo = z->ilo, ihi = z->ihi;
   if (z->xs) {
 #pragma omp master
-    ghost_planes(z, (double *)uf);
+    ghost_planes(z, uf);
 #pragma omp barrier
   }
   int nmax = nx > ny ? nx : ny;
@@ -257,6 +257,10 @@ void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, d
       double *Wr = W + k * UP + (ptrdiff_t)j * nx, *Rr = R + k * RP + (ptrdiff_t)j * nx;
       /* out of the interior, out stays -frct (0) */
       const int face = k == 0 || k == nz - 1 || j == 0 || j == ny - 1;
+      if (upd != 0.0 && !face)
+        for (int i = ilo; i < ihi; i++)
+          for (int m = 0; m < 5; m++)
+            uf[5 * (q0 + (size_t)i) + m] += upd * Rr[m * F + i];
       for (int i = 0; i < nx; i++) {
         const size_t q = q0 + (size_t)i;
         const int edge = face || i < ilo || i >= ihi;
@@ -345,9 +349,9 @@ void mz_lu_init(mz_adi_zone_t *z, int first)
         for (int j = 0; j < ny; j++)
           for (int i = 0; i < nx; i++)
             exact(z, i + xoff, j, k, z->ut + 5 * IDX(z, i, j, k));
-      mz__lu_residual(z, &s->c, z->ut, z->forcing, NULL);
+      mz__lu_residual(z, &s->c, z->ut, z->forcing, NULL, 0.0);
     }
-    mz__lu_residual(z, &s->c, z->u, z->rhs, z->forcing);
+    mz__lu_residual(z, &s->c, z->u, z->rhs, z->forcing, 0.0);
   }
 }
 

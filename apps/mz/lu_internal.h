@@ -53,8 +53,10 @@ enum { LU_TAG_GHOST = 1, LU_TAG_LOWER = 4096, LU_TAG_UPPER = 8192 };
 
 /* out = (frct ? -frct : 0) + the flux, viscous and dissipation terms of uf on the interior
  * (rhs.f, erhs.f); inside a parallel region (every thread calls it; orphaned worksharing,
- * ends with a barrier).  Sets rho_i, qs from uf. */
-void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, double *out,
-                     const double *frct);
+ * ends with a barrier).  Sets rho_i, qs from uf.  upd (only without the x split): first
+ * uf += upd * (the interior of the rsd copy vs), plane by plane in the same loop (ssor.f's
+ * update, one pass and one barrier fewer). */
+void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, double *uf, double *out,
+                     const double *frct, double upd);
 
 #endif

@@ -296,17 +296,20 @@ int mz_lu_ssor(mz_adi_zone_t *z)
       hk_progress_post(&s->prog, t, K + st);
     }
 #pragma omp barrier
-    /* u += rsd / (omega (2 - omega)) (the residual then rewrites all of rsd) */
+    /* u += rsd / (omega (2 - omega)), then rsd = rhs(u); without the x split in the
+     * residual's first loop (the ghost planes of u must be exchanged after the update) */
+    if (xs) {
 #pragma omp for schedule(static)
-    for (int k = 1; k < nz - 1; k++)
-      for (int j = 1; j < ny - 1; j++) {
-        const lu_row_t r = lu_row(z, s, j, k);
-        const size_t q0 = IDX(z, 0, j, k);
-        for (int i = ilo; i < ihi; i++)
-          for (int m = 0; m < 5; m++)
-            u[5 * (q0 + (size_t)i) + m] += tmp * r.V[m * r.F + i];
-      }
-    mz__lu_residual(z, c, u, rsd, z->forcing);
+      for (int k = 1; k < nz - 1; k++)
+        for (int j = 1; j < ny - 1; j++) {
+          const lu_row_t r = lu_row(z, s, j, k);
+          const size_t q0 = IDX(z, 0, j, k);
+          for (int i = ilo; i < ihi; i++)
+            for (int m = 0; m < 5; m++)
+              u[5 * (q0 + (size_t)i) + m] += tmp * r.V[m * r.F + i];
+        }
+    }
+    mz__lu_residual(z, c, u, rsd, z->forcing, xs ? 0.0 : tmp);
   }
   return 0;
 }
