@@ -21,6 +21,7 @@
  */
 #include "lu_internal.h"
 #include <math.h>
+#include <stddef.h>
 #include <omp.h>
 #include <stdlib.h>
 
@@ -58,8 +59,14 @@ int mz_lu_setup(mz_adi_zone_t *z)
     free(s);
     return -1;
   }
-  if (z->xs && !(s->gbuf = malloc(40 * (size_t)z->ny * z->nz * sizeof *s->gbuf))) {
+  const size_t npts = (size_t)z->nx * z->ny * z->nz;
+  s->us = malloc(7 * npts * sizeof *s->us);
+  s->vs = malloc(5 * npts * sizeof *s->vs);
+  if (!s->us || !s->vs ||
+      (z->xs && !(s->gbuf = malloc(40 * (size_t)z->ny * z->nz * sizeof *s->gbuf)))) {
     hk_progress_free(&s->prog);
+    free(s->us);
+    free(s->vs);
     free(s);
     return -1;
   }
@@ -86,6 +93,8 @@ void mz_lu_free(mz_adi_zone_t *z)
   if (s) {
     hk_progress_free(&s->prog);
     free(s->gbuf);
+    free(s->us);
+    free(s->vs);
   }
   free(s);
   z->solver = NULL;
@@ -108,90 +117,89 @@ static inline double dissipation(const double *a, int p, int g, int gn)
   return a[p - 2] - 4.0 * a[p - 1] + 6.0 * a[p] - 4.0 * a[p + 1] + a[p + 2];
 }
 
-/* The terms of one grid line of n points in direction dir, added to r[m*n + p] for p in
- * [plo, phi) (the whole line: 1..n-2; a split zone's x line: its piece, point p being global
- * p + goff of gn).  w[m*n + p]: the 5 components, w[5n + p] = 1/u0 (rho_i), q[p] = qs; f: 5n
- * scratch. */
-static void line_terms(const lu_consts_t *c, int dir, int n, int plo, int phi, int goff, int gn,
-                       const double *restrict w, const double *restrict q, double *restrict r,
-                       double *restrict f)
+/* The terms of a bundle of L parallel grid lines of n points in direction dir, added to the
+ * residual r for points p in [plo, phi) of each line (the whole line: 1..n-2; a split zone's x
+ * line: its piece, point p being global p + goff of gn).  Field m (0..4 the components, 5
+ * rho_i, 6 qs) of point p of line l is w[m wf + p wps + l], the residual's r[m rf + p rps + l];
+ * f: 5 n L scratch.  The lines of a bundle are independent and adjacent in memory (the x
+ * direction: one line, L = 1, its points adjacent; y and z: lines over i), so the innermost
+ * loop is unit stride and vectorises; each point's arithmetic is that of one line. */
+static inline void line_terms(const lu_consts_t *c, int dir, int n, int plo, int phi, int goff,
+                              int gn, const double *restrict w, ptrdiff_t wf, ptrdiff_t wps,
+                              double *restrict r, ptrdiff_t rf, ptrdiff_t rps, int L,
+                              double *restrict f)
 {
   const int nc = dir + 1;
   const double t1 = c->t1[dir], t2 = c->t2[dir], t3 = c->t3[dir], dd = c->d[dir];
-  const double *rho = w + 5 * n, *un = w + nc * n, *u4 = w + 4 * n;
+  const ptrdiff_t ff = (ptrdiff_t)n * L;
+#define WV(m, p, l) w[(m) * wf + (ptrdiff_t)(p) * wps + (l)]
+#define RV(m, p, l) r[(m) * rf + (ptrdiff_t)(p) * rps + (l)]
+#define FV(m, p, l) f[(m) * ff + (ptrdiff_t)(p) * L + (l)]
   /* convective flux */
-  for (int p = 0; p < n; p++) {
-    double uu = un[p] * rho[p];
-    f[p] = un[p];
-    for (int m = 1; m <= 3; m++)
-      f[m * n + p] = w[m * n + p] * uu + (m == nc ? c2 * (u4[p] - q[p]) : 0.0);
-    f[4 * n + p] = (c1 * u4[p] - c2 * q[p]) * uu;
-  }
+  for (int p = 0; p < n; p++)
+    for (int l = 0; l < L; l++) {
+      const double rho = WV(5, p, l), un = WV(nc, p, l), u4 = WV(4, p, l), q = WV(6, p, l);
+      double uu = un * rho;
+      FV(0, p, l) = un;
+      for (int m = 1; m <= 3; m++)
+        FV(m, p, l) = WV(m, p, l) * uu + (m == nc ? c2 * (u4 - q) : 0.0);
+      FV(4, p, l) = (c1 * u4 - c2 * q) * uu;
+    }
   for (int m = 0; m < 5; m++)
     for (int p = plo; p < phi; p++)
-      r[m * n + p] -= t2 * (f[m * n + p + 1] - f[m * n + p - 1]);
+      for (int l = 0; l < L; l++)
+        RV(m, p, l) -= t2 * (FV(m, p + 1, l) - FV(m, p - 1, l));
   /* viscous flux between p-1 and p */
-  for (int p = 1; p < n; p++) {
-    double v[4], vp[4];
-    for (int m = 1; m <= 4; m++) {
-      v[m - 1] = rho[p] * w[m * n + p];
-      vp[m - 1] = rho[p - 1] * w[m * n + p - 1];
+  for (int p = 1; p < n; p++)
+    for (int l = 0; l < L; l++) {
+      double v[4], vp[4];
+      for (int m = 1; m <= 4; m++) {
+        v[m - 1] = WV(5, p, l) * WV(m, p, l);
+        vp[m - 1] = WV(5, p - 1, l) * WV(m, p - 1, l);
+      }
+      for (int m = 1; m <= 3; m++)
+        FV(m, p, l) = (m == nc ? (4.0 / 3.0) * t3 : t3) * (v[m - 1] - vp[m - 1]);
+      FV(4, p, l) = 0.5 * (1.0 - c1 * c5) * t3 *
+                        ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) -
+                         (vp[0] * vp[0] + vp[1] * vp[1] + vp[2] * vp[2])) +
+                    (1.0 / 6.0) * t3 * (v[nc - 1] * v[nc - 1] - vp[nc - 1] * vp[nc - 1]) +
+                    c1 * c5 * t3 * (v[3] - vp[3]);
     }
-    for (int m = 1; m <= 3; m++)
-      f[m * n + p] = (m == nc ? (4.0 / 3.0) * t3 : t3) * (v[m - 1] - vp[m - 1]);
-    f[4 * n + p] = 0.5 * (1.0 - c1 * c5) * t3 *
-                       ((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) -
-                        (vp[0] * vp[0] + vp[1] * vp[1] + vp[2] * vp[2])) +
-                   (1.0 / 6.0) * t3 * (v[nc - 1] * v[nc - 1] - vp[nc - 1] * vp[nc - 1]) +
-                   c1 * c5 * t3 * (v[3] - vp[3]);
-  }
   for (int p = plo; p < phi; p++)
-    r[p] += dd * t1 * (w[p - 1] - 2.0 * w[p] + w[p + 1]);
+    for (int l = 0; l < L; l++)
+      RV(0, p, l) += dd * t1 * (WV(0, p - 1, l) - 2.0 * WV(0, p, l) + WV(0, p + 1, l));
   for (int m = 1; m < 5; m++)
     for (int p = plo; p < phi; p++)
-      r[m * n + p] += t3 * c3 * c4 * (f[m * n + p + 1] - f[m * n + p]) +
-                      dd * t1 * (w[m * n + p - 1] - 2.0 * w[m * n + p] + w[m * n + p + 1]);
+      for (int l = 0; l < L; l++)
+        RV(m, p, l) += t3 * c3 * c4 * (FV(m, p + 1, l) - FV(m, p, l)) +
+                       dd * t1 * (WV(m, p - 1, l) - 2.0 * WV(m, p, l) + WV(m, p + 1, l));
   /* 4th-order dissipation, one-sided rows next to the ends */
   const double ds = c->dssp;
-  if (goff != 0 || plo != 1 || phi != n - 1) { /* a piece of a split x line */
+  if (goff != 0 || plo != 1 || phi != n - 1) { /* a piece of a split x line (L = 1) */
     for (int m = 0; m < 5; m++)
       for (int p = plo; p < phi; p++)
-        r[m * n + p] -= ds * dissipation(w + m * n, p, p + goff, gn);
+        RV(m, p, 0) -= ds * dissipation(w + m * wf, p, p + goff, gn);
     return;
   }
-  for (int m = 0; m < 5; m++) {
-    const double *a = w + m * n;
-    double *rr = r + m * n;
-    rr[1] -= ds * (5.0 * a[1] - 4.0 * a[2] + a[3]);
-    rr[2] -= ds * (-4.0 * a[1] + 6.0 * a[2] - 4.0 * a[3] + a[4]);
-    for (int p = 3; p < n - 3; p++)
-      rr[p] -= ds * (a[p - 2] - 4.0 * a[p - 1] + 6.0 * a[p] - 4.0 * a[p + 1] + a[p + 2]);
-    rr[n - 3] -= ds * (a[n - 5] - 4.0 * a[n - 4] + 6.0 * a[n - 3] - 4.0 * a[n - 2]);
-    rr[n - 2] -= ds * (a[n - 4] - 4.0 * a[n - 3] + 5.0 * a[n - 2]);
-  }
-}
-
-/* the line of direction dir starting at point index p0 with point stride st (n points, terms
- * on [plo, phi), global offset goff of gn: line_terms); gather, terms, scatter */
-static void line_apply(const mz_adi_zone_t *z, const lu_consts_t *c, int dir, const double *uf,
-                       double *out, size_t p0, size_t st, int n, int plo, int phi, int goff,
-                       int gn, double *w, double *r, double *f)
-{
-  for (int p = 0; p < n; p++) {
-    size_t q = p0 + (size_t)p * st;
-    for (int m = 0; m < 5; m++) {
-      w[m * n + p] = uf[5 * q + m];
-      r[m * n + p] = out[5 * q + m];
+  for (int m = 0; m < 5; m++)
+    for (int l = 0; l < L; l++) {
+      RV(m, 1, l) -= ds * (5.0 * WV(m, 1, l) - 4.0 * WV(m, 2, l) + WV(m, 3, l));
+      RV(m, 2, l) -= ds * (-4.0 * WV(m, 1, l) + 6.0 * WV(m, 2, l) - 4.0 * WV(m, 3, l) + WV(m, 4, l));
     }
-    w[5 * n + p] = z->rho_i[q];
-    w[6 * n + p] = z->qs[q];
-  }
-  line_terms(c, dir, n, plo, phi, goff, gn, w, w + 6 * n, r, f);
-  for (int p = plo; p < phi; p++) {
-    size_t q = p0 + (size_t)p * st;
-    for (int m = 0; m < 5; m++)
-      out[5 * q + m] = r[m * n + p];
-  }
+  for (int m = 0; m < 5; m++)
+    for (int p = 3; p < n - 3; p++)
+      for (int l = 0; l < L; l++)
+        RV(m, p, l) -= ds * (WV(m, p - 2, l) - 4.0 * WV(m, p - 1, l) + 6.0 * WV(m, p, l) -
+                             4.0 * WV(m, p + 1, l) + WV(m, p + 2, l));
+  for (int m = 0; m < 5; m++)
+    for (int l = 0; l < L; l++) {
+      RV(m, n - 3, l) -= ds * (WV(m, n - 5, l) - 4.0 * WV(m, n - 4, l) + 6.0 * WV(m, n - 3, l) -
+                               4.0 * WV(m, n - 2, l));
+      RV(m, n - 2, l) -= ds * (WV(m, n - 4, l) - 4.0 * WV(m, n - 3, l) + 5.0 * WV(m, n - 2, l));
+    }
+#undef WV
+#undef RV
+#undef FV
 }
 
 /* x split: the two ghost planes either side of uf (all j, k) from the x neighbours; one
@@ -217,41 +225,85 @@ static void ghost_planes(mz_adi_zone_t *z, double *uf)
     lu_cols(z, uf, nx - 2, 2, 0, ny, 0, nz, re, 0);
 }
 
-/* the residual of uf (lu_internal.h) */
-void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, double *out,
-                     const double *frct)
+/* at most this many lines per bundle (line_terms; the scratch f is 5 n of them) */
+enum { LU_LANES = 32 };
+
+/* the residual of uf (lu_internal.h), on struct-of-arrays copies: uf, rho_i, qs into the
+ * sweeps' us (LU_SOA: per plane 7 fields), the residual accumulated in vs (5 fields), then
+ * copied to out */
+void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, double *uf, double *out,
+                     const double *frct, double upd)
 {
+  lu_state_t *s = z->solver;
   const int nx = z->nx, ny = z->ny, nz = z->nz, ilo = z->ilo, ihi = z->ihi;
   if (z->xs) {
 #pragma omp master
-    ghost_planes(z, (double *)uf);
+    ghost_planes(z, uf);
 #pragma omp barrier
   }
   int nmax = nx > ny ? nx : ny;
   nmax = nmax > nz ? nmax : nz;
-  double w[7 * nmax], r[5 * nmax], f[5 * nmax];
-  const size_t plane = (size_t)nx * ny;
+  double f[5 * LU_LANES * nmax];
+  const ptrdiff_t F = (ptrdiff_t)nx * ny, UP = 7 * F, RP = 5 * F;
+  double *W = s->us, *R = s->vs;
+  /* the y and z lines of all nx columns (whole vectors, no remainder loops; the extra lines
+   * at i < ilo, i >= ihi change R there after it went to out, harmless) in bundles of at
+   * most LU_LANES lines, near-equal */
+  const int ni = nx, nb = (ni + LU_LANES - 1) / LU_LANES;
 #pragma omp for schedule(static)
   for (int k = 0; k < nz; k++) {
-    for (size_t q = k * plane; q < (k + 1) * plane; q++) {
-      for (int m = 0; m < 5; m++)
-        out[5 * q + m] = frct ? -frct[5 * q + m] : 0.0;
-      double rho = 1.0 / uf[5 * q];
-      z->rho_i[q] = rho;
-      z->qs[q] = 0.5 * (uf[5 * q + 1] * uf[5 * q + 1] + uf[5 * q + 2] * uf[5 * q + 2] +
-                        uf[5 * q + 3] * uf[5 * q + 3]) * rho;
+    for (int j = 0; j < ny; j++) {
+      const size_t q0 = IDX(z, 0, j, k);
+      double *Wr = W + k * UP + (ptrdiff_t)j * nx, *Rr = R + k * RP + (ptrdiff_t)j * nx;
+      /* out of the interior, out stays -frct (0) */
+      const int face = k == 0 || k == nz - 1 || j == 0 || j == ny - 1;
+      if (upd != 0.0 && !face)
+        for (int i = ilo; i < ihi; i++)
+          for (int m = 0; m < 5; m++)
+            uf[5 * (q0 + (size_t)i) + m] += upd * Rr[m * F + i];
+      for (int i = 0; i < nx; i++) {
+        const size_t q = q0 + (size_t)i;
+        const int edge = face || i < ilo || i >= ihi;
+        for (int m = 0; m < 5; m++) {
+          Rr[m * F + i] = frct ? -frct[5 * q + m] : 0.0;
+          Wr[m * F + i] = uf[5 * q + m];
+          if (edge)
+            out[5 * q + m] = Rr[m * F + i];
+        }
+        double rho = 1.0 / uf[5 * q];
+        double qs = 0.5 * (uf[5 * q + 1] * uf[5 * q + 1] + uf[5 * q + 2] * uf[5 * q + 2] +
+                           uf[5 * q + 3] * uf[5 * q + 3]) * rho;
+        z->rho_i[q] = Wr[5 * F + i] = rho;
+        z->qs[q] = Wr[6 * F + i] = qs;
+      }
     }
     if (k == 0 || k == nz - 1)
       continue;
     for (int j = 1; j < ny - 1; j++)
-      line_apply(z, c, 0, uf, out, IDX(z, 0, j, k), 1, nx, ilo, ihi, z->xoff, z->gnx, w, r, f);
-    for (int i = ilo; i < ihi; i++)
-      line_apply(z, c, 1, uf, out, IDX(z, i, 0, k), (size_t)nx, ny, 1, ny - 1, 0, ny, w, r, f);
+      line_terms(c, 0, nx, ilo, ihi, z->xoff, z->gnx, W + k * UP + (ptrdiff_t)j * nx, F, 1,
+                 R + k * RP + (ptrdiff_t)j * nx, F, 1, 1, f);
+    for (int b = 0; b < nb; b++) {
+      const int i0 = b * ni / nb, i1 = (b + 1) * ni / nb;
+      line_terms(c, 1, ny, 1, ny - 1, 0, ny, W + k * UP + i0, F, nx, R + k * RP + i0, F, nx,
+                 i1 - i0, f);
+    }
   }
+  /* z lines, then the row's interior points (all terms done) to out */
 #pragma omp for schedule(static)
-  for (int j = 1; j < ny - 1; j++)
-    for (int i = ilo; i < ihi; i++)
-      line_apply(z, c, 2, uf, out, IDX(z, i, j, 0), plane, nz, 1, nz - 1, 0, nz, w, r, f);
+  for (int j = 1; j < ny - 1; j++) {
+    for (int b = 0; b < nb; b++) {
+      const int i0 = b * ni / nb, i1 = (b + 1) * ni / nb;
+      const ptrdiff_t o = (ptrdiff_t)j * nx + i0;
+      line_terms(c, 2, nz, 1, nz - 1, 0, nz, W + o, F, UP, R + o, F, RP, i1 - i0, f);
+    }
+    for (int k = 1; k < nz - 1; k++) {
+      const size_t q0 = IDX(z, 0, j, k);
+      const double *Rr = R + k * RP + (ptrdiff_t)j * nx;
+      for (int i = ilo; i < ihi; i++)
+        for (int m = 0; m < 5; m++)
+          out[5 * (q0 + (size_t)i) + m] = Rr[m * F + i];
+    }
+  }
 }
 
 /* ---- initial state (setbv.f, setiv.f, erhs.f) ---- */
@@ -297,9 +349,9 @@ void mz_lu_init(mz_adi_zone_t *z, int first)
         for (int j = 0; j < ny; j++)
           for (int i = 0; i < nx; i++)
             exact(z, i + xoff, j, k, z->ut + 5 * IDX(z, i, j, k));
-      mz__lu_residual(z, &s->c, z->ut, z->forcing, NULL);
+      mz__lu_residual(z, &s->c, z->ut, z->forcing, NULL, 0.0);
     }
-    mz__lu_residual(z, &s->c, z->u, z->rhs, z->forcing);
+    mz__lu_residual(z, &s->c, z->u, z->rhs, z->forcing, 0.0);
   }
 }
 

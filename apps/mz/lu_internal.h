@@ -23,6 +23,9 @@ typedef struct lu_state {
   lu_consts_t c;
   hk_progress_t prog;
   double *gbuf; /* x split: the ghost planes' send and receive buffers (4 x 2 planes) */
+  /* LU_SOA: the sweeps' struct-of-arrays copies of u, rho_i, qs (us: 7 fields per plane) and
+   * of rsd (vs: 5), per plane k field m row j at ((k nf + m) ny + j) nx + i (lu_ssor.c) */
+  double *us, *vs;
 } lu_state_t;
 
 #define IDX(z, i, j, k) \
@@ -50,8 +53,10 @@ enum { LU_TAG_GHOST = 1, LU_TAG_LOWER = 4096, LU_TAG_UPPER = 8192 };
 
 /* out = (frct ? -frct : 0) + the flux, viscous and dissipation terms of uf on the interior
  * (rhs.f, erhs.f); inside a parallel region (every thread calls it; orphaned worksharing,
- * ends with a barrier).  Sets rho_i, qs from uf. */
-void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, const double *uf, double *out,
-                     const double *frct);
+ * ends with a barrier).  Sets rho_i, qs from uf.  upd (only without the x split): first
+ * uf += upd * (the interior of the rsd copy vs), plane by plane in the same loop (ssor.f's
+ * update, one pass and one barrier fewer). */
+void mz__lu_residual(mz_adi_zone_t *z, const lu_consts_t *c, double *uf, double *out,
+                     const double *frct, double upd);
 
 #endif
