@@ -21,3 +21,9 @@ add_test(NAME vcluster.spmv COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vcluster/spmv.sh
          ${CMAKE_CURRENT_BINARY_DIR}/vcluster.spmv)
 set_tests_properties(vcluster.spmv PROPERTIES LABELS vcluster SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE TIMEOUT 300 ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")
+# a real Slurm on 2 emulated nodes (issue 27): srun binding, sbatch, teardown
+add_test(NAME vcluster.slurm COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vcluster/slurm.sh
+         ${CMAKE_SOURCE_DIR}/tools/vcluster/vcluster $<TARGET_FILE:hk-topology> ${HK_MPI_IMPL}
+         ${CMAKE_CURRENT_BINARY_DIR}/vcluster.slurm ${HK_PYTHON})
+set_tests_properties(vcluster.slurm PROPERTIES LABELS "vcluster;slurm" SKIP_RETURN_CODE 77
+  RUN_SERIAL TRUE TIMEOUT 300 ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")

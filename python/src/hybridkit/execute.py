@@ -19,17 +19,20 @@ from hybridkit.sweep import (Cluster, Executor, Outcome, PlannedRun, ResultsLock
 
 
 def vcluster_launcher(ns: argparse.Namespace, mpi: str):
-    """The launcher across ns.vcluster emulated nodes, bringing the cluster up if needed."""
+    """The launcher across ns.vcluster emulated nodes, bringing the cluster up if needed:
+    Open MPI's mpirun (`--launcher mpirun`), or the cluster's own Slurm (`--launcher srun`:
+    `vcluster up N --slurm`, Open MPI or MPICH)."""
     import subprocess
 
-    from hybridkit.launch import Vcluster
-    from hybridkit.paths import vcluster_nodes, vcluster_tool
+    from hybridkit.launch import Vcluster, VclusterSrun
+    from hybridkit.paths import vcluster_nodes, vcluster_slurm, vcluster_tool
 
-    if ns.hosts or ns.hostfile or ns.launcher != "mpirun":
-        raise UsageError("--vcluster chooses the hosts and the launcher itself")
-    if mpi != "openmpi":
-        raise UsageError("--vcluster runs Open MPI (MPICH: tools/vcluster/vcluster mpiexec-mpich, "
-                         "see docs/vcluster.md)")
+    if ns.hosts or ns.hostfile or ns.launcher not in ("mpirun", "srun"):
+        raise UsageError("--vcluster chooses the hosts itself (--launcher mpirun or srun)")
+    slurm = ns.launcher == "srun"
+    if mpi != "openmpi" and not slurm:
+        raise UsageError("--vcluster runs Open MPI's mpirun (MPICH: --launcher srun, or "
+                         "tools/vcluster/vcluster mpiexec-mpich, see docs/vcluster.md)")
     tool = vcluster_tool()
     up = vcluster_nodes()
     rate = getattr(ns, "rate", None)
@@ -38,16 +41,39 @@ def vcluster_launcher(ns: argparse.Namespace, mpi: str):
                       f"'{tool} down' first")
     # `up` reuses a healthy cluster of the same size and sets its shaping to what it is asked:
     # with --rate it always runs (the limit set, or changed); without, a cluster that is up
-    # keeps whatever shaping it has
-    if (rate or not up) and not ns.dry_run:
-        argv = [str(tool), "up", str(ns.vcluster)] + (["--rate", rate] if rate else [])
+    # keeps whatever shaping it has (and its Slurm, unless srun needs one that is not running)
+    if (rate or not up or (slurm and not vcluster_slurm())) and not ns.dry_run:
+        argv = ([str(tool), "up", str(ns.vcluster)] + (["--rate", rate] if rate else [])
+                + (["--slurm"] if slurm else []))
         proc = subprocess.run(argv, capture_output=True, text=True)
         if proc.returncode != 0:
             why = (proc.stderr or proc.stdout).strip().splitlines()
-            raise HKError(f"vcluster up {ns.vcluster}{' --rate ' + rate if rate else ''} failed "
-                          f"(exit {proc.returncode}): "
+            raise HKError(f"{' '.join(argv[1:])} failed (exit {proc.returncode}): "
                           f"{why[-1] if why else 'no message'}")
+    if slurm:
+        return VclusterSrun(str(tool), ns.vcluster, mpi)
     return Vcluster(str(tool), ns.vcluster)
+
+
+def launcher_label(ns: argparse.Namespace) -> str:
+    """The launcher as run.json and the resume key name it: `vcluster` (the emulated nodes'
+    mpirun), `vcluster-srun` (their Slurm), else --launcher."""
+    if getattr(ns, "vcluster", None):
+        return "vcluster-srun" if ns.launcher == "srun" else "vcluster"
+    return ns.launcher
+
+
+def check_node_visible(launcher, path: Path) -> None:
+    """Every node of `vcluster up N --slurm` has its own /tmp: records written below it
+    would stay on the node that wrote them."""
+    from hybridkit.launch import VclusterSrun
+
+    resolved = Path(path).resolve()
+    if isinstance(launcher, VclusterSrun) and (resolved == Path("/tmp") or
+                                               Path("/tmp") in resolved.parents):
+        raise UsageError(f"{resolved} is below /tmp, which each emulated Slurm node has of its "
+                         "own: the runs' records would stay on the nodes; choose a directory "
+                         "outside /tmp")
 
 
 def _hostfile_nodes(path: str) -> int:

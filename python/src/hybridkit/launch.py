@@ -221,6 +221,12 @@ class Srun(Launcher):
         flags += [f"--export=ALL,{exports}"]
         return flags
 
+    def env(self, spec: Optional[LaunchSpec] = None) -> Dict[str, str]:
+        """The ranks' variables also in srun's own environment: Slurm 22.05 keeps a variable
+        the caller already has over the value --export=ALL,VAR=value gives it (measured:
+        OMP_NUM_THREADS=1 in the caller's environment won over --export=ALL,OMP_NUM_THREADS=2)."""
+        return dict(spec.rank_env()) if spec is not None else {}
+
 
 class Vcluster(Launcher):
     """Open MPI across the emulated nodes of tools/vcluster (`vcluster mpirun`): ranks fill the
@@ -247,6 +253,39 @@ class Vcluster(Launcher):
         return flags
 
 
+class VclusterSrun(Launcher):
+    """Slurm's srun across the emulated nodes of `vcluster up N --slurm` (`vcluster srun`):
+    -N nodes, -c T cores per task bound with --cpu-bind=cores, OMP_* through --export, the
+    MPI's process-management interface as Debian's builds support it under srun (Open MPI:
+    pmix, MPICH: pmi2; measured in docs/vcluster.md)."""
+
+    command = "srun"
+    unbound_flag = "--cpu-bind=none"
+    env_prefixes = ("SLURM_",)
+    PMI = {"openmpi": "pmix", "mpich": "pmi2"}
+
+    def __init__(self, tool: str, nodes: int, mpi: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.tool, self.nodes, self.mpi = tool, nodes, mpi
+        self.programs = (tool,)
+
+    def program(self) -> str:
+        return self.tool
+
+    def flags(self, spec: LaunchSpec) -> List[str]:
+        nodes = min(self.nodes, spec.np)
+        flags = ["srun", "-N", str(nodes), "-n", str(spec.np), "-c", str(spec.threads),
+                 f"--mpi={self.PMI[self.mpi]}"]
+        if spec.oversubscribe:
+            flags += ["--overcommit"]
+        flags += ["--cpu-bind=cores" if spec.pinned else "--cpu-bind=none"]
+        exports = ",".join(f"{k}={v}" for k, v in spec.rank_env().items())
+        flags += [f"--export=ALL,{exports}"]
+        return flags
+
+    env = Srun.env
+
+
 class Replay(Launcher):
     """Test launcher, no MPI: replays the run directory $HK_REPLAY_DIR (see replay.py)."""
 
@@ -268,7 +307,7 @@ LAUNCHERS: Tuple[Type[Launcher], ...] = (OpenMPI, MPICH, Srun, Replay)
 
 LAUNCHER_HELP = {
     "mpirun": "mpirun of the MPI chosen by --mpi (mpirun.openmpi / mpiexec.mpich)",
-    "srun": "Slurm srun (inside an allocation)",
+    "srun": "Slurm srun (inside an allocation; with --vcluster N: the emulated nodes' own Slurm)",
     "replay": "testing: replay the run directory $HK_REPLAY_DIR, no MPI",
 }
 

@@ -43,13 +43,22 @@ def vcluster_tool() -> Path:
     raise HKError("tools/vcluster/vcluster not found (set HK_VCLUSTER)")
 
 
+def vcluster_state() -> Path:
+    """The emulated cluster's state directory ($VCLUSTER_STATE as tools/vcluster uses it)."""
+    return Path(os.environ.get("VCLUSTER_STATE", "/run/hybridkit-vcluster"))
+
+
 def vcluster_nodes() -> int:
     """Nodes of the emulated cluster that is up (its state file), 0 when none."""
-    state = Path(os.environ.get("VCLUSTER_STATE", "/run/hybridkit-vcluster"))
     try:
-        return int((state / "nodes").read_text().strip())
+        return int((vcluster_state() / "nodes").read_text().strip())
     except (OSError, ValueError):
         return 0
+
+
+def vcluster_slurm() -> bool:
+    """True when the emulated cluster runs Slurm (`vcluster up N --slurm`)."""
+    return (vcluster_state() / "slurm" / "slurm.conf").is_file()
 
 
 def repo_root() -> Optional[Path]:

@@ -202,9 +202,10 @@ EPSILON_LIMITS = (
 
 def _spmv_where(info: Dict[str, Any]) -> str:
     nodes = int(info.get("nodes") or 1)
-    if info.get("launcher") == "vcluster":
+    if info.get("launcher") in ("vcluster", "vcluster-srun"):
         rate = info.get("link_rate")
-        return (f"{nodes} emulated nodes (tools/vcluster, TCP between them, "
+        via = ", launched by their Slurm" if info["launcher"] == "vcluster-srun" else ""
+        return (f"{nodes} emulated nodes (tools/vcluster{via}, TCP between them, "
                 f"{'links limited to ' + rate if rate else 'links not limited'})")
     if nodes > 1 or info.get("hosts") or info.get("hostfile"):
         return f"{nodes} hosts"

@@ -319,7 +319,8 @@ class Executor:
     busy_streak: int = 0  # runs in a row that stayed busy after their repeats
 
     def bind_used(self, run: PlannedRun) -> str:
-        """The binding a run really gets: none when oversubscribed or on emulated nodes."""
+        """The binding a run really gets: none when oversubscribed or on emulated nodes
+        launched by mpirun (their Slurm binds: vcluster-srun)."""
         if run.oversubscribe or self.launcher_name == "vcluster":
             return "none"
         return self.bind

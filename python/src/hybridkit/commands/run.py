@@ -19,7 +19,7 @@ from hybridkit import __version__
 from hybridkit.cliargs import add_launch_arguments, add_one_run_arguments, mode_name, positive_int
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import vcluster_launcher
+from hybridkit.execute import check_node_visible, launcher_label, vcluster_launcher
 from hybridkit.launch import Launch, LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import find_binary
 from hybridkit.rundir import (RESERVE, create_run_dir, iso, run_dir_name, run_streaming,
@@ -60,16 +60,20 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def check_cores(np: int, threads: int, oversubscribe: bool, remote: bool) -> bool:
-    """Whether the run is oversubscribed; raise UsageError if it is and was not allowed."""
+def check_cores(np: int, threads: int, oversubscribe: bool, remote: bool, nodes: int = 1) -> bool:
+    """Whether the run is oversubscribed; raise UsageError if it is and was not allowed.
+    `nodes` emulated nodes (each with this machine's cores): the ranks of the fullest one
+    count."""
     if remote:
         return oversubscribe
-    need, have = np * threads, local_cores()
+    per_node = -(-np // nodes)
+    need, have = per_node * threads, local_cores()
     if need <= have:
         return False
     if not oversubscribe:
+        where = "this machine has" if nodes == 1 else f"an emulated node ({per_node} ranks) has"
         raise UsageError(f"{_plural(np, 'rank')} x {_plural(threads, 'thread')} need "
-                         f"{_plural(need, 'core')}, this machine has {have} "
+                         f"{_plural(need, 'core')}, {where} {have} "
                          f"(pass --oversubscribe to run anyway)")
     return True
 
@@ -99,11 +103,12 @@ def run(ns: argparse.Namespace) -> int:
     if ns.hostfile and not Path(ns.hostfile).is_file():
         raise UsageError(f"hostfile {ns.hostfile} does not exist")
     oversubscribed = check_cores(ns.np, ns.threads, ns.oversubscribe,
-                                 remote=bool(ns.hosts or ns.hostfile))
+                                 remote=bool(ns.hosts or ns.hostfile), nodes=ns.vcluster or 1)
     binary = find_binary(ns.binary, mpi)
 
     name = run_dir_name(binary.name, ns.np, ns.threads, ns.mode)
     results = ns.results.resolve()
+    check_node_visible(launcher, results)
     if ns.dry_run:
         run_dir = results / "runs" / name
     else:
@@ -116,7 +121,9 @@ def run(ns: argparse.Namespace) -> int:
                       hosts=ns.hosts or (), hostfile=ns.hostfile, oversubscribe=oversubscribed,
                       cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores())
     launch = launcher.build(spec)
-    ns.bind_used = "none" if ns.vcluster or not spec.pinned else ns.bind
+    # the emulated nodes' mpirun runs unbound; their Slurm binds (srun --cpu-bind=cores)
+    vc_unbound = ns.vcluster and ns.launcher != "srun"
+    ns.bind_used = "none" if vc_unbound or not spec.pinned else ns.bind
     for message in launch.warnings:
         warn(message)
     if ns.dry_run:
@@ -138,7 +145,7 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
         # oversubscribed
         "bind": getattr(ns, "bind_used", ns.bind),
         "mpi": mpi,
-        "launcher": "vcluster" if ns.vcluster else ns.launcher, "vcluster": ns.vcluster,
+        "launcher": launcher_label(ns), "vcluster": ns.vcluster,
         "link_rate": ns.rate, "hosts": ns.hosts, "hostfile": ns.hostfile,
         "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),
         "end": None, "duration_s": None, "records": None, "records_valid": None,

@@ -16,8 +16,8 @@ from typing import Dict, List, Sequence
 from hybridkit import appdesc
 from hybridkit.cliargs import add_target_arguments, csv_list, param_override, positive_int
 from hybridkit.errors import UsageError
-from hybridkit.execute import (binaries_for, execute_plan, print_plan, report_failures,
-                               target)
+from hybridkit.execute import (binaries_for, check_node_visible, execute_plan, launcher_label,
+                               print_plan, report_failures, target)
 from hybridkit.sweep import Executor, check_fits, expand
 
 HELP = "run an app over every ranks x threads factorisation of C cores x modes x sizes"
@@ -76,6 +76,7 @@ def run(ns: argparse.Namespace) -> int:
     app = appdesc.get(ns.app)
     cluster, launcher, mpi = target(ns, ns.cores)
     out = (ns.out or Path("results") / f"sweep-{app.name}").resolve()
+    check_node_visible(launcher, out)
     set_name = "quick" if ns.quick else "full"
     runs = expand(app, set_name, cluster, [ns.cores] if ns.cores else None, overrides(ns),
                   ns.repeat)
@@ -87,7 +88,7 @@ def run(ns: argparse.Namespace) -> int:
     items = [(app, r) for r in runs]
     binaries = binaries_for([app], mpi)
     executor = Executor(launcher, mpi, cluster, ns.bind,
-                        "vcluster" if ns.vcluster else ns.launcher, binaries, ns.timeout)
+                        launcher_label(ns), binaries, ns.timeout)
     if ns.dry_run:
         print_plan(items, out, executor)
         return 0

@@ -1,0 +1,87 @@
+#!/bin/bash
+# tests/vcluster/slurm.sh VCLUSTER HK_TOPOLOGY MPI_IMPL WORKDIR PYTHON: a real Slurm on 2 emulated
+# nodes (vcluster up 2 --slurm): hk-topology launched by srun (Open MPI: --mpi=pmix,
+# MPICH: --mpi=pmi2) at 2 nodes x 2 ranks x 1 core and 2 nodes x 1 rank x 2 threads, every
+# rank or thread bound to its own core as the binding report shows it, the ranks on node0
+# and node1; `hybridkit run --vcluster 2 --launcher srun` of hk-jacobi at 2 x 2 threads
+# (verified, each thread on its own core by the run's binding report) and a sweep through
+# srun, resumed; an sbatch job whose output file names both nodes; after `down` no daemon it
+# started runs, no state dir, no namespace.  Exit 77 (skip) where namespaces or Slurm
+# cannot start.
+set -u
+vc=$1 topo=$2 mpi=$3 work=$4 py=$5
+export HK_BIN_DIR=${topo%/*}
+export VCLUSTER_STATE=${VCLUSTER_SLURM_STATE:-/run/hybridkit-vcluster-slurm} VCLUSTER_PREFIX=hkvs
+export VCLUSTER_SUBNET=${VCLUSTER_SLURM_SUBNET:-10.123.0}
+plugin=pmix; [ "$mpi" = mpich ] && plugin=pmi2
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+rm -rf "$work"; mkdir -p "$work"
+"$vc" down --kill >/dev/null 2>&1   # a cluster left by a crashed earlier run
+timeout 120 "$vc" up 2 --slurm
+rc=$?
+[ $rc = 0 ] || { "$vc" down --kill >/dev/null 2>&1; exit $rc; }
+# pids of the daemons, to check they are gone after down
+pids=$(cat "$VCLUSTER_STATE"/slurm/*.pid "$VCLUSTER_STATE"/munge/munged.pid 2>/dev/null | tr '\n' ' ')
+[ "$(echo $pids | wc -w)" = 4 ] || bad "expected 4 daemons (munged, slurmctld, 2 slurmd), pid files give: $pids"
+
+# the binding table of hk-topology: rank thread node host cpuset cpu
+table() { awk '/^#   rank thread/ {on = 1; next} /^#/ {on = 0} on && NF >= 6 {print $1, $2, $4, $5}' "$1"; }
+# check FILE ROWS: ROWS rows; every cpuset a single PU; no two rows of one host on the same PU;
+# both nodes used
+check() {
+  local f=$1 rows=$2 n
+  n=$(table "$f" | wc -l)
+  [ "$n" = "$rows" ] || { bad "$f: $n binding rows, expected $rows"; cat "$f"; return; }
+  table "$f" | awk '$4 !~ /^[0-9]+$/ {print "FAIL: not bound to one PU:", $0; exit 1}' || fail=1
+  [ "$(table "$f" | awk '{print $3, $4}' | sort | uniq -d | wc -l)" = 0 ] ||
+    bad "$f: two ranks/threads of one node on the same PU: $(table "$f" | tr '\n' ';')"
+  [ "$(table "$f" | awk '{print $3}' | sort -u | tr '\n' ' ')" = "node0 node1 " ] ||
+    bad "$f: not on node0 and node1: $(table "$f" | tr '\n' ';')"
+  grep -q "binding_warnings" "$f" || bad "$f: no binding record"
+}
+OMP_NUM_THREADS=1 timeout 120 "$vc" srun -N 2 -n 4 -c 1 --cpu-bind=cores --mpi=$plugin "$topo" \
+  > "$work/ranks.txt" 2>&1 || bad "srun 2 x 2 ranks failed: $(tail -5 "$work/ranks.txt")"
+check "$work/ranks.txt" 4
+OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=close timeout 120 "$vc" srun -N 2 -n 2 -c 2 \
+  --cpu-bind=cores --mpi=$plugin "$topo" > "$work/threads.txt" 2>&1 ||
+  bad "srun 2 x 1 rank x 2 threads failed: $(tail -5 "$work/threads.txt")"
+check "$work/threads.txt" 4
+
+# hybridkit itself through the cluster's Slurm: a verified hybrid run, its binding verdict
+hk() { local sub=$1; shift; timeout 200 "$py" -m hybridkit "$sub" --vcluster 2 --launcher srun --mpi "$mpi" "$@"; }
+hk run hk-jacobi --np 2 --threads 2 --mode masteronly --results "$work/res" -- --size 24 \
+  --iters 2 > "$work/run.txt" 2>&1 || bad "hybridkit run through srun failed: $(tail -5 "$work/run.txt")"
+grep -q "Verification = SUCCESSFUL" "$work/run.txt" || bad "hybridkit run: not verified"
+grep -q "^verdict: each thread has its own core (4 threads)" "$work/run.txt" ||
+  bad "hybridkit run: binding verdict: $(grep verdict "$work/run.txt")"
+grep -q '"launcher": "vcluster-srun"' "$work/res"/runs/*/run.json 2>/dev/null ||
+  bad "run.json does not name the launcher vcluster-srun: $(grep -h launcher "$work/res"/runs/*/run.json)"
+# a sweep through srun, then again: nothing left to run
+hk sweep jacobi --quick -o "$work/sweep" > "$work/sweep1.txt" 2>&1 ||
+  bad "sweep through srun failed: $(tail -5 "$work/sweep1.txt")"
+grep -q "# 5 of 5 runs ok" "$work/sweep1.txt" || bad "sweep: $(tail -3 "$work/sweep1.txt")"
+hk sweep jacobi --quick -o "$work/sweep" --dry-run > "$work/sweep2.txt" 2>&1
+grep -q "# 5 runs planned, 0 to run, 5 finished before" "$work/sweep2.txt" ||
+  bad "sweep resume: $(tail -2 "$work/sweep2.txt")"
+
+# a batch job: its output (outside /tmp: every node has its own /tmp) names both nodes
+printf '#!/bin/sh\n#SBATCH -N 2\n#SBATCH -n 2\nsrun hostname | sort\n' > "$work/job.sh"
+out=$(timeout 60 "$vc" sbatch --parsable --output="$work/job-%j.out" --chdir="$work" "$work/job.sh")
+[[ $out =~ ^[0-9]+ ]] || bad "sbatch: no job id ($out)"
+for ((i = 0; i < 600; i++)); do
+  [ -z "$(timeout 10 "$vc" squeue -h -j "${out%%;*}" 2>/dev/null)" ] && break
+  sleep 0.1
+done
+[ "$(cat "$work/job-${out%%;*}.out" 2>/dev/null | tr '\n' ' ')" = "node0 node1 " ] ||
+  bad "batch job ${out%%;*}: output '$(cat "$work/job-${out%%;*}.out" 2>/dev/null)'"
+
+timeout 60 "$vc" down || bad "down failed"
+for p in $pids; do
+  st=$(ps -o stat= -p "$p" 2>/dev/null)
+  [ -z "$st" ] || [[ $st == Z* ]] || bad "daemon $p ($(ps -o comm= -p "$p")) still runs after down"
+done
+[ ! -e "$VCLUSTER_STATE" ] || bad "state dir $VCLUSTER_STATE left: $(ls -R "$VCLUSTER_STATE" | head)"
+[ -z "$(ip netns list 2>/dev/null | grep -E "^${VCLUSTER_PREFIX}(-br|[0-9]+)")" ] || bad "namespaces left"
+[ $fail = 0 ] || "$vc" down --kill >/dev/null 2>&1
+exit $fail
