@@ -51,8 +51,10 @@ def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
                        help="run on these hosts, ranks spread evenly (no local core check)")
     where.add_argument("--hostfile", metavar="F", help="launcher host file (no local core check)")
     parser.add_argument("--vcluster", type=positive_int, metavar="N",
-                        help="run across N emulated nodes of tools/vcluster (Open MPI, root; "
-                             "brought up when needed; binding off, nodes share this machine's cores)")
+                        help="run across N emulated nodes of tools/vcluster (root; brought up "
+                             "when needed; nodes share this machine's cores): Open MPI's mpirun, "
+                             "binding off, or with --launcher srun their own Slurm (Open MPI or "
+                             "MPICH, bound with --cpu-bind=cores)")
     parser.add_argument("--rate", type=link_rate, metavar="R",
                         help="with --vcluster: limit every emulated node's link to R (tc tbf, "
                              "e.g. 1gbit, 100mbit) so the inter-node communication is slower")
