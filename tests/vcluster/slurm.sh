@@ -4,8 +4,8 @@
 # MPICH: --mpi=pmi2) at 2 nodes x 2 ranks x 1 core and 2 nodes x 1 rank x 2 threads, every
 # rank or thread bound to its own core as the binding report shows it, the ranks on node0
 # and node1; `hybridkit run --vcluster 2 --launcher srun` of hk-jacobi at 2 x 2 threads
-# (verified, each thread on its own core by the run's binding report) and a sweep through
-# srun, resumed; an sbatch job whose output file names both nodes; after `down` no daemon it
+# (verified, each thread on its own core by the run's binding report) and a 3-run sweep
+# submitted with sbatch (`sweep --submit`), collected and resumed; an sbatch job whose output file names both nodes; after `down` no daemon it
 # started runs, no state dir, no namespace.  Exit 77 (skip) where namespaces or Slurm
 # cannot start.
 set -u
@@ -57,13 +57,19 @@ grep -q "^verdict: each thread has its own core (4 threads)" "$work/run.txt" ||
   bad "hybridkit run: binding verdict: $(grep verdict "$work/run.txt")"
 grep -q '"launcher": "vcluster-srun"' "$work/res"/runs/*/run.json 2>/dev/null ||
   bad "run.json does not name the launcher vcluster-srun: $(grep -h launcher "$work/res"/runs/*/run.json)"
-# a sweep through srun, then again: nothing left to run
-hk sweep jacobi --quick -o "$work/sweep" > "$work/sweep1.txt" 2>&1 ||
-  bad "sweep through srun failed: $(tail -5 "$work/sweep1.txt")"
-grep -q "# 5 of 5 runs ok" "$work/sweep1.txt" || bad "sweep: $(tail -3 "$work/sweep1.txt")"
-hk sweep jacobi --quick -o "$work/sweep" --dry-run > "$work/sweep2.txt" 2>&1
-grep -q "# 5 runs planned, 0 to run, 5 finished before" "$work/sweep2.txt" ||
-  bad "sweep resume: $(tail -2 "$work/sweep2.txt")"
+# a sweep of 3 runs submitted as batch jobs (sbatch --wait each), collected like a local
+# sweep; then again as a dry run: nothing left to run (resumed), the jobs printed
+hk sweep jacobi --quick --modes masteronly,funneled,task --submit -o "$work/sweep" \
+  > "$work/sweep1.txt" 2>&1 || bad "sweep --submit failed: $(tail -5 "$work/sweep1.txt")"
+grep -q "# 3 of 3 runs ok" "$work/sweep1.txt" || bad "sweep --submit: $(tail -3 "$work/sweep1.txt")"
+[ "$(ls "$work"/sweep/runs/jacobi/*/job.txt 2>/dev/null | wc -l)" = 3 ] || bad "sweep --submit: not 3 job outputs"
+[ "$(cat "$work"/sweep/runs/jacobi/*/records.jsonl 2>/dev/null | grep -c '"kind": *"jacobi"')" = 3 ] ||
+  bad "sweep --submit: not 3 jacobi records"
+hk sweep jacobi --quick --modes masteronly,funneled,task --submit -o "$work/sweep" --dry-run \
+  > "$work/sweep2.txt" 2>&1
+grep -q "# 3 runs planned, 0 to run, 3 finished before" "$work/sweep2.txt" ||
+  bad "sweep --submit resume: $(grep '^#' "$work/sweep2.txt")"
+[ "$(grep -c "vcluster sbatch --wait" "$work/sweep2.txt")" = 3 ] || bad "sweep --submit --dry-run: not 3 jobs printed"
 
 # a batch job: its output (outside /tmp: every node has its own /tmp) names both nodes
 printf '#!/bin/sh\n#SBATCH -N 2\n#SBATCH -n 2\nsrun hostname | sort\n' > "$work/job.sh"

@@ -286,6 +286,38 @@ class VclusterSrun(Launcher):
     env = Srun.env
 
 
+class SbatchWrap(Launcher):
+    """`sweep --submit`: every run a batch job, `sbatch --wait` with the srun line of the
+    wrapped launcher as its script (--wrap); the job's output in <run dir>/job.txt, sbatch's
+    exit status the job's. Waiting in sbatch keeps the sweep's collecting and resuming as
+    they are for local runs."""
+
+    command = "sbatch"
+    env_prefixes = ("SLURM_",)
+
+    def __init__(self, inner: Launcher, nodes: int = 1, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.inner, self.nodes = inner, nodes
+        self.programs = inner.programs
+        self.unbound_flag = inner.unbound_flag
+
+    def program(self) -> str:
+        return self.inner.program()
+
+    def build(self, spec: LaunchSpec) -> Launch:
+        inner = self.inner.build(spec)
+        argv = inner.argv
+        prefix, srun = (argv[:1], argv[1:]) if argv[1:2] == ["srun"] else ([], argv)
+        out = "job-%j.txt"
+        if "--output" in spec.args:
+            out = str(Path(spec.args[spec.args.index("--output") + 1]).parent / "job.txt")
+        job = ["sbatch", "--wait", "--parsable", f"--output={out}", "-J", Path(spec.binary).name,
+               "-N", str(min(self.nodes, spec.np)), "-n", str(spec.np), "-c", str(spec.threads),
+               "--wrap", shlex.join(srun)]
+        return Launch(argv=prefix + job, env=inner.env, rank_env=inner.rank_env,
+                      warnings=inner.warnings)
+
+
 class Replay(Launcher):
     """Test launcher, no MPI: replays the run directory $HK_REPLAY_DIR (see replay.py)."""
 

@@ -54,6 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="start from the description's quick set instead of the full one")
     parser.add_argument("-o", "--out", type=Path, metavar="DIR",
                         help="sweep directory (default: results/sweep-APP)")
+    parser.add_argument("--submit", action="store_true",
+                        help="with --launcher srun: every run a batch job (sbatch --wait, its "
+                             "srun line wrapped; --vcluster N: the emulated nodes' Slurm), "
+                             "collected and resumed like local runs; --dry-run prints the jobs")
     add_target_arguments(parser)
 
 
@@ -75,6 +79,11 @@ def overrides(ns: argparse.Namespace) -> Dict[str, List[object]]:
 def run(ns: argparse.Namespace) -> int:
     app = appdesc.get(ns.app)
     cluster, launcher, mpi = target(ns, ns.cores)
+    if ns.submit:
+        if ns.launcher != "srun":
+            raise UsageError("--submit submits batch jobs to Slurm: give --launcher srun")
+        from hybridkit.launch import SbatchWrap
+        launcher = SbatchWrap(launcher, ns.vcluster or cluster.nodes)
     out = (ns.out or Path("results") / f"sweep-{app.name}").resolve()
     check_node_visible(launcher, out)
     set_name = "quick" if ns.quick else "full"
@@ -88,9 +97,15 @@ def run(ns: argparse.Namespace) -> int:
     items = [(app, r) for r in runs]
     binaries = binaries_for([app], mpi)
     executor = Executor(launcher, mpi, cluster, ns.bind,
-                        launcher_label(ns), binaries, ns.timeout)
+                        launcher_label(ns) + ("-sbatch" if ns.submit else ""), binaries,
+                        ns.timeout)
     if ns.dry_run:
         print_plan(items, out, executor)
+        if ns.submit:  # the batch job of every run
+            from hybridkit.sweep import run_dir_of
+            for a, r in items:
+                records = run_dir_of(out, r) / "records.jsonl"
+                print(executor.launcher.build(executor.spec(a, r, records)).shell_line())
         return 0
     launcher.check_available()
     outcomes = execute_plan(items, executor, out)
