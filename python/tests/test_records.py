@@ -18,18 +18,37 @@ def test_valid_fixture(fixtures):
     assert all(record_error(r) is None for r in records)
 
 
+# fields only a simulated record has (hybridkit simulate, docs/simulate.md)
+SIMULATED_ONLY = {"simulated", "platform"}
+SIMULATED_ONLY_PROVENANCE = {"simulator"}
+
+
 def test_valid_fixture_uses_every_field_of_the_schema(fixtures):
-    """The fixture is the schema written out: no field missing, none extra."""
+    """The fixture is the schema written out: no field missing, none extra (a real run:
+    none of the simulated-only fields)."""
     schema = json.loads(schema_path().read_text())
     record = load_records(fixtures / "records" / "valid.jsonl")[0]
     defs = schema["$defs"]
-    assert set(record) == set(schema["properties"])
+    assert set(record) == set(schema["properties"]) - SIMULATED_ONLY
     provenance = record["provenance"]
-    assert set(provenance) == set(defs["provenance"]["properties"])
+    assert set(provenance) == set(defs["provenance"]["properties"]) - SIMULATED_ONLY_PROVENANCE
     assert set(provenance["machine"]) == set(defs["provenance"]["properties"]["machine"]
                                              ["properties"])
     for entry in provenance["binding"]:
         assert set(entry) == set(defs["binding_entry"]["properties"])
+
+
+def test_simulated_fixture_has_the_simulated_fields(fixtures):
+    """A simulated record: the real record's fields plus simulated, platform (every field of
+    its schema) and provenance.simulator."""
+    schema = json.loads(schema_path().read_text())
+    record = load_records(fixtures / "records" / "simulated.jsonl")[0]
+    assert record_error(record) is None
+    assert set(record) == set(schema["properties"])
+    assert set(record["platform"]) == set(schema["$defs"]["platform"]["properties"])
+    assert set(record["provenance"]) == set(schema["$defs"]["provenance"]["properties"])
+    bad = dict(record, platform={k: v for k, v in record["platform"].items() if k != "nodes"})
+    assert "platform: 'nodes' is a required property" in record_error(bad)
 
 
 @pytest.mark.parametrize("name,line,message", [

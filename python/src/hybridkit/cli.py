@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import __version__
-from hybridkit.commands import (advise, compare, profile, records, report, run, study, sweep,
-                                topology, tune)
+from hybridkit.commands import (advise, compare, profile, records, report, run, simulate, study,
+                                sweep, topology, tune)
 from hybridkit.errors import HKError, UsageError
 
 PROG = "hybridkit"
@@ -74,6 +74,8 @@ COMMANDS: Dict[str, Command] = {
                                              tune.run_allreduce,
                                              description=tune.ALLREDUCE_DESCRIPTION),
                     }),
+    "simulate": Command(simulate.HELP, simulate.add_arguments, simulate.run,
+                        description=simulate.DESCRIPTION, extra_args=True),
 }
 
 
