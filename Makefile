@@ -69,7 +69,7 @@ build-smpi: $(SMPI_DIR)/CMakeCache.txt
 
 test: build build-smpi
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
-	$(PY) -m pytest python/tests -q
+	$(PY) -m pytest python/tests -q -rs
 
 run: build
 	$(PY) -m hybridkit study --quick
