@@ -191,3 +191,30 @@ def test_jacobi_pure_mode_verifies_in_simulation(tmp_path):
     jac = [r for r in records if r["kind"] == "jacobi"]
     assert jac and all(r["simulated"] for r in jac)
     assert jac[0]["provenance"]["nodes"] == 2 and jac[0]["provenance"]["ranks"] == 4
+
+
+def test_ibm_sp_adapters_and_routes(tmp_path):
+    """ibm-sp (4 adapters of 1 GB/s per node, 750 MB/s per CPU, CPU c on adapter c mod 4):
+    hk-bench multipath between 2 nodes of 8 ranks gives per node 750 MB/s with one path,
+    1500 MB/s with two at stride 1 (two adapters) and 1000 MB/s at stride 4 (one adapter: the
+    seed's "only if the second process is located on a CPU connected with the 2nd adapter")."""
+    records = simulate(tmp_path, "--platform", "ibm-sp", "--use-nodes", "2", "--ranks-per-node",
+                       "8", "hk-bench", "--", "multipath", "-m", "4M", "-i", "2", "-x", "1")
+    bw = {(r["params"]["paths"], r["params"]["stride"]): r["results"]["node_bandwidth"]["min"]
+          for r in records if r["kind"] == "bench.multipath"}
+    assert bw[(1, 1)] == pytest.approx(750, rel=0.05)
+    assert bw[(2, 1)] == pytest.approx(1500, rel=0.05)
+    assert bw[(2, 4)] == pytest.approx(1000, rel=0.05)
+    assert bw[(8, 1)] == pytest.approx(4000, rel=0.05)  # all 4 adapters full
+
+
+@pytest.mark.parametrize("stride", [1, 4])
+def test_intra_node_route_stays_in_the_node(tmp_path, stride):
+    """Two CPUs of one ibm-sp node, on different adapters (stride 1) or the same (stride 4):
+    the intra-node latency is the platform's 3 us (no detour through the switch), the
+    inter-node one 6 us."""
+    records = simulate(tmp_path, "--platform", "ibm-sp", "--use-nodes", "2", "--ranks-per-node",
+                       "2", "--stride", str(stride), "hk-bench", "--", "pingpong", "-m", "8")
+    res = _by_size(records, "bench.pingpong")[8]
+    assert res["intra_latency"]["avg"] == pytest.approx(3.0 + 8 / 750e6 * 1e6, rel=0.05)
+    assert res["inter_latency"]["avg"] == pytest.approx(6.0 + 8 / 750e6 * 1e6, rel=0.05)
