@@ -108,6 +108,30 @@ def test_dry_run_names_the_platform_and_node_size(cli, tmp_path):
     assert "smpi/bw-factor:0:1" in res.out
 
 
+@pytest.mark.parametrize("args,message", [
+    (["--platform", "cray"], "unknown platform 'cray' (known: fat-tree, ibm-sp, sr8000"),
+    ([], "give --platform NAME or at least --nodes N --cores C"),
+    (["--nodes", "2"], "give --platform NAME or at least --nodes N --cores C"),
+    (["--platform", "sr8000", "--use-nodes", "13"], "platform sr8000 has 12 nodes, not 13"),
+    (["--platform", "sr8000", "--ranks-per-node", "9"],
+     "9 ranks per node with stride 1 do not fit in the 8 CPUs of a node of sr8000"),
+    (["--platform", "sr8000", "--ranks-per-node", "3", "--stride", "4"], "do not fit"),
+    (["--nodes", "2", "--cores", "2", "--link-bw", "10 GB/s"], "bandwidth '10 GB/s'"),
+    (["--nodes", "2", "--cores", "2", "--nic-per-node", "3"], "--nic-per-node 3: between 1"),
+    (["--nodes", "2", "--cores", "2", "--link-lat", "1us", "--intra-lat", "2us"],
+     "--link-lat 1us is below the intra-node latency 2us"),
+])
+def test_usage_errors(cli, tmp_path, args, message):
+    res = cli(["simulate", *args, "--results", str(tmp_path), "hk-bench", "--", "pingpong"])
+    assert res.code == 2 and message in res.err, res.err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_only_hk_bench_and_hk_jacobi(cli, tmp_path):
+    res = cli(["simulate", "--platform", "sr8000", "--results", str(tmp_path), "hk-mz"])
+    assert res.code == 2 and "BINARY must be one of hk-bench, hk-jacobi or a path" in res.err
+
+
 # ---------------------------------------------------------------- simulated runs (SimGrid)
 
 def _simgrid_or_skip() -> None:
