@@ -28,6 +28,8 @@ records they write and shows where every rank and thread ran."""
 EPILOG = """\
 environment:
   HK_BIN_DIR     where binaries given by name are looked up first
+  HK_SMPI_BIN_DIR  where simulate finds hk-bench/hk-jacobi built for SimGrid SMPI
+                 (default: the repository's build/smpi-release/bin)
   HK_MPI         default of --mpi (openmpi or mpich)
   HK_SCHEMA      record schema (default: the repository's schema/record.schema.json)
   HK_REPLAY_DIR  run directory replayed by --launcher replay (testing, no MPI)
