@@ -46,11 +46,12 @@ marked "simulated": true with its "platform") and run.json; hybridkit report and
 read it like a real run's and keep the two apart.
 
 Network: the platform's numbers as they are: smpi/bw-factor and smpi/lat-factor 1 (no
-SMPI piecewise corrections) and network/crosstraffic 0 (no acknowledgement traffic), unless
---smpi-factors default. Compute phases (--compute): 'off' (default for hk-bench) costs them
-nothing; 'measured' (default for hk-jacobi) replays each compute burst for the time it took
-on this machine (smpi/host-speed = the platform's CPU speed), so a simulated CPU is as fast
-as one core of this machine.
+SMPI piecewise corrections), network/crosstraffic 0 (no acknowledgement traffic) and 1 us per
+MPI_Test/MPI_Iprobe (SMPI's default: 100 us, growing), unless --smpi-factors default.
+Compute phases (--compute): 'off' (default for hk-bench) costs them nothing; 'measured'
+(default for hk-jacobi) replays each compute burst for the time it took on this machine
+(smpi/host-speed = the platform's CPU speed), so a simulated CPU is as fast as one core of
+this machine.
 
 examples:
   hybridkit simulate --platform sr8000 --use-nodes 8 hk-bench -- orthogonal -m 1K:1M
@@ -132,7 +133,10 @@ def smpi_config(compute: str, factors: str, plat: Platform, extra: List[str]) ->
     cfg = []
     if factors == "one":
         # "0:1": one piece, factor 1 from size 0 on (a bare "1" crashes SimGrid 3.32)
-        cfg += ["smpi/bw-factor:0:1", "smpi/lat-factor:0:1", "network/crosstraffic:0"]
+        cfg += ["smpi/bw-factor:0:1", "smpi/lat-factor:0:1", "network/crosstraffic:0",
+                # SMPI charges 100 us (growing) per MPI_Test/MPI_Iprobe by default, which
+                # staggers ranks polling in hk-bench's sleeping barrier: 1 us, not growing
+                "smpi/test:1e-6", "smpi/iprobe:1e-6", "smpi/grow-injected-times:no"]
     if compute == "off":
         cfg.append("smpi/simulate-computation:no")
     else:
