@@ -57,9 +57,9 @@ examples:
   hybridkit simulate --platform sr8000 --use-nodes 8 hk-bench -- orthogonal -m 1K:1M
   hybridkit simulate --platform ibm-sp --use-nodes 2 hk-bench -- multipath -m 4M
   hybridkit simulate --nodes 4 --cores 8 --link-bw 10GBps --link-lat 2us \\
-      --cpu-injection 4GBps hk-bench -- beff --compare-hybrid --lmax 64K
+      --cpu-injection 4GBps hk-bench -- beff --compare-hybrid --lmax 64K --time-per-loop 0.005
   hybridkit simulate --platform sr8000 --use-nodes 2 --ranks-per-node 4 hk-jacobi -- \\
-      --mode pure -n 64 --iters 20"""
+      --mode pure --size 64 --iters 20"""
 
 SMPI_BUILD = Path("build") / "smpi-release" / "bin"
 KNOWN = ("hk-bench", "hk-jacobi")
