@@ -19,12 +19,14 @@ JOBS ?= 2
 PYTHON ?= python3
 export HK_MPI
 export HK_BIN_DIR := $(CURDIR)/$(BUILD_DIR)/bin
+SMPI_DIR := build/smpi-release
+export HK_SMPI_BIN_DIR := $(CURDIR)/$(SMPI_DIR)/bin
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 # PRESET=debug: no leak checking of MPI runs (see tests/CMakeLists.txt)
 export ASAN_OPTIONS := detect_leaks=0
 
-.PHONY: run test setup deps venv build configure clean help fresh-check docs
+.PHONY: run test setup deps venv build build-smpi configure clean help fresh-check docs
 
 help:
 	@echo "make run | make test | make build | make setup | make clean | make fresh-check | make docs   (HK_MPI=openmpi|mpich, PRESET=...)"
@@ -58,9 +60,16 @@ configure: $(BUILD_DIR)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+# hk-bench and hk-jacobi for SimGrid SMPI (hybridkit simulate, docs/simulate.md)
+$(SMPI_DIR)/CMakeCache.txt: | deps
+	cmake --preset smpi-release
+
+build-smpi: $(SMPI_DIR)/CMakeCache.txt
+	cmake --build $(SMPI_DIR) -j $(JOBS) --target hk-bench hk-jacobi
+
+test: build build-smpi
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
-	$(PY) -m pytest python/tests -q
+	$(PY) -m pytest python/tests -q -rs
 
 run: build
 	$(PY) -m hybridkit study --quick

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import __version__
-from hybridkit.commands import (advise, compare, profile, records, report, run, study, sweep,
-                                topology, tune)
+from hybridkit.commands import (advise, compare, profile, records, report, run, simulate, study,
+                                sweep, topology, tune)
 from hybridkit.errors import HKError, UsageError
 
 PROG = "hybridkit"
@@ -28,6 +28,8 @@ records they write and shows where every rank and thread ran."""
 EPILOG = """\
 environment:
   HK_BIN_DIR     where binaries given by name are looked up first
+  HK_SMPI_BIN_DIR  where simulate finds hk-bench/hk-jacobi built for SimGrid SMPI
+                 (default: the repository's build/smpi-release/bin)
   HK_MPI         default of --mpi (openmpi or mpich)
   HK_SCHEMA      record schema (default: the repository's schema/record.schema.json)
   HK_REPLAY_DIR  run directory replayed by --launcher replay (testing, no MPI)
@@ -74,6 +76,8 @@ COMMANDS: Dict[str, Command] = {
                                              tune.run_allreduce,
                                              description=tune.ALLREDUCE_DESCRIPTION),
                     }),
+    "simulate": Command(simulate.HELP, simulate.add_arguments, simulate.run,
+                        description=simulate.DESCRIPTION, extra_args=True),
 }
 
 

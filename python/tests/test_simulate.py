@@ -1,0 +1,259 @@
+"""hybridkit simulate (docs/simulate.md): platform generation, and simulated hk-bench runs checked
+against values computed by hand from the platform.
+
+The generation tests need nothing; the simulated runs need SimGrid (smpirun) and the SMPI
+build (make build-smpi) and are skipped with the reason otherwise ('make test' runs pytest -rs,
+so the reason is printed).  Simulations are small: 2 nodes, a few sizes, 2-3 iterations.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import python_env
+
+from hybridkit.commands.simulate import smpi_binary
+from hybridkit.errors import HKError, UsageError
+from hybridkit.records import record_error
+from hybridkit.simplatform import (NAMED, Platform, parse_bw, parse_lat, parse_xml_counts,
+                                   platform_dir)
+
+
+# ---------------------------------------------------------------- generation (no SimGrid)
+
+def _tree(plat: Platform) -> ET.Element:
+    return ET.fromstring(plat.xml().split("\n", 2)[2])
+
+
+@pytest.mark.parametrize("nodes,cores,nics", [(2, 1, 1), (3, 8, 1), (2, 16, 4), (5, 6, 3)])
+def test_generated_platform_counts(nodes, cores, nics):
+    """N x C hosts, one private (injection) link per host, K NIC links per node, a bus per
+    node when K > 1; a route to the switch per (node, NIC), one between NIC groups of a node."""
+    plat = Platform(name="t", nodes=nodes, cores=cores, nic_per_node=nics, link_bw="2GBps",
+                    link_lat="6us", cpu_injection="1GBps", intra_lat="1us")
+    counts = parse_xml_counts(plat.xml())
+    assert counts["hosts"] == nodes * cores
+    assert counts["links"] == nodes * cores + nodes * nics + (nodes if nics > 1 else 0)
+    assert counts["routes"] == nodes * nics + nodes * nics * (nics - 1) // 2
+    assert len(plat.hosts()) == nodes * cores
+
+
+def test_generated_platform_numbers():
+    """CPU c of node n sits in the cluster of NIC c mod K; injection links carry the per-CPU
+    rate and half the intra-node latency, NIC links the link rate and the rest of the latency."""
+    plat = Platform(name="t", nodes=2, cores=8, nic_per_node=4, link_bw="2GBps", link_lat="6us",
+                    cpu_injection="500MBps", intra_lat="1us")
+    root = _tree(plat)
+    clusters = {c.get("id"): c for c in root.iter("cluster")}
+    assert sorted(clusters) == [f"t-n{n}-g{k}" for n in range(2) for k in range(4)]
+    for n in range(2):
+        for k in range(4):
+            c = clusters[f"t-n{n}-g{k}"]
+            assert [int(x) for x in c.get("radical").split(",")] == [k, k + 4]
+            assert parse_bw(c.get("bw")) == pytest.approx(500e6)
+            assert parse_lat(c.get("lat")) == pytest.approx(0.5e-6)
+            assert c.get("sharing_policy") == "SPLITDUPLEX"
+    nics = [link for link in root.iter("link") if "-nic" in link.get("id")]
+    assert len(nics) == 8
+    for link in nics:
+        assert parse_bw(link.get("bandwidth")) == pytest.approx(2e9)
+        assert parse_lat(link.get("latency")) == pytest.approx(2.5e-6)  # (6 - 1) / 2 us
+    # unlimited injection: 100 x the link
+    free = Platform(name="u", nodes=2, cores=2, link_bw="1GBps", cpu_injection=None)
+    assert parse_bw(next(_tree(free).iter("cluster")).get("bw")) == pytest.approx(100e9)
+
+
+def test_units():
+    assert parse_bw("874MBps") == 874e6
+    assert parse_bw("100Gbps") == 12.5e9
+    assert parse_bw("1.5GiBps") == 1.5 * 2 ** 30
+    assert parse_lat("1.5us") == pytest.approx(1.5e-6)
+    with pytest.raises(UsageError):
+        parse_bw("10 GB/s")
+    with pytest.raises(UsageError):
+        Platform(name="x", nodes=2, cores=4, nic_per_node=5).check()
+    with pytest.raises(UsageError):
+        Platform(name="x", nodes=2, cores=4, link_lat="1us", intra_lat="2us").check()
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_committed_platforms_are_the_generated_ones(name):
+    """python/src/hybridkit/platforms/NAME.xml is what NAMED[NAME] generates (no drift)."""
+    assert (platform_dir() / f"{name}.xml").read_text() == NAMED[name].xml()
+
+
+def test_generator_cli(tmp_path):
+    xml, hosts = tmp_path / "p.xml", tmp_path / "hosts"
+    subprocess.run([sys.executable, "-m", "hybridkit.simplatform", "--nodes", "3", "--cores",
+                    "4", "--link-bw", "10GBps", "--link-lat", "2us", "--nic-per-node", "2",
+                    "--cpu-injection", "4GBps", "--name", "mine", "--xml", str(xml),
+                    "--hostfile", str(hosts)], check=True)
+    assert parse_xml_counts(xml.read_text()) == {"hosts": 12, "links": 12 + 6 + 3, "routes": 9}
+    assert hosts.read_text().split() == [f"mine-n{n}-c{c}" for n in range(3) for c in range(4)]
+
+
+def test_dry_run_names_the_platform_and_node_size(cli, tmp_path):
+    res = cli(["simulate", "--platform", "sr8000", "--use-nodes", "2", "--ranks-per-node",
+               "4", "--results", str(tmp_path), "--dry-run", "hk-bench", "--", "pingpong"])
+    if res.code != 0 and "not found" in res.err:
+        pytest.skip(f"SMPI build missing: {res.err.strip()}")
+    assert res.code == 0, res.err
+    assert "HK_NODE_SIZE=4" in res.out and "-np 8" in res.out
+    assert "smpi/bw-factor:0:1" in res.out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--platform", "cray"], "unknown platform 'cray' (known: fat-tree, ibm-sp, sr8000"),
+    ([], "give --platform NAME or at least --nodes N --cores C"),
+    (["--nodes", "2"], "give --platform NAME or at least --nodes N --cores C"),
+    (["--platform", "sr8000", "--use-nodes", "13"], "platform sr8000 has 12 nodes, not 13"),
+    (["--platform", "sr8000", "--ranks-per-node", "9"],
+     "9 ranks per node with stride 1 do not fit in the 8 CPUs of a node of sr8000"),
+    (["--platform", "sr8000", "--ranks-per-node", "3", "--stride", "4"], "do not fit"),
+    (["--nodes", "2", "--cores", "2", "--link-bw", "10 GB/s"], "bandwidth '10 GB/s'"),
+    (["--nodes", "2", "--cores", "2", "--nic-per-node", "3"], "--nic-per-node 3: between 1"),
+    (["--nodes", "2", "--cores", "2", "--link-lat", "1us", "--intra-lat", "2us"],
+     "--link-lat 1us is below the intra-node latency 2us"),
+])
+def test_usage_errors(cli, tmp_path, args, message):
+    res = cli(["simulate", *args, "--results", str(tmp_path), "hk-bench", "--", "pingpong"])
+    assert res.code == 2 and message in res.err, res.err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_only_hk_bench_and_hk_jacobi(cli, tmp_path):
+    res = cli(["simulate", "--platform", "sr8000", "--results", str(tmp_path), "hk-mz"])
+    assert res.code == 2 and "BINARY must be one of hk-bench, hk-jacobi or a path" in res.err
+
+
+# ---------------------------------------------------------------- simulated runs (SimGrid)
+
+def _simgrid_or_skip() -> None:
+    if shutil.which("smpirun") is None:
+        pytest.skip("SimGrid is not installed (smpirun missing; apt-get install libsimgrid-dev)")
+    try:
+        smpi_binary("hk-bench")
+    except HKError as exc:
+        pytest.skip(f"no SMPI build of hk-bench ({exc})")
+
+
+def simulate(tmp_path: Path, *args: str) -> list:
+    """hybridkit simulate ARGS in a fresh results dir; the records of its run."""
+    _simgrid_or_skip()
+    results = tmp_path / "results"
+    proc = subprocess.run([sys.executable, "-m", "hybridkit", "simulate", "--results",
+                           str(results), *args], capture_output=True, text=True, timeout=600,
+                          env=python_env(OMP_NUM_THREADS="1"))
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    runs = list((results / "runs").iterdir())
+    assert len(runs) == 1
+    run = json.loads((runs[0] / "run.json").read_text())
+    assert run["status"] == "ok" and run["simulated"] is True
+    return [json.loads(line) for line in (runs[0] / "records.jsonl").read_text().splitlines()]
+
+
+def _by_size(records: list, kind: str) -> dict:
+    return {r["params"]["size"]: r["results"] for r in records if r["kind"] == kind}
+
+
+@pytest.mark.parametrize("inj", [None, "1GBps"])
+def test_pingpong_gives_the_platforms_latency_and_bandwidth(tmp_path, inj):
+    """Two nodes of one CPU: latency = link_lat + size / bandwidth, bandwidth = the slowest link
+    of the route (the NIC, or the CPU's injection link when it is slower), within 5 %."""
+    link_bw, link_lat = 2e9, 5e-6
+    extra = ["--cpu-injection", inj] if inj else []
+    records = simulate(tmp_path, "--nodes", "2", "--cores", "1", "--link-bw", "2GBps",
+                       "--link-lat", "5us", "--intra-lat", "1us", *extra, "hk-bench", "--",
+                       "pingpong", "-m", "8:1M")
+    bw = min(link_bw, parse_bw(inj)) if inj else link_bw
+    sizes = _by_size(records, "bench.pingpong")
+    assert set(sizes) >= {8, 1 << 20}
+    for size in (8, 1 << 20):
+        expected_us = (link_lat + size / bw) * 1e6
+        assert sizes[size]["inter_latency"]["avg"] == pytest.approx(expected_us, rel=0.05)
+    # the windowed (osu_bw) bandwidth of 1 MiB messages: the route's bandwidth, MB/s = 1e6 B/s
+    assert sizes[1 << 20]["inter_uni_bandwidth"]["value"] == pytest.approx(bw / 1e6, rel=0.05)
+    for r in records:
+        assert r["simulated"] is True
+        assert r["platform"]["link_bw"] == "2GBps" and r["platform"]["cpu_injection"] == inj
+        assert r["platform"]["nodes"] == 2 and r["platform"]["cores_per_node"] == 1
+        assert r["provenance"]["simulator"].startswith("SimGrid ")
+        assert record_error(r) is None
+
+
+def test_masteronly_slower_than_pure_only_with_the_injection_limit(tmp_path):
+    """hk-bench orthogonal on 2 SR8000-like nodes of 4 CPUs (NIC 874 MB/s): with the per-CPU
+    limit (437 MB/s) the master alone cannot fill the NIC and masteronly is slower than pure
+    MPI for large messages; without it, it is not.  T_hybrid by hand: the leader sends 2
+    messages of 4 L to the other node, through its injection link and the NIC."""
+    size = 1 << 20
+    ratio = {}
+    for inj in ("437MBps", "none"):
+        records = simulate(tmp_path / inj, "--platform", "sr8000", "--use-nodes", "2",
+                           "--ranks-per-node", "4", "--cpu-injection", inj, "hk-bench", "--",
+                           "orthogonal", "-m", "512K:1M", "-i", "2", "-x", "1")
+        res = _by_size(records, "bench.orthogonal")[size]
+        bottleneck = 437e6 if inj != "none" else 874e6
+        assert res["t_hybrid"]["max"] == pytest.approx(2 * 4 * size / bottleneck * 1e6, rel=0.05)
+        ratio[inj] = res["t_hybrid_over_t_pure"]["value"]
+        assert records[0]["platform"]["cpu_injection"] == (None if inj == "none" else inj)
+    assert ratio["437MBps"] > 1.3
+    assert ratio["none"] <= 1.02
+
+
+def test_jacobi_pure_mode_verifies_in_simulation(tmp_path):
+    """hk-jacobi's pure-MPI modes run under SMPI and verify (bit-identical to the serial
+    reference); compute phases are measured."""
+    records = simulate(tmp_path, "--platform", "sr8000", "--use-nodes", "2", "--ranks-per-node",
+                       "2", "hk-jacobi", "--", "--mode", "pure", "--size", "32", "--iters", "4")
+    jac = [r for r in records if r["kind"] == "jacobi"]
+    assert jac and all(r["simulated"] for r in jac)
+    assert jac[0]["provenance"]["nodes"] == 2 and jac[0]["provenance"]["ranks"] == 4
+
+
+def test_ibm_sp_adapters_and_routes(tmp_path):
+    """ibm-sp (4 adapters of 1 GB/s per node, 750 MB/s per CPU, CPU c on adapter c mod 4):
+    hk-bench multipath between 2 nodes of 8 ranks gives per node 750 MB/s with one path,
+    1500 MB/s with two at stride 1 (two adapters) and 1000 MB/s at stride 4 (one adapter: the
+    seed's "only if the second process is located on a CPU connected with the 2nd adapter")."""
+    records = simulate(tmp_path, "--platform", "ibm-sp", "--use-nodes", "2", "--ranks-per-node",
+                       "8", "hk-bench", "--", "multipath", "-m", "4M", "-i", "2", "-x", "1")
+    bw = {(r["params"]["paths"], r["params"]["stride"]): r["results"]["node_bandwidth"]["min"]
+          for r in records if r["kind"] == "bench.multipath"}
+    assert bw[(1, 1)] == pytest.approx(750, rel=0.05)
+    assert bw[(2, 1)] == pytest.approx(1500, rel=0.05)
+    assert bw[(2, 4)] == pytest.approx(1000, rel=0.05)
+    assert bw[(8, 1)] == pytest.approx(4000, rel=0.05)  # all 4 adapters full
+
+
+@pytest.mark.parametrize("stride", [1, 4])
+def test_intra_node_route_stays_in_the_node(tmp_path, stride):
+    """Two CPUs of one ibm-sp node, on different adapters (stride 1) or the same (stride 4):
+    the intra-node latency is the platform's 3 us (no detour through the switch), the
+    inter-node one 6 us."""
+    records = simulate(tmp_path, "--platform", "ibm-sp", "--use-nodes", "2", "--ranks-per-node",
+                       "2", "--stride", str(stride), "hk-bench", "--", "pingpong", "-m", "8")
+    res = _by_size(records, "bench.pingpong")[8]
+    assert res["intra_latency"]["avg"] == pytest.approx(3.0 + 8 / 750e6 * 1e6, rel=0.05)
+    assert res["inter_latency"]["avg"] == pytest.approx(6.0 + 8 / 750e6 * 1e6, rel=0.05)
+
+
+def test_concurrent_paths_share_the_nic(tmp_path):
+    """Short transfers (1 MiB at 12.5 GB/s: 84 us) on 2 nodes with a 25 GB/s NIC: one path gets
+    the CPU's 12.5 GB/s, two or three together the NIC's 25 GB/s and no more.  Catches SMPI's
+    default 100 us per MPI_Test, which staggers the ranks leaving hk-bench's sleeping barrier so
+    that the paths do not overlap (3 paths then showed 36.8 GB/s)."""
+    records = simulate(tmp_path, "--nodes", "2", "--cores", "4", "--link-bw", "25GBps",
+                       "--link-lat", "1.5us", "--cpu-injection", "12.5GBps", "hk-bench", "--",
+                       "multipath", "--stride", "1", "-m", "1M", "-i", "1", "-x", "1")
+    bw = {r["params"]["paths"]: r["results"]["node_bandwidth"]["max"]
+          for r in records if r["kind"] == "bench.multipath"}
+    assert bw[1] == pytest.approx(12500, rel=0.05)
+    assert bw[2] == pytest.approx(25000, rel=0.05)
+    assert bw[3] == pytest.approx(25000, rel=0.05)
