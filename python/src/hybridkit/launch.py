@@ -200,6 +200,15 @@ class MPICH(Launcher):
         return flags
 
 
+def srun_binding_flags(spec: LaunchSpec) -> List[str]:
+    """srun's tail of every launch: overcommit when oversubscribed, the cores bound (or not),
+    the ranks' OMP_* exported."""
+    flags = ["--overcommit"] if spec.oversubscribe else []
+    flags += ["--cpu-bind=cores" if spec.pinned else "--cpu-bind=none"]
+    exports = ",".join(f"{k}={v}" for k, v in spec.rank_env().items())
+    return flags + [f"--export=ALL,{exports}"]
+
+
 class Srun(Launcher):
     """Slurm's srun: -c T cores per task, --cpu-bind, OMP_* through --export."""
 
@@ -214,12 +223,7 @@ class Srun(Launcher):
             flags += [f"--nodelist={','.join(spec.hosts)}", "-N", str(len(spec.hosts))]
         elif spec.hostfile:
             flags += [f"--nodefile={spec.hostfile}"]
-        if spec.oversubscribe:
-            flags += ["--overcommit"]
-        flags += ["--cpu-bind=cores" if spec.pinned else "--cpu-bind=none"]
-        exports = ",".join(f"{k}={v}" for k, v in spec.rank_env().items())
-        flags += [f"--export=ALL,{exports}"]
-        return flags
+        return flags + srun_binding_flags(spec)
 
     def env(self, spec: Optional[LaunchSpec] = None) -> Dict[str, str]:
         """The ranks' variables also in srun's own environment: Slurm 22.05 keeps a variable
@@ -276,12 +280,7 @@ class VclusterSrun(Launcher):
         nodes = min(self.nodes, spec.np)
         flags = ["srun", "-N", str(nodes), "-n", str(spec.np), "-c", str(spec.threads),
                  f"--mpi={self.PMI[self.mpi]}"]
-        if spec.oversubscribe:
-            flags += ["--overcommit"]
-        flags += ["--cpu-bind=cores" if spec.pinned else "--cpu-bind=none"]
-        exports = ",".join(f"{k}={v}" for k, v in spec.rank_env().items())
-        flags += [f"--export=ALL,{exports}"]
-        return flags
+        return flags + srun_binding_flags(spec)
 
     env = Srun.env
 
