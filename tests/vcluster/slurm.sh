@@ -71,7 +71,7 @@ grep -q "# 3 runs planned, 0 to run, 3 finished before" "$work/sweep2.txt" ||
   bad "sweep --submit resume: $(grep '^#' "$work/sweep2.txt")"
 [ "$(grep -c "vcluster sbatch --wait" "$work/sweep2.txt")" = 3 ] || bad "sweep --submit --dry-run: not 3 jobs printed"
 
-# a batch job: its output (outside /tmp: every node has its own /tmp) names both nodes
+# a batch job: its output names both nodes
 printf '#!/bin/sh\n#SBATCH -N 2\n#SBATCH -n 2\nsrun hostname | sort\n' > "$work/job.sh"
 out=$(timeout 60 "$vc" sbatch --parsable --output="$work/job-%j.out" --chdir="$work" "$work/job.sh")
 [[ $out =~ ^[0-9]+ ]] || bad "sbatch: no job id ($out)"

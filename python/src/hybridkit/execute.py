@@ -63,19 +63,6 @@ def launcher_label(ns: argparse.Namespace) -> str:
     return ns.launcher
 
 
-def check_node_visible(launcher, path: Path) -> None:
-    """Every node of `vcluster up N --slurm` has its own /tmp: records written below it
-    would stay on the node that wrote them."""
-    from hybridkit.launch import VclusterSrun
-
-    resolved = Path(path).resolve()
-    if isinstance(launcher, VclusterSrun) and (resolved == Path("/tmp") or
-                                               Path("/tmp") in resolved.parents):
-        raise UsageError(f"{resolved} is below /tmp, which each emulated Slurm node has of its "
-                         "own: the runs' records would stay on the nodes; choose a directory "
-                         "outside /tmp")
-
-
 def _hostfile_nodes(path: str) -> int:
     try:
         lines = Path(path).read_text().splitlines()

@@ -19,7 +19,7 @@ from hybridkit import __version__
 from hybridkit.cliargs import add_launch_arguments, add_one_run_arguments, mode_name, positive_int
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import check_node_visible, launcher_label, vcluster_launcher
+from hybridkit.execute import launcher_label, vcluster_launcher
 from hybridkit.launch import Launch, LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import find_binary
 from hybridkit.rundir import (RESERVE, create_run_dir, iso, run_dir_name, run_streaming,
@@ -108,7 +108,6 @@ def run(ns: argparse.Namespace) -> int:
 
     name = run_dir_name(binary.name, ns.np, ns.threads, ns.mode)
     results = ns.results.resolve()
-    check_node_visible(launcher, results)
     if ns.dry_run:
         run_dir = results / "runs" / name
     else:

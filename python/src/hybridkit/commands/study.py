@@ -22,7 +22,7 @@ from hybridkit import __version__, appdesc
 from hybridkit.appdesc import AppDesc
 from hybridkit.cliargs import add_target_arguments, positive_int
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import (check_node_visible, execute_plan, launcher_label, print_plan,
+from hybridkit.execute import (execute_plan, launcher_label, print_plan,
                                report_failures, target)
 from hybridkit.launch import provenance_env, singleton_env
 from hybridkit.paths import find_binary
@@ -234,7 +234,6 @@ def run(ns: argparse.Namespace) -> int:
     if not items:
         raise HKError("nothing to run: no app has a binary (build the C side, set HK_BIN_DIR)")
     out = (ns.out or default_out(ns)).resolve()
-    check_node_visible(launcher, out)
     executor = Executor(launcher, mpi, cluster, ns.bind,
                         launcher_label(ns), binaries, ns.timeout)
     if ns.dry_run:

@@ -16,7 +16,7 @@ from typing import Dict, List, Sequence
 from hybridkit import appdesc
 from hybridkit.cliargs import add_target_arguments, csv_list, param_override, positive_int
 from hybridkit.errors import UsageError
-from hybridkit.execute import (binaries_for, check_node_visible, execute_plan, launcher_label,
+from hybridkit.execute import (binaries_for, execute_plan, launcher_label,
                                print_plan, report_failures, target)
 from hybridkit.sweep import Executor, check_fits, expand
 
@@ -85,7 +85,6 @@ def run(ns: argparse.Namespace) -> int:
         from hybridkit.launch import SbatchWrap
         launcher = SbatchWrap(launcher, ns.vcluster or cluster.nodes)
     out = (ns.out or Path("results") / f"sweep-{app.name}").resolve()
-    check_node_visible(launcher, out)
     set_name = "quick" if ns.quick else "full"
     runs = expand(app, set_name, cluster, [ns.cores] if ns.cores else None, overrides(ns),
                   ns.repeat)
