@@ -1,12 +1,18 @@
 # hk-jacobi --temporal pipeline (threads as stages, apps/jacobi/pipeline.c): bit-identical to
 # the serial reference at 1-4 ranks x 1-4 threads (oversubscribed on small machines), periodic
-# and Dirichlet, tiles of 1 and 2 planes, the tightest looseness (1:1) to the loosest (the
-# successor never waited for); w = 3 with 2 threads: a thread with 2 stages, with 4: one idle;
-# --check-every 0 (an invariant check inside a batch runs it as plain sweeps)
-foreach(case "dirichlet.tight;--boundary dirichlet --halo-width 3 --looseness 1:1 --tile-planes 1"
+# and Dirichlet, tiles of 1 and 2 planes, cut into rows or not, shifted (the default; tightest
+# looseness 0:0) and unshifted (tightest 1:1), to the loosest (the successor never waited
+# for); w = 3 with 2 threads: a thread with 2 stages, with 4: one idle; --check-every 0 (an
+# invariant check inside a batch runs it as plain sweeps)
+foreach(case "dirichlet.tight;--boundary dirichlet --halo-width 3 --looseness 0:0 --tile-planes 1"
              "periodic.loose;--halo-width 4 --looseness 3:100 --tile-planes 2"
              "dirichlet.mid;--boundary dirichlet --halo-width 4 --looseness 2:3 --tile-planes 2"
-             "periodic.tight;--halo-width 2 --looseness 1:1 --tile-planes 1")
+             "periodic.tight;--halo-width 2 --looseness 0:0 --tile-planes 1"
+             "rows.tight;--halo-width 4 --looseness 0:0 --tile-planes 1 --tile-rows 1"
+             "rows.dirichlet;--boundary dirichlet --halo-width 3 --looseness 0:1 --tile-planes 2 --tile-rows 3"
+             "rows.loose;--halo-width 3 --looseness 2:7 --tile-planes 3 --tile-rows 4"
+             "unshifted.tight;--boundary dirichlet --halo-width 3 --looseness 1:1 --tile-shift 0"
+             "unshifted.periodic;--halo-width 4 --looseness 1:1 --tile-planes 2 --tile-shift 0")
   list(GET case 0 id)
   list(GET case 1 opts)
   separate_arguments(opts)
@@ -17,6 +23,12 @@ endforeach()
 hk_mpi_test(jacobi.pipe.2d hk-jacobi ARGS --mode masteronly --temporal pipeline --dims 2 --grid 41x37
             --boundary dirichlet --halo-width 3 --looseness 1:2 --iters 7 --check-every 0 --verify on
             RANKS 1 3 THREADS 1 3 LABELS apps)
+hk_mpi_test(jacobi.pipe.2d.cols hk-jacobi ARGS --mode masteronly --temporal pipeline --dims 2 --grid 41x37
+            --halo-width 3 --looseness 0:0 --tile-planes 2 --tile-rows 5 --iters 7 --check-every 0
+            --verify on RANKS 1 2 THREADS 2 3 LABELS apps)
+hk_mpi_test(jacobi.pipe.s27.rows hk-jacobi ARGS --mode pure --temporal pipeline --stencil 27 --grid 13x11x9
+            --halo-width 3 --looseness 0:0 --tile-rows 2 --iters 6 --check-every 0 --verify on
+            RANKS 1 2 THREADS 3 LABELS apps)
 hk_mpi_test(jacobi.pipe.s27 hk-jacobi ARGS --mode pure --temporal pipeline --stencil 27 --grid 13x11x9
             --halo-width 3 --iters 6 --check-every 0 --verify on RANKS 1 2 THREADS 1 3 LABELS apps)
 hk_mpi_test(jacobi.pipe.nt hk-jacobi ARGS --mode funneled --temporal pipeline --grid 19x17x15
@@ -48,8 +60,14 @@ hk_expect_test(jacobi.wave.overlap_used 0 "temporal +wavefront" NP 1 COMMAND ${J
 hk_expect_test(jacobi.pipe.idle 0 "2 stages \\(sweeps per exchange\\) for 3 threads: 1 idle" NP 1
                ENV OMP_NUM_THREADS=3 COMMAND ${JAC} --mode funneled --grid 12x12x12
                --temporal pipeline --halo-width 2 --iters 2)
-hk_expect_test(jacobi.pipe.bad_looseness 2 "--looseness 2:1: 1 <= dl <= du" ONCE NP 2
+hk_expect_test(jacobi.pipe.bad_looseness 2 "--looseness 2:1: 0 <= dl <= du" ONCE NP 2
                COMMAND ${JAC} --temporal pipeline --looseness 2:1)
+hk_expect_test(jacobi.pipe.bad_unshifted 2 "--looseness 0:2: 1 <= dl <= du needed \\(dl >= 1 unshifted"
+               ONCE NP 2 COMMAND ${JAC} --temporal pipeline --looseness 0:2 --tile-shift 0)
+hk_expect_test(jacobi.pipe.rows_unshifted 2 "--tile-rows 4 needs --tile-shift 1" ONCE NP 2
+               COMMAND ${JAC} --temporal pipeline --tile-rows 4 --tile-shift 0)
+hk_expect_test(jacobi.pipe.reported_rows 0 "tile_rows +3" NP 1 COMMAND ${JAC} --grid 12x12x12
+               --temporal pipeline --halo-width 2 --tile-rows 3 --iters 2 --check-every 0)
 hk_expect_test(jacobi.pipe.bad_looseness_form 2 "--looseness 3: expected dl:du" ONCE NP 2
                COMMAND ${JAC} --temporal pipeline --looseness 3)
 # every sweep in a pipeline pass (warm-up 2 + 2 timed, w = 2); checks inside every batch: none,

@@ -36,8 +36,7 @@ typedef struct jac_config {
   long long global[3];      /* global grid (global[2] = 1 in 2D) */
   jac_boundary_t boundary;
   jac_temporal_t temporal;
-  int dl, du;               /* --looseness of the pipeline */
-  int tile_planes;          /* pipeline: planes (2D rows) per tile */
+  jac_pipe_desc_t pipe;     /* --looseness, --tile-planes, --tile-rows, --tile-shift */
   int xwrap;                /* 1: the sweeps may wrap a periodic, undecomposed x */
   jac_stores_t stores;
   jac_verify_t verify;

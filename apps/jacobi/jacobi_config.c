@@ -16,7 +16,7 @@ const char *const jac_temporal_names[] = {"on", "off", "wavefront", "pipeline", 
 static struct {
   const char *mode, *grid, *map, *output, *looseness;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
-  int tile_planes;
+  int tile_planes, tile_rows, tile_shift;
   int stencil;
   int boundary, temporal, xwrap, stores, verify, layout;
   double min_time;
@@ -24,7 +24,7 @@ static struct {
          .verify = JAC_VERIFY_AUTO, .temporal = JAC_TEMPORAL_ON, .stores = JAC_STORES_AUTO,
          .xwrap = ON,
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1,
-         .stencil = 7, .looseness = "1:2", .tile_planes = 1};
+         .stencil = 7, .looseness = "1:2", .tile_planes = 1, .tile_shift = 1};
 
 static const hk_opt_t options[] = {
   {"mode", HK_OPT_STR, &opt.mode, "M", "hybrid mode, one of --list-modes", 0},
@@ -47,8 +47,13 @@ static const hk_opt_t options[] = {
   {"wave-rows", HK_OPT_INT, &opt.wave_rows, "R", "rows per wavefront strip (0: sized for the L2/L3 caches)", 0},
   {"looseness", HK_OPT_STR, &opt.looseness, "dl:du",
    "pipeline: at least dl and at most du tiles between the tiles two neighbouring stages work "
-   "on (1 <= dl <= du)", 0},
+   "on (0 <= dl <= du; unshifted tiles: 1 <= dl)", 0},
   {"tile-planes", HK_OPT_INT, &opt.tile_planes, "P", "pipeline: planes (2D: rows) per tile", 0},
+  {"tile-rows", HK_OPT_INT, &opt.tile_rows, "R",
+   "pipeline: tiles cut into blocks of R rows (2D: columns); 0: whole planes (rows)", 0},
+  {"tile-shift", HK_OPT_INT, &opt.tile_shift, "0|1",
+   "pipeline: 1 (default): stage s's tiles shifted by -s in every tiled dimension, as in the "
+   "papers; 0: unshifted (whole planes only; a stage one tile further behind)", 0},
   {"x-wrap", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.xwrap, onoff}, "on|off",
    "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
   {"stores", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.stores, stores_names}, "S",
@@ -81,8 +86,9 @@ const hk_app_t jac_app = {
       "through the planes (temporal blocking: the field streams through memory once per w\n"
       "sweeps; MLUP/s can then exceed the roofline of a single sweep; in the modes that\n"
       "overlap, the sweeps after the first, which hides the exchange); --temporal pipeline:\n"
-      "the threads as pipeline stages, one sweep each, tiles of --tile-planes planes apart,\n"
-      "synchronised per tile within --looseness; --temporal off: one sweep after the\n"
+      "the threads as pipeline stages, one sweep each, tiles of --tile-planes planes (cut\n"
+      "into --tile-rows rows), each stage's shifted by -1 from its predecessor's, synchronised\n"
+      "per tile within --looseness; --temporal off: one sweep after the\n"
       "other.  --reserved m applies to multiple-reserved.  --roofline measures a\n"
       "STREAM-style scale bandwidth (one load and\n"
       "one store stream per element, as one lattice update) with the kind of stores the sweeps\n"
@@ -113,16 +119,28 @@ static int parse_grid(jac_config_t *c)
   return HK_SUCCESS;
 }
 
-/* --looseness dl:du, 1 <= dl <= du */
-static int parse_looseness(jac_config_t *c)
+/* --looseness dl:du, 0 <= dl <= du (1 <= dl unshifted), and the tiles */
+static int parse_pipe(jac_config_t *c)
 {
   char extra;
-  if (sscanf(opt.looseness, "%d:%d%c", &c->dl, &c->du, &extra) != 2)
+  jac_pipe_desc_t *d = &c->pipe;
+  *d = (jac_pipe_desc_t){.planes = opt.tile_planes, .rows = opt.tile_rows, .shift = opt.tile_shift};
+  if (sscanf(opt.looseness, "%d:%d%c", &d->dl, &d->du, &extra) != 2)
     return hk_error_set(HK_ERR_ARG, "--looseness %s: expected dl:du (e.g. 1:2)", opt.looseness);
-  if (c->dl < 1 || c->du < c->dl || c->du > 1000000)
-    return hk_error_set(HK_ERR_ARG, "--looseness %s: 1 <= dl <= du needed (dl >= 1: the "
-                        "stencil reads the tile after; with du < dl no distance satisfies both)",
-                        opt.looseness);
+  if (d->dl < !d->shift || d->du < d->dl || d->du > 1000000)
+    return hk_error_set(HK_ERR_ARG, "--looseness %s: %d <= dl <= du needed (%s; with du < dl "
+                        "no distance satisfies both)", opt.looseness, !d->shift,
+                        d->shift ? "shifted tiles: dl = 0 is the tightest"
+                                 : "dl >= 1 unshifted: the stencil reads the tile after");
+  if (d->planes < 1)
+    return hk_error_set(HK_ERR_ARG, "--tile-planes %d must be >= 1", d->planes);
+  if (d->rows < 0)
+    return hk_error_set(HK_ERR_ARG, "--tile-rows %d must be >= 0", d->rows);
+  if (d->shift != 0 && d->shift != 1)
+    return hk_error_set(HK_ERR_ARG, "--tile-shift %d: 0 or 1", d->shift);
+  if (d->rows > 0 && !d->shift)
+    return hk_error_set(HK_ERR_ARG, "--tile-rows %d needs --tile-shift 1 (unshifted, a stage "
+                        "would have to wait for a whole row of tiles more)", d->rows);
   return HK_SUCCESS;
 }
 
@@ -146,8 +164,6 @@ static int check_options(void)
     return hk_error_set(HK_ERR_ARG, "--halo-width %d: the %s does at most %d sweeps per pass "
                         "(or --temporal off)", opt.width,
                         opt.temporal == JAC_TEMPORAL_PIPELINE ? "pipeline" : "wavefront", HK_WAVE_MAX);
-  if (opt.tile_planes < 1)
-    return hk_error_set(HK_ERR_ARG, "--tile-planes %d must be >= 1", opt.tile_planes);
   if (opt.reserved < 0)
     return hk_error_set(HK_ERR_ARG, "--reserved %d must be >= 0", opt.reserved);
   if (opt.stencil != 7 && opt.stencil != 27)
@@ -168,14 +184,13 @@ int jac_config_parse(int argc, char **argv, jac_config_t *c, int *done)
     return err;
   *c = (jac_config_t){.dims = opt.dims, .stencil = opt.stencil, .boundary = (jac_boundary_t)opt.boundary,
                       .temporal = (jac_temporal_t)opt.temporal, .xwrap = opt.xwrap == ON,
-                      .tile_planes = opt.tile_planes,
                       .stores = (jac_stores_t)opt.stores, .verify = (jac_verify_t)opt.verify,
                       .iters = opt.iters, .warmup = opt.warmup, .reserved = opt.reserved,
                       .width = opt.width, .roofline = opt.roofline, .compare = opt.compare,
                       .wave_rows = opt.wave_rows, .check_every = opt.check_every,
                       .min_time = opt.min_time, .output = opt.output, .layout = opt.layout};
   if ((err = hk_mode_parse(opt.mode, &c->mode)) || (err = check_options()) ||
-      (err = parse_looseness(c)) ||
+      (err = parse_pipe(c)) ||
       (err = parse_grid(c)) || (err = hk_cart_map_parse(opt.map, &c->map)))
     c->mode = HK_MODE_PURE; /* MPI starts with the least thread level, to report the error */
   return err;

@@ -116,6 +116,8 @@ static void run_params(hk_record_t *rec, const jac_run_t *r, const char *grid, c
     snprintf(loose, sizeof loose, "%d:%d", r->pipe.dl, r->pipe.du);
     hk_record_param_str(rec, "looseness", loose);
     hk_record_param_int(rec, "tile_planes", r->pipe.planes);
+    hk_record_param_int(rec, "tile_rows", r->pipe.rows);
+    hk_record_param_int(rec, "tile_shift", r->pipe.shift);
   }
   hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
   hk_record_param_str(rec, "layout", jac_layout_names[r->cfg->layout]);

@@ -4,11 +4,12 @@
 #include "pipeline.h"
 #include "wavefront.h"
 
-int jac_pipe_init(jac_pipe_t *p, int stages, int threads, int dl, int du, int planes, int nt,
+int jac_pipe_init(jac_pipe_t *p, const jac_pipe_desc_t *d, int stages, int threads, int nt,
                   int xwrap)
 {
-  *p = (jac_pipe_t){.threads = threads, .stages = stages, .dl = dl, .du = du,
-                    .planes = planes, .nt = nt, .xwrap = xwrap};
+  *p = (jac_pipe_t){.threads = threads, .stages = stages, .dl = d->dl, .du = d->du,
+                    .planes = d->planes, .rows = d->rows, .shift = d->shift, .nt = nt,
+                    .xwrap = xwrap};
   if (stages > HK_WAVE_MAX || hk_progress_init(&p->prog, stages) != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the pipeline's %d counters", stages);
   p->on = 1;
@@ -22,23 +23,61 @@ void jac_pipe_free(jac_pipe_t *p)
   p->on = 0;
 }
 
-/* tile k of a stage: its region R within planes [z0 + k P, z0 + (k + 1) P) of the outer
- * dimension; 0 when empty (the regions shrink by a layer per sweep) */
-static int tile(const jac_pipe_t *p, const hk_box_t *R, int outer, int z0, long k, hk_box_t *out)
+/* the tiling of a pass: blocks of `planes` planes of the outer dimension (z; y in 2D), each
+ * cut into blocks of `rows` rows of the middle one (y; x in 2D; rows 0: not cut), from the
+ * widest region (sweep 1's) on; tiles numbered outer-major */
+typedef struct tiling {
+  int outer, mid;
+  int z0, y0;   /* where block 0 starts */
+  long nz, ny;  /* blocks along each */
+} tiling_t;
+
+static tiling_t tiling(const jac_pipe_t *p, const hk_field_layout_t *L, const hk_box_t *r0)
 {
-  long lo = z0 + k * p->planes, hi = lo + p->planes;
+  tiling_t t = {.outer = L->dims == 3 ? 2 : 1, .ny = 1};
+  t.mid = t.outer - 1;
+  t.z0 = r0->lo[t.outer];
+  t.y0 = r0->lo[t.mid];
+  t.nz = (r0->hi[t.outer] - t.z0 + p->planes - 1) / p->planes;
+  if (p->rows > 0)
+    t.ny = (r0->hi[t.mid] - t.y0 + p->rows - 1) / p->rows;
+  return t;
+}
+
+/* [lo, hi) of block j of n of size `size` from `start`, moved by -shift; the first block
+ * starts at the region's lower edge, the last ends at its upper edge (so the moved blocks
+ * still cover it); 0 when empty (the regions shrink by a layer per sweep) */
+static int block(int *lo, int *hi, int rlo, int rhi, int start, long j, long n, int size, int shift)
+{
+  long a = start + j * size - shift, b = a + size;
+  *lo = j == 0 || a < rlo ? rlo : (int)a;
+  *hi = j == n - 1 || b > rhi ? rhi : (int)b;
+  return *lo < *hi;
+}
+
+/* tile k of stage s within its region R; 0 when empty */
+static int tile(const jac_pipe_t *p, const tiling_t *t, const hk_box_t *R, int s, long k,
+                hk_box_t *out)
+{
+  const int sh = p->shift ? s : 0;
   *out = *R;
-  out->lo[outer] = lo > R->lo[outer] ? (int)lo : R->lo[outer];
-  out->hi[outer] = hi < R->hi[outer] ? (int)hi : R->hi[outer];
-  return out->lo[outer] < out->hi[outer];
+  if (!block(&out->lo[t->outer], &out->hi[t->outer], R->lo[t->outer], R->hi[t->outer], t->z0,
+             k / t->ny, t->nz, p->planes, sh))
+    return 0;
+  if (t->ny == 1)
+    return 1;
+  return block(&out->lo[t->mid], &out->hi[t->mid], R->lo[t->mid], R->hi[t->mid], t->y0,
+               k % t->ny, t->ny, p->rows, sh);
 }
 
 void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t *L, int b,
                   const hk_box_t *region, hk_update_fn update)
 {
-  const int outer = L->dims == 3 ? 2 : 1;
-  const int z0 = region[0].lo[outer];
-  const long tiles = (region[0].hi[outer] - z0 + p->planes - 1) / p->planes;
+  const tiling_t tl = tiling(p, L, &region[0]);
+  const long tiles = tl.nz * tl.ny;
+  /* a thread's own consecutive stages: stage j lags `lag` tiles behind stage j - 1 (the
+   * least the stencil allows: the unshifted blocks read the first plane of the next block) */
+  const long lag = p->shift ? 0 : 1;
   double *level[2] = {*u, *v};
 #pragma omp parallel num_threads(p->threads)
   {
@@ -52,12 +91,12 @@ void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t
                             .nt_stores = s == b - 1 && p->nt, .xwrap = p->xwrap};
     }
 #pragma omp barrier
-    /* a thread's own stages one tile apart (at tick t its stage j does tile t - j, in the
-     * order of j: the stage before has finished the tile after); only its first and last
-     * stage wait, on the neighbouring threads' stages */
-    for (long t = 0; t < tiles + m - 1; t++)
+    /* a thread's own stages `lag` tiles apart (at tick t its stage j does tile t - j lag, in
+     * the order of j); only its first and last stage wait, on the neighbouring threads'
+     * stages */
+    for (long t = 0; t < tiles + (m - 1) * lag; t++)
       for (int j = 0; j < m; j++) {
-        const long k = t - j;
+        const long k = t - j * lag;
         const int s = s0 + j;
         if (k < 0 || k >= tiles)
           continue;
@@ -67,7 +106,7 @@ void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t
                                j == m - 1 && s < b - 1 ? s + 1 : -1, k, p->dl + 1L, p->du + 1L,
                                tiles);
         hk_box_t box;
-        if (tile(p, &region[s], outer, z0, k, &box))
+        if (tile(p, &tl, &region[s], s, k, &box))
           update(&box, &sw[j]);
         hk_progress_post(&p->prog, s, k + 1);
       }

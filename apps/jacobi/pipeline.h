@@ -3,20 +3,28 @@
  * After an exchange of a w-layer halo, b <= w sweeps need no communication.  The
  * pipeline runs them at once with the threads as stages (Wellein et al., COMPSAC 2009;
  * Wittmann et al., Parallel Processing Letters 2010): stage s does sweep s + 1, tile by
- * tile (a tile: P whole planes, rows in 2D), behind its predecessor stage, so a tile the
- * predecessor just wrote is still in the cache when the stage reads it.  Only the two
- * fields are used: level s (the field after s sweeps) lives in u for even s and in v for
- * odd s, and sweep s + 1 overwrites level s - 1 in place of a ring buffer; that is safe
- * once the predecessor has finished the tile after this one (the last that reads level
- * s - 1 there).  Instead of a barrier per tile, every stage posts how many tiles it has
- * finished (hk_progress.h) and keeps a relaxed distance, --looseness dl:du: between the
- * tiles two neighbouring stages work on lie at least dl and at most du tiles (the papers'
- * d_l and d_u): a stage starts tile k once its predecessor has finished tile k + dl (dl >= 1:
- * the stencil reads the first plane of tile k + 1) and its successor tile k - du - 2.
+ * tile, behind its predecessor stage, so a tile the predecessor just wrote is still in the
+ * cache when the stage reads it.  A tile: P planes of the outer dimension (z; rows in 2D),
+ * cut into blocks of R rows of the middle one (y; columns in 2D) when R > 0, numbered
+ * outer-major.  As in the papers, stage s's tiles are shifted by -s in both tiled
+ * dimensions (--tile-shift 1, the default; the first and last block of each dimension
+ * stretched to the region's edges): stage s + 1 reads of level s + 1 only cells of stage
+ * s's tiles up to the same number, so it may work on a tile as soon as its predecessor
+ * has finished that tile.  Unshifted (--tile-shift 0; whole planes only) the stencil reads
+ * the first plane of the next tile: the predecessor must be one tile further.
+ *
+ * Only the two fields are used: level s (the field after s sweeps) lives in u for even s
+ * and in v for odd s, and sweep s + 1 overwrites level s - 1 in place of a ring buffer;
+ * that is safe once the predecessor has read level s - 1 there for the last time, which
+ * the same condition ensures.  Instead of a barrier per tile, every stage posts how many
+ * tiles it has finished (hk_progress.h) and keeps a relaxed distance, --looseness dl:du:
+ * between the tiles two neighbouring stages work on lie at least dl and at most du tiles
+ * (the papers' d_l and d_u): a stage starts tile k once its predecessor has finished tile
+ * k + dl (dl >= 0 shifted, dl >= 1 unshifted) and its successor tile k - du - 2.
  * With b stages and T threads, thread t runs stages [t b / T, (t + 1) b / T): several
- * consecutive sweeps one tile apart when b > T, and threads without a stage idle when
- * b < T.  Each cell is computed
- * by the update of the plain sweeps, so the result is bit-identical to b plain sweeps.
+ * consecutive sweeps (0 tiles apart shifted, 1 unshifted) when b > T, and threads without a
+ * stage idle when b < T.  Each cell is computed by the update of the plain sweeps, so the
+ * result is bit-identical to b plain sweeps.
  */
 #ifndef HK_JACOBI_PIPELINE_H
 #define HK_JACOBI_PIPELINE_H
@@ -31,12 +39,19 @@ typedef struct jac_pipe {
   int stages;         /* most stages (sweeps per pass) */
   int dl, du;         /* --looseness */
   int planes;         /* planes (rows in 2D) per tile */
+  int rows;           /* rows (columns in 2D) per tile; 0: whole planes */
+  int shift;          /* 1: stage s's tiles shifted by -s (the papers' scheme) */
   int nt;             /* the last stage writes with non-temporal stores */
   int xwrap;          /* x is periodic within the rank: the sweeps wrap it */
 } jac_pipe_t;
 
+/* the user's choices: --looseness dl:du, --tile-planes, --tile-rows, --tile-shift */
+typedef struct jac_pipe_desc {
+  int dl, du, planes, rows, shift;
+} jac_pipe_desc_t;
+
 /* counters for passes of up to `stages` (<= HK_WAVE_MAX) sweeps run by `threads` threads */
-int jac_pipe_init(jac_pipe_t *p, int stages, int threads, int dl, int du, int planes, int nt,
+int jac_pipe_init(jac_pipe_t *p, const jac_pipe_desc_t *d, int stages, int threads, int nt,
                   int xwrap);
 void jac_pipe_free(jac_pipe_t *p);
 
