@@ -164,6 +164,11 @@ cleanup:
   return err;
 }
 
+/* software prefetch distance of the CRS loop, in entries (0: none) */
+#ifndef SPMV_PF
+#define SPMV_PF 512
+#endif
+
 static inline void split(long long n, int pieces, int k, long long *lo, long long *hi)
 {
   *lo = n * k / pieces;
@@ -197,6 +202,12 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
      * entries in order), as a row's own chain would bound a core at one add per latency */
     for (; i + 4 <= hi; i += 4) {
       const int e0 = rp[i], e1 = rp[i + 1], e2 = rp[i + 2], e3 = rp[i + 3], e4 = rp[i + 4];
+      /* values and indices SPMV_PF entries ahead, a line of each per 8 (4) entries: one core
+       * alone keeps too few misses in flight for the 4 to 8 streams of a multiply */
+      for (long long e = e0 + SPMV_PF; e < e4 + SPMV_PF; e += 8)
+        __builtin_prefetch(&val[e], 0, 0);
+      for (long long e = e0 + SPMV_PF; e < e4 + SPMV_PF; e += 16)
+        __builtin_prefetch(&col[e], 0, 0);
       int m = e1 - e0;
       m = e2 - e1 < m ? e2 - e1 : m;
       m = e3 - e2 < m ? e3 - e2 : m;
