@@ -100,28 +100,11 @@ int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_st
   return 0;
 }
 
-int jac_incore_yz(void)
-{
-  const hk_machine_t *m = NULL;
-  hk_machine_info_t info;
-  long long l2 = 0;
-  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &info) == HK_SUCCESS)
-    for (int c = 0; c < info.cache_levels; c++)
-      if (info.cache[c].level == 2 && info.cache[c].size_bytes > 0)
-        l2 = l2 == 0 || info.cache[c].size_bytes < l2 ? info.cache[c].size_bytes : l2;
-  if (l2 == 0)
-    return JAC_INCORE_YZ_MAX;
-  int n = JAC_INCORE_YZ_MAX;
-  while (n > 4 && 2LL * (JAC_INCORE_X + 16) * (n + 2) * (n + 2) * (long long)sizeof(double) > l2 / 2)
-    n--;
-  return n;
-}
-
 /* one thread's block: x rows padded to whole lines (a line of ghosts on each side keeps every
  * row start on a cache line, as in the app's fields), one ghost plane and row on each side */
-static void incore_sweeps(double *u, double *v, int n, int stencil, int sweeps)
+static void incore_sweeps(double *u, double *v, int stencil, int sweeps)
 {
-  const int nx = JAC_INCORE_X;
+  const int nx = JAC_INCORE_X, n = JAC_INCORE_YZ;
   const long long sy = nx + 16, sz = sy * (n + 2), off = 8 + sy + sz;
   for (int s = 0; s < sweeps; s++) {
     for (int k = 0; k < n; k++) {
@@ -139,7 +122,7 @@ static void incore_sweeps(double *u, double *v, int n, int stencil, int sweeps)
 
 int jac_incore_measure(MPI_Comm comm, int stencil, int sweeps, int reps, int threads, double *mlups)
 {
-  const long long nx = JAC_INCORE_X, n = jac_incore_yz(), count = (nx + 16) * (n + 2) * (n + 2);
+  const long long nx = JAC_INCORE_X, n = JAC_INCORE_YZ, count = (nx + 16) * (n + 2) * (n + 2);
   int ok = 1, all_ok = 0;
   double best = 1e30;
   double **f = calloc(2 * (size_t)threads, sizeof *f);
@@ -153,14 +136,13 @@ int jac_incore_measure(MPI_Comm comm, int stencil, int sweeps, int reps, int thr
       double *u = f[2 * omp_get_thread_num()], *v = f[2 * omp_get_thread_num() + 1];
       for (long long i = 0; i < count; i++)
         u[i] = v[i] = 1.0 + (double)(i % 7) / 7.0;
-      incore_sweeps(u, v, (int)n, stencil, 2); /* warm the caches */
+      incore_sweeps(u, v, stencil, 2); /* warm the caches */
     }
     for (int r = 0; r < reps; r++) {
       MPI_Barrier(comm);
       double t0 = omp_get_wtime();
 #pragma omp parallel num_threads(threads)
-      incore_sweeps(f[2 * omp_get_thread_num()], f[2 * omp_get_thread_num() + 1], (int)n, stencil,
-                    sweeps);
+      incore_sweeps(f[2 * omp_get_thread_num()], f[2 * omp_get_thread_num() + 1], stencil, sweeps);
       double t = omp_get_wtime() - t0, slowest = t;
       MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
       if (slowest < best)

@@ -29,7 +29,7 @@ int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_st
 long long jac_stream_elems(MPI_Comm comm);
 
 /* The in-core (cache) ceiling of the 3D sweep: every thread sweeps its own block of
- * JAC_INCORE_X x n^2 cells, n = jac_incore_yz() (two fields with ghosts in half of its L2;
+ * JAC_INCORE_X x JAC_INCORE_YZ^2 cells (two fields with ghosts, 0.75 MB: they stay in its L2;
  * rows as long as a block's rows typically are) back and forth with the app's own
  * kernel (jac_rows3d, cached stores; jac_rows27 when stencil is 27), `sweeps` sweeps per
  * repetition, `reps` repetitions timed as jac_stream_measure does (all ranks together, the
@@ -37,14 +37,7 @@ long long jac_stream_elems(MPI_Comm comm);
  * (summed over ranks: what they reach together with the data in cache).  Returns 0, or -1
  * when any rank has no memory. */
 #define JAC_INCORE_X 128
-#define JAC_INCORE_YZ_MAX 16
-
-/* n of the in-core block: the largest n <= JAC_INCORE_YZ_MAX (at least 4) whose two fields
- * of (JAC_INCORE_X + 16) x (n + 2)^2 doubles fit in half of one L2 (the smallest cache of
- * level 2 hwloc reports; without one, JAC_INCORE_YZ_MAX: 0.75 MB).  A fixed 0.75 MB block
- * sat in the L3 of a 512 KiB-L2 machine: the "in-core" ceiling was the L3's, below what
- * temporally blocked runs reached. */
-int jac_incore_yz(void);
+#define JAC_INCORE_YZ 16
 int jac_incore_measure(MPI_Comm comm, int stencil, int sweeps, int reps, int threads, double *mlups);
 
 #endif
