@@ -73,7 +73,8 @@ static const hk_field_decl_t run_fields[] = {
   {"incore_mlups", V, "MLUP/s", SAME, 0, OPT,
    "the kernel with its data in cache (a 128x16x16 block per thread in L2, cached stores)"},
   {"limit_mlups", V, "MLUP/s", SAME, 0, OPT,
-   "the lower of roofline_mlups x sweeps per pass through memory (w with the wavefront) "
+   "the lower of roofline_mlups x sweeps per pass through memory (w with the wavefront or "
+   "the pipeline) "
    "and incore_mlups"},
   {"limit_efficiency", V, "fraction", SAME, 0, OPT, "mlups / limit_mlups"},
   {"roofline_spread", V, "fraction", SAME, 0, OPT,

@@ -75,7 +75,8 @@ static void roofline_fields(hk_record_t *rec, const jac_run_t *r, const jac_stre
   hk_record_value(rec, "roofline_efficiency", mlups / pred, "fraction");
   hk_record_value(rec, "roofline_spread", spread, "fraction");
   /* the limit of the run: the memory roofline times the sweeps per pass through memory
-   * (w with the wavefront, else 1), or the kernel's in-core rate, whichever is lower */
+   * (w with the wavefront or the pipeline, else 1), or the kernel's in-core rate, whichever
+   * is lower */
   double incore = 0.0;
   MPI_Allreduce(&incore_mlups, &incore, 1, MPI_DOUBLE, MPI_SUM, hk_cart_comm(r->cart));
   if (incore > 0) {

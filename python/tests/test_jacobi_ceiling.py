@@ -2,11 +2,14 @@
 
 The record's incore_mlups (the app's own kernel on a block in L2) must be there and positive
 in 3D, the limit must be the lower of the memory roofline x sweeps per pass through memory
-(the halo width with the wavefront, else 1) and the in-core rate, `bound` must name that one,
-and limit_efficiency must be mlups / limit.  The in-core rate must not be below the memory
-roofline of the same kernel (data from cache is not slower than from memory); both are
-measurements, so a run where it is is repeated (another program may have taken the core
-during one of them) and only fails when every attempt shows it.  No speed is asserted.
+(the halo width with the wavefront or the pipeline, else 1) and the in-core rate, `bound` must name that one,
+and limit_efficiency must be mlups / limit.  For the 7-point kernel, which is memory bound,
+the in-core rate must not be below the memory roofline (data from cache is not slower than
+from memory); both are measurements, so a run where it is is repeated (another program may
+have taken the core during one of them) and only fails when every attempt shows it.  The
+27-point kernel (27 loads and 26 additions a cell) may be slower than memory even in cache:
+an AMD Zen 3 VM ran it at 690-780 MLUP/s in core against a roofline of 810-970, and then
+`bound` must say in-core.  No speed is asserted.
 
 Skipped unless HK_BIN_DIR holds hk-jacobi."""
 
@@ -53,13 +56,14 @@ def test_incore_ceiling_and_limit(tmp_path, np, args):
         e = run(tmp_path / f"try{attempt}", np, *args)
         incore, roof = e.result("incore_mlups"), e.result("roofline_mlups")
         assert incore > 0 and roof > 0
-        per_pass = int(e.params["halo_width"]) if e.params["temporal"] == "wavefront" else 1
+        blocked = e.params["temporal"] in ("wavefront", "pipeline")
+        per_pass = int(e.params["halo_width"]) if blocked else 1
         mem = roof * per_pass
         limit = e.result("limit_mlups")
         assert limit == pytest.approx(min(mem, incore), rel=1e-9)
         assert e.params["bound"] == ("memory" if mem <= incore else "in-core")
         assert e.result("limit_efficiency") == pytest.approx(e.result("mlups") / limit, rel=1e-9)
-        if incore >= roof:
+        if incore >= roof or "27" in args:
             break
         below.append((incore, roof))
     else:
