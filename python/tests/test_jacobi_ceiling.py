@@ -7,7 +7,7 @@ and limit_efficiency must be mlups / limit.  For the 7-point kernel, which is me
 the in-core rate must not be below the memory roofline (data from cache is not slower than
 from memory); both are measurements, so a run where it is is repeated (another program may
 have taken the core during one of them) and only fails when every attempt shows it.  The
-27-point kernel (27 loads and 26 additions a cell) may be slower than memory even in cache:
+27-point kernel (26 neighbours a cell) may be slower than memory even in cache:
 an AMD Zen 3 VM ran it at 690-780 MLUP/s in core against a roofline of 810-970, and then
 `bound` must say in-core.  No speed is asserted.
 
