@@ -33,8 +33,16 @@ def start(out: Path, fixtures: Path, sleep: float, *extra: str) -> subprocess.Po
     # hand them over only at the end, after the runs it means to interrupt)
     env = python_env(HK_REPLAY_DIR=str(fixtures / REPLAY_OK), HK_REPLAY_SLEEP=str(sleep),
                      PYTHONUNBUFFERED="1")
+    # SIGINT as a terminal's program has it: a shell that starts a job in the background
+    # (`cmd &` in a script, as a CI wrapper may) hands it on ignored, and a Python started
+    # with SIGINT ignored keeps ignoring it, so the sweep would never see the Ctrl-C
     return subprocess.Popen(sweep_argv(out, *extra), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=default_sigint)
+
+
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def read_until(proc: subprocess.Popen, needle: str, timeout: float = 60.0) -> str:
