@@ -114,11 +114,11 @@ static void run_params(hk_record_t *rec, const jac_run_t *r, const char *grid, c
     hk_record_param_int(rec, "wave_rows", r->wave.rows);
   if (r->pipe.on) {
     char loose[32];
-    snprintf(loose, sizeof loose, "%d:%d", r->pipe.dl, r->pipe.du);
+    snprintf(loose, sizeof loose, "%d:%d", r->pipe.d.dl, r->pipe.d.du);
     hk_record_param_str(rec, "looseness", loose);
-    hk_record_param_int(rec, "tile_planes", r->pipe.planes);
-    hk_record_param_int(rec, "tile_rows", r->pipe.rows);
-    hk_record_param_int(rec, "tile_shift", r->pipe.shift);
+    hk_record_param_int(rec, "tile_planes", r->pipe.d.planes);
+    hk_record_param_int(rec, "tile_rows", r->pipe.d.rows);
+    hk_record_param_int(rec, "tile_shift", r->pipe.d.shift);
   }
   hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
   hk_record_param_str(rec, "layout", jac_layout_names[r->cfg->layout]);

@@ -7,9 +7,7 @@
 int jac_pipe_init(jac_pipe_t *p, const jac_pipe_desc_t *d, int stages, int threads, int nt,
                   int xwrap)
 {
-  *p = (jac_pipe_t){.threads = threads, .stages = stages, .dl = d->dl, .du = d->du,
-                    .planes = d->planes, .rows = d->rows, .shift = d->shift, .nt = nt,
-                    .xwrap = xwrap};
+  *p = (jac_pipe_t){.threads = threads, .stages = stages, .d = *d, .nt = nt, .xwrap = xwrap};
   if (stages > HK_WAVE_MAX || hk_progress_init(&p->prog, stages) != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the pipeline's %d counters", stages);
   p->on = 1;
@@ -38,9 +36,9 @@ static tiling_t tiling(const jac_pipe_t *p, const hk_field_layout_t *L, const hk
   t.mid = t.outer - 1;
   t.z0 = r0->lo[t.outer];
   t.y0 = r0->lo[t.mid];
-  t.nz = (r0->hi[t.outer] - t.z0 + p->planes - 1) / p->planes;
-  if (p->rows > 0)
-    t.ny = (r0->hi[t.mid] - t.y0 + p->rows - 1) / p->rows;
+  t.nz = (r0->hi[t.outer] - t.z0 + p->d.planes - 1) / p->d.planes;
+  if (p->d.rows > 0)
+    t.ny = (r0->hi[t.mid] - t.y0 + p->d.rows - 1) / p->d.rows;
   return t;
 }
 
@@ -59,15 +57,15 @@ static int block(int *lo, int *hi, int rlo, int rhi, int start, long j, long n, 
 static int tile(const jac_pipe_t *p, const tiling_t *t, const hk_box_t *R, int s, long k,
                 hk_box_t *out)
 {
-  const int sh = p->shift ? s : 0;
+  const int sh = p->d.shift ? s : 0;
   *out = *R;
   if (!block(&out->lo[t->outer], &out->hi[t->outer], R->lo[t->outer], R->hi[t->outer], t->z0,
-             k / t->ny, t->nz, p->planes, sh))
+             k / t->ny, t->nz, p->d.planes, sh))
     return 0;
   if (t->ny == 1)
     return 1;
   return block(&out->lo[t->mid], &out->hi[t->mid], R->lo[t->mid], R->hi[t->mid], t->y0,
-               k % t->ny, t->ny, p->rows, sh);
+               k % t->ny, t->ny, p->d.rows, sh);
 }
 
 void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t *L, int b,
@@ -77,7 +75,7 @@ void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t
   const long tiles = tl.nz * tl.ny;
   /* a thread's own consecutive stages: stage j lags `lag` tiles behind stage j - 1 (the
    * least the stencil allows: the unshifted blocks read the first plane of the next block) */
-  const long lag = p->shift ? 0 : 1;
+  const long lag = p->d.shift ? 0 : 1;
   double *level[2] = {*u, *v};
 #pragma omp parallel num_threads(p->threads)
   {
@@ -103,7 +101,7 @@ void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t
         /* in tiles finished: the predecessor k + dl + 1 (it works on k + dl + 1 or later),
          * the successor k - du - 1 (it works on k - du - 1 or later) */
         hk_progress_wait_stage(&p->prog, j == 0 && s > 0 ? s - 1 : -1,
-                               j == m - 1 && s < b - 1 ? s + 1 : -1, k, p->dl + 1L, p->du + 1L,
+                               j == m - 1 && s < b - 1 ? s + 1 : -1, k, p->d.dl + 1L, p->d.du + 1L,
                                tiles);
         hk_box_t box;
         if (tile(p, &tl, &region[s], s, k, &box))

@@ -32,23 +32,21 @@
 #include "hk_progress.h"
 #include "hybridkit.h"
 
+/* the user's choices: --looseness dl:du, --tile-planes, --tile-rows, --tile-shift */
+typedef struct jac_pipe_desc {
+  int dl, du, planes, rows, shift;
+} jac_pipe_desc_t;
+
 typedef struct jac_pipe {
   hk_progress_t prog; /* one counter per stage (tiles finished) */
   int on;             /* 1 when set up */
   int threads;        /* the passes run with this many threads */
   int stages;         /* most stages (sweeps per pass) */
-  int dl, du;         /* --looseness */
-  int planes;         /* planes (rows in 2D) per tile */
-  int rows;           /* rows (columns in 2D) per tile; 0: whole planes */
-  int shift;          /* 1: stage s's tiles shifted by -s (the papers' scheme) */
+  jac_pipe_desc_t d;  /* looseness and tiles: rows 0 whole planes; shift 1: stage s's
+                       * tiles shifted by -s (the papers' scheme) */
   int nt;             /* the last stage writes with non-temporal stores */
   int xwrap;          /* x is periodic within the rank: the sweeps wrap it */
 } jac_pipe_t;
-
-/* the user's choices: --looseness dl:du, --tile-planes, --tile-rows, --tile-shift */
-typedef struct jac_pipe_desc {
-  int dl, du, planes, rows, shift;
-} jac_pipe_desc_t;
 
 /* counters for passes of up to `stages` (<= HK_WAVE_MAX) sweeps run by `threads` threads */
 int jac_pipe_init(jac_pipe_t *p, const jac_pipe_desc_t *d, int stages, int threads, int nt,
