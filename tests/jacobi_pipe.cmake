@@ -11,6 +11,9 @@ foreach(case "dirichlet.tight;--boundary dirichlet --halo-width 3 --looseness 0:
              "rows.tight;--halo-width 4 --looseness 0:0 --tile-planes 1 --tile-rows 1"
              "rows.dirichlet;--boundary dirichlet --halo-width 3 --looseness 0:1 --tile-planes 2 --tile-rows 3"
              "rows.loose;--halo-width 3 --looseness 2:7 --tile-planes 3 --tile-rows 4"
+             "strip.tight;--boundary dirichlet --halo-width 4 --looseness 0:0 --tile-rows 2 --tile-strip 6"
+             "strip.rows1;--halo-width 3 --looseness 0:1 --tile-planes 2 --tile-rows 1 --tile-strip 3"
+             "strip.loose;--halo-width 4 --looseness 1:9 --tile-planes 2 --tile-rows 3 --tile-strip 3"
              "unshifted.tight;--boundary dirichlet --halo-width 3 --looseness 1:1 --tile-shift 0"
              "unshifted.periodic;--halo-width 4 --looseness 1:1 --tile-planes 2 --tile-shift 0")
   list(GET case 0 id)
@@ -24,10 +27,10 @@ hk_mpi_test(jacobi.pipe.2d hk-jacobi ARGS --mode masteronly --temporal pipeline 
             --boundary dirichlet --halo-width 3 --looseness 1:2 --iters 7 --check-every 0 --verify on
             RANKS 1 3 THREADS 1 3 LABELS apps)
 hk_mpi_test(jacobi.pipe.2d.cols hk-jacobi ARGS --mode masteronly --temporal pipeline --dims 2 --grid 41x37
-            --halo-width 3 --looseness 0:0 --tile-planes 2 --tile-rows 5 --iters 7 --check-every 0
+            --halo-width 3 --looseness 0:0 --tile-planes 2 --tile-rows 5 --tile-strip 10 --iters 7 --check-every 0
             --verify on RANKS 1 2 THREADS 2 3 LABELS apps)
 hk_mpi_test(jacobi.pipe.s27.rows hk-jacobi ARGS --mode pure --temporal pipeline --stencil 27 --grid 13x11x9
-            --halo-width 3 --looseness 0:0 --tile-rows 2 --iters 6 --check-every 0 --verify on
+            --halo-width 3 --looseness 0:0 --tile-rows 2 --tile-strip 4 --iters 6 --check-every 0 --verify on
             RANKS 1 2 THREADS 3 LABELS apps)
 hk_mpi_test(jacobi.pipe.s27 hk-jacobi ARGS --mode pure --temporal pipeline --stencil 27 --grid 13x11x9
             --halo-width 3 --iters 6 --check-every 0 --verify on RANKS 1 2 THREADS 1 3 LABELS apps)
@@ -66,6 +69,12 @@ hk_expect_test(jacobi.pipe.bad_unshifted 2 "--looseness 0:2: 1 <= dl <= du neede
                ONCE NP 2 COMMAND ${JAC} --temporal pipeline --looseness 0:2 --tile-shift 0)
 hk_expect_test(jacobi.pipe.rows_unshifted 2 "--tile-rows 4 needs --tile-shift 1" ONCE NP 2
                COMMAND ${JAC} --temporal pipeline --tile-rows 4 --tile-shift 0)
+hk_expect_test(jacobi.pipe.bad_strip 2 "--tile-strip 5: 0 \\(one strip\\) or a multiple of --tile-rows \\(2"
+               ONCE NP 2 COMMAND ${JAC} --temporal pipeline --tile-rows 2 --tile-strip 5)
+hk_expect_test(jacobi.pipe.strip_no_rows 2 "--tile-strip 4: 0 \\(one strip\\) or a multiple of --tile-rows \\(0"
+               ONCE NP 2 COMMAND ${JAC} --temporal pipeline --tile-strip 4)
+hk_expect_test(jacobi.pipe.reported_strip 0 "tile_strip +4" NP 1 COMMAND ${JAC} --grid 12x12x12
+               --temporal pipeline --halo-width 2 --tile-rows 2 --tile-strip 4 --iters 2 --check-every 0)
 hk_expect_test(jacobi.pipe.reported_rows 0 "tile_rows +3" NP 1 COMMAND ${JAC} --grid 12x12x12
                --temporal pipeline --halo-width 2 --tile-rows 3 --iters 2 --check-every 0)
 hk_expect_test(jacobi.pipe.bad_looseness_form 2 "--looseness 3: expected dl:du" ONCE NP 2

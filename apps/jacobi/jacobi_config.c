@@ -16,7 +16,7 @@ const char *const jac_temporal_names[] = {"on", "off", "wavefront", "pipeline", 
 static struct {
   const char *mode, *grid, *map, *output, *looseness;
   int size, iters, warmup, dims, reserved, width, roofline, check_every, compare, wave_rows;
-  int tile_planes, tile_rows, tile_shift;
+  int tile_planes, tile_rows, tile_shift, tile_strip;
   int stencil;
   int boundary, temporal, xwrap, stores, verify, layout;
   double min_time;
@@ -54,6 +54,9 @@ static const hk_opt_t options[] = {
   {"tile-shift", HK_OPT_INT, &opt.tile_shift, "0|1",
    "pipeline: 1 (default): stage s's tiles shifted by -s in every tiled dimension, as in the "
    "papers; 0: unshifted (whole planes only; a stage one tile further behind)", 0},
+  {"tile-strip", HK_OPT_INT, &opt.tile_strip, "H",
+   "pipeline: the tiles walk z strip by strip of H rows (2D: columns), a multiple of "
+   "--tile-rows, so the planes in flight fit the caches; 0 (default): one strip", 0},
   {"x-wrap", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.xwrap, onoff}, "on|off",
    "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
   {"stores", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.stores, stores_names}, "S",
@@ -124,7 +127,8 @@ static int parse_pipe(jac_config_t *c)
 {
   char extra;
   jac_pipe_desc_t *d = &c->pipe;
-  *d = (jac_pipe_desc_t){.planes = opt.tile_planes, .rows = opt.tile_rows, .shift = opt.tile_shift};
+  *d = (jac_pipe_desc_t){.planes = opt.tile_planes, .rows = opt.tile_rows, .shift = opt.tile_shift,
+                         .strip = opt.tile_strip};
   if (sscanf(opt.looseness, "%d:%d%c", &d->dl, &d->du, &extra) != 2)
     return hk_error_set(HK_ERR_ARG, "--looseness %s: expected dl:du (e.g. 1:2)", opt.looseness);
   if (d->dl < !d->shift || d->du < d->dl || d->du > 1000000)
@@ -141,6 +145,9 @@ static int parse_pipe(jac_config_t *c)
   if (d->rows > 0 && !d->shift)
     return hk_error_set(HK_ERR_ARG, "--tile-rows %d needs --tile-shift 1 (unshifted, a stage "
                         "would have to wait for a whole row of tiles more)", d->rows);
+  if (d->strip < 0 || (d->strip > 0 && (d->rows < 1 || d->strip % d->rows)))
+    return hk_error_set(HK_ERR_ARG, "--tile-strip %d: 0 (one strip) or a multiple of --tile-rows "
+                        "(%d; strips are made of whole tiles)", d->strip, d->rows);
   return HK_SUCCESS;
 }
 

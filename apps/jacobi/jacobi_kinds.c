@@ -26,6 +26,8 @@ static const hk_field_decl_t run_fields[] = {
   {"tile_rows", PI, NULL, SAME, 0, OPT, "pipeline: rows (2D: columns) per tile, 0: whole planes"},
   {"tile_shift", PI, NULL, SAME, 0, OPT,
    "pipeline: 1 when stage s's tiles are shifted by -s (the papers' scheme)"},
+  {"tile_strip", PI, NULL, SAME, 0, OPT,
+   "pipeline: rows (2D: columns) per strip the tiles walk through, 0: one strip"},
   {"verification", PS, NULL, SAME, 0, 0, "what the run was checked against"},
   {"stores", PS, NULL, SAME, 0, OPT, "3D: how the sweeps write the field"},
   {"x_wrap", PS, NULL, SAME, 0, OPT, "3D: who wraps a periodic x (sweeps or halo)"},

@@ -119,6 +119,7 @@ static void run_params(hk_record_t *rec, const jac_run_t *r, const char *grid, c
     hk_record_param_int(rec, "tile_planes", r->pipe.d.planes);
     hk_record_param_int(rec, "tile_rows", r->pipe.d.rows);
     hk_record_param_int(rec, "tile_shift", r->pipe.d.shift);
+    hk_record_param_int(rec, "tile_strip", r->pipe.d.strip);
   }
   hk_record_param_str(rec, "verification", verified ? "reference+invariant" : "invariant");
   hk_record_param_str(rec, "layout", jac_layout_names[r->cfg->layout]);

@@ -23,11 +23,14 @@ void jac_pipe_free(jac_pipe_t *p)
 
 /* the tiling of a pass: blocks of `planes` planes of the outer dimension (z; y in 2D), each
  * cut into blocks of `rows` rows of the middle one (y; x in 2D; rows 0: not cut), from the
- * widest region (sweep 1's) on; tiles numbered outer-major */
+ * widest region (sweep 1's) on; the blocks of rows grouped into strips of `per_strip`; tiles
+ * numbered strip by strip, outer-major within a strip (one strip: outer-major) */
 typedef struct tiling {
   int outer, mid;
-  int z0, y0;   /* where block 0 starts */
-  long nz, ny;  /* blocks along each */
+  int z0, y0;     /* where block 0 starts */
+  long nz, ny;    /* blocks along each */
+  long per_strip; /* blocks of rows per strip (the last strip may have fewer) */
+  long tiles;     /* strips x nz x per_strip (slots past the last block of rows are empty) */
 } tiling_t;
 
 static tiling_t tiling(const jac_pipe_t *p, const hk_field_layout_t *L, const hk_box_t *r0)
@@ -39,6 +42,8 @@ static tiling_t tiling(const jac_pipe_t *p, const hk_field_layout_t *L, const hk
   t.nz = (r0->hi[t.outer] - t.z0 + p->d.planes - 1) / p->d.planes;
   if (p->d.rows > 0)
     t.ny = (r0->hi[t.mid] - t.y0 + p->d.rows - 1) / p->d.rows;
+  t.per_strip = p->d.strip > 0 && p->d.strip / p->d.rows < t.ny ? p->d.strip / p->d.rows : t.ny;
+  t.tiles = (t.ny + t.per_strip - 1) / t.per_strip * t.nz * t.per_strip;
   return t;
 }
 
@@ -58,21 +63,23 @@ static int tile(const jac_pipe_t *p, const tiling_t *t, const hk_box_t *R, int s
                 hk_box_t *out)
 {
   const int sh = p->d.shift ? s : 0;
+  const long in_strip = t->nz * t->per_strip, r = k % in_strip;
+  const long zb = r / t->per_strip, yb = k / in_strip * t->per_strip + r % t->per_strip;
   *out = *R;
-  if (!block(&out->lo[t->outer], &out->hi[t->outer], R->lo[t->outer], R->hi[t->outer], t->z0,
-             k / t->ny, t->nz, p->d.planes, sh))
+  if (yb >= t->ny || !block(&out->lo[t->outer], &out->hi[t->outer], R->lo[t->outer],
+                            R->hi[t->outer], t->z0, zb, t->nz, p->d.planes, sh))
     return 0;
   if (t->ny == 1)
     return 1;
-  return block(&out->lo[t->mid], &out->hi[t->mid], R->lo[t->mid], R->hi[t->mid], t->y0,
-               k % t->ny, t->ny, p->d.rows, sh);
+  return block(&out->lo[t->mid], &out->hi[t->mid], R->lo[t->mid], R->hi[t->mid], t->y0, yb, t->ny,
+               p->d.rows, sh);
 }
 
 void jac_pipe_run(jac_pipe_t *p, double **u, double **v, const hk_field_layout_t *L, int b,
                   const hk_box_t *region, hk_update_fn update)
 {
   const tiling_t tl = tiling(p, L, &region[0]);
-  const long tiles = tl.nz * tl.ny;
+  const long tiles = tl.tiles;
   /* a thread's own consecutive stages: stage j lags `lag` tiles behind stage j - 1 (the
    * least the stencil allows: the unshifted blocks read the first plane of the next block) */
   const long lag = p->d.shift ? 0 : 1;

@@ -10,8 +10,15 @@
  * dimensions (--tile-shift 1, the default; the first and last block of each dimension
  * stretched to the region's edges): stage s + 1 reads of level s + 1 only cells of stage
  * s's tiles up to the same number, so it may work on a tile as soon as its predecessor
- * has finished that tile.  Unshifted (--tile-shift 0; whole planes only) the stencil reads
- * the first plane of the next tile: the predecessor must be one tile further.
+ * has finished that tile.  With --tile-strip H the tiles are numbered strip by strip: the
+ * blocks of rows of the first H rows through all planes, then the next H rows (outer-major
+ * within a strip), so that the planes in flight (about b + P + 2 of both fields) are H rows
+ * tall rather than the region's height: at 512^3 a whole-plane pipeline of 8 stages keeps
+ * some 50 MB in flight, more than a 32 MB L3.  Any order that puts a tile after those below
+ * it in both tiled dimensions is as safe as the outer-major one (the stencil reads and the
+ * in-place overwrite touch only those, see docs/modes.md).  Unshifted (--tile-shift 0;
+ * whole planes only) the stencil reads the first plane of the next tile: the predecessor
+ * must be one tile further.
  *
  * Only the two fields are used: level s (the field after s sweeps) lives in u for even s
  * and in v for odd s, and sweep s + 1 overwrites level s - 1 in place of a ring buffer;
@@ -32,9 +39,10 @@
 #include "hk_progress.h"
 #include "hybridkit.h"
 
-/* the user's choices: --looseness dl:du, --tile-planes, --tile-rows, --tile-shift */
+/* the user's choices: --looseness dl:du, --tile-planes, --tile-rows, --tile-shift,
+ * --tile-strip (rows of a strip, a multiple of rows; 0: one strip) */
 typedef struct jac_pipe_desc {
-  int dl, du, planes, rows, shift;
+  int dl, du, planes, rows, shift, strip;
 } jac_pipe_desc_t;
 
 typedef struct jac_pipe {
