@@ -65,9 +65,12 @@ static const hk_app_t app = {
       "blocks of the K multiplies.  bytes/nnz: the traffic model of one\n"
       "multiply (matrix values and indices with SELL's padding, row or chunk pointers, x,\n"
       "halo, packing and y with write-allocate) per non-zero; min_bytes_per_nnz: the least\n"
-      "the format must move (STREAM's counting; --roofline: memory_bound_share = gflops_best\n"
-      "over 2 bandwidth / min_bytes_per_nnz, the bandwidth the better of a STREAM scale before\n"
-      "and after the multiplies, each the best of 5 like STREAM).  f_comm = communication time /\n"
+      "the format must move (STREAM's counting).  --roofline: a STREAM scale (best of 3)\n"
+      "before each block and after the last; each block's GFlop/s over 2 x the better of the\n"
+      "two bandwidths around it / min_bytes_per_nnz is its share; memory_bound_share: the\n"
+      "median share of the blocks (the two measurements see the same memory speed, which\n"
+      "drifts on shared machines); memory_bound_share_best: gflops_best over the limit from\n"
+      "the best bandwidth of all.  f_comm = communication time /\n"
       "(communication + packing + local + halo compute).  --solver cg: conjugate gradients\n"
       "(dot products summed per rank in row order, then MPI_Allreduce): the same iteration\n"
       "count in every mode and thread count; across rank counts the rounding of the sums\n"
@@ -197,18 +200,41 @@ done:
   return err;
 }
 
+#define SPMV_BLOCKS 5       /* timed blocks of the multiplies (best one: gflops_best) */
+#define SPMV_STREAM_REPS 3 /* repetitions of each STREAM measurement between the blocks */
+
 typedef struct measured {
   double t_mult;            /* this rank's time per multiply */
   hk_spmv_stats_t st;       /* per multiply */
   long long ndiff;          /* over all ranks, -1: not verified */
   double t_best;            /* the best block's time per multiply, slowest rank */
   double bw;                /* STREAM-like bandwidth summed over ranks, 0: not measured
-                             * (the better of a measurement before and one after) */
-  double bw_spread;         /* |before - after| / the larger */
+                             * (the best of the measurements around the blocks) */
+  double bw_spread;         /* (best - worst) / best of those measurements */
   double stream_bytes;      /* bytes of each STREAM array of this rank */
+  int nblk;                 /* timed blocks */
+  double t_blk[SPMV_BLOCKS]; /* each block's time per multiply, slowest rank */
+  double bw_blk[SPMV_BLOCKS + 1]; /* --roofline: the bandwidth before block b (b = nblk: after
+                                   * the last) */
 } measured_t;
 
-#define SPMV_BLOCKS 5 /* timed blocks of the multiplies (best one: gflops_best) */
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* the STREAM-like bandwidth of all ranks together (B/s), the best of SPMV_STREAM_REPS;
+ * collective, errors agreed */
+static int stream_bw(MPI_Comm comm, long long elems, int threads, double *bw)
+{
+  jac_stream_t sbw;
+  *bw = 0.0;
+  if (jac_stream_measure(comm, elems, SPMV_STREAM_REPS, threads, &sbw) != 0)
+    return hk_agree(comm, hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth arrays"));
+  MPI_Allreduce(&sbw.bw_stream, bw, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return HK_SUCCESS;
+}
 
 static int report(const hk_spmv_info_t *in, const measured_t *ms,
                   const cg_result_t *cgr)
@@ -217,6 +243,8 @@ static int report(const hk_spmv_info_t *in, const measured_t *ms,
   hk_reporter_t *rep = NULL;
   hk_record_t *rec = NULL;
   MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   hk_reporter_desc_t rd = {.program = app.program, .output = opt.output,
                            .table_style = HK_TABLE_LIST};
   if ((err = hk_reporter_create(comm, &rd, &rep)) != HK_SUCCESS)
@@ -268,16 +296,35 @@ static int report(const hk_spmv_info_t *in, const measured_t *ms,
     hk_record_value_int(rec, "reference_diffs", ms->ndiff, NULL);
   hk_record_value(rec, "gflops_best", gflops_best, "GFlop/s");
   if (ms->bw > 0) {
+    /* each block against the better of the bandwidths measured just before and after it
+     * (the limit that block saw); the median of the blocks' shares */
+    double share[SPMV_BLOCKS];
+    for (int b = 0; b < ms->nblk; b++) {
+      double lim = 2.0 * fmax(ms->bw_blk[b], ms->bw_blk[b + 1]) / min_bpn / 1e9;
+      share[b] = 2.0 * (double)nnz / ms->t_blk[b] / 1e9 / lim;
+      if (rank == 0)
+        printf("# --roofline block %d: %.4f GFlop/s, bandwidth before %.4f GB/s, after %.4f GB/s, "
+               "share %.4f\n", b, 2.0 * (double)nnz / ms->t_blk[b] / 1e9, ms->bw_blk[b] / 1e9,
+               ms->bw_blk[b + 1] / 1e9, share[b]);
+    }
+    qsort(share, (size_t)ms->nblk, sizeof *share, cmp_double);
+    const double median = ms->nblk % 2 ? share[ms->nblk / 2]
+                                       : 0.5 * (share[ms->nblk / 2 - 1] + share[ms->nblk / 2]);
     double limit = 2.0 * ms->bw / bpn / 1e9;
     hk_record_value(rec, "stream_bw", ms->bw, "B/s");
     hk_record_value(rec, "stream_spread", ms->bw_spread, "fraction");
     hk_record_stats(rec, "stream_array_bytes", ms->stream_bytes, "B");
     hk_record_value(rec, "roofline_gflops", limit, "GFlop/s");
     hk_record_value(rec, "roofline_efficiency", gflops / limit, "fraction");
-    /* the issue's goal: GFlop/s over 2 bw / (the format's least bytes per entry); both
-     * sides the best of their repetitions, as STREAM reports itself */
+    /* the issue's goal: GFlop/s over 2 bw / (the format's least bytes per entry), block by
+     * block against the bandwidth around it; and both sides the best of their repetitions,
+     * as STREAM reports itself (on a machine whose memory speed drifts the best multiply
+     * and the best bandwidth may come from different minutes) */
     hk_record_value(rec, "memory_bound_gflops", 2.0 * ms->bw / min_bpn / 1e9, "GFlop/s");
-    hk_record_value(rec, "memory_bound_share", gflops_best / (2.0 * ms->bw / min_bpn / 1e9),
+    hk_record_value(rec, "memory_bound_share", median, "fraction");
+    hk_record_value(rec, "memory_bound_share_min", share[0], "fraction");
+    hk_record_value(rec, "memory_bound_share_max", share[ms->nblk - 1], "fraction");
+    hk_record_value(rec, "memory_bound_share_best", gflops_best / (2.0 * ms->bw / min_bpn / 1e9),
                     "fraction");
   }
   if (mode <= HK_MODE_PURE_NB && omp_get_max_threads() > 1)
@@ -359,16 +406,8 @@ static int run(void *unused)
     y[i] = 0.0;
   }
   measured_t ms = {.ndiff = -1};
-  if (opt.roofline) {
-    jac_stream_t sbw;
-    long long elems = jac_stream_elems(comm);
-    ms.stream_bytes = 8.0 * (double)elems;
-    if (jac_stream_measure(comm, elems, 5, in.nthreads, &sbw) != 0) {
-      err = hk_agree(comm, hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth arrays"));
-      goto done;
-    }
-    MPI_Allreduce(&sbw.bw_stream, &ms.bw, 1, MPI_DOUBLE, MPI_SUM, comm);
-  }
+  const long long stream_elems = opt.roofline ? jac_stream_elems(comm) : 0;
+  ms.stream_bytes = 8.0 * (double)stream_elems;
   for (int k = 0; k < opt.warmup; k++)
     if ((err = hk_spmv_multiply(A, x, y)) != HK_SUCCESS)
       break;
@@ -377,11 +416,15 @@ static int run(void *unused)
   hk_spmv_stats_reset(A);
   /* the multiplies in SPMV_BLOCKS blocks, each started together (a barrier) and timed:
    * t_mult is the mean over all, t_best the best block's time per multiply on the slowest
-   * rank (how STREAM counts its own repetitions: --roofline compares like with like) */
-  double tblk[SPMV_BLOCKS] = {0}, tmax[SPMV_BLOCKS], total = 0.0;
+   * rank (how STREAM counts its own repetitions: --roofline compares like with like);
+   * --roofline: a STREAM measurement before each block and after the last (untimed) */
+  double tblk[SPMV_BLOCKS] = {0}, total = 0.0;
   const int nblk = opt.iters < SPMV_BLOCKS ? opt.iters : SPMV_BLOCKS;
+  ms.nblk = nblk;
   for (int b = 0, done_k = 0; b < nblk && err == HK_SUCCESS; b++) {
     int upto = (int)((long long)opt.iters * (b + 1) / nblk), cnt = upto - done_k;
+    if (opt.roofline && (err = stream_bw(comm, stream_elems, in.nthreads, &ms.bw_blk[b])))
+      break;
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     for (; done_k < upto; done_k++)
@@ -390,26 +433,26 @@ static int run(void *unused)
     tblk[b] = (MPI_Wtime() - t0);
     total += tblk[b];
     tblk[b] /= cnt;
+    err = hk_agree(comm, err); /* every rank takes part in the next STREAM or none */
   }
+  if (err == HK_SUCCESS && opt.roofline)
+    err = stream_bw(comm, stream_elems, in.nthreads, &ms.bw_blk[nblk]);
   ms.t_mult = total / opt.iters;
   if ((err = hk_agree(comm, err)) != HK_SUCCESS)
     goto done;
-  MPI_Allreduce(tblk, tmax, nblk, MPI_DOUBLE, MPI_MAX, comm);
-  ms.t_best = tmax[0];
+  MPI_Allreduce(tblk, ms.t_blk, nblk, MPI_DOUBLE, MPI_MAX, comm);
+  ms.t_best = ms.t_blk[0];
   for (int b = 1; b < nblk; b++)
-    ms.t_best = tmax[b] < ms.t_best ? tmax[b] : ms.t_best;
+    ms.t_best = ms.t_blk[b] < ms.t_best ? ms.t_blk[b] : ms.t_best;
   if (opt.roofline) {
-    /* STREAM again after the multiplies: the better of the two is the bandwidth (a busy
-     * machine during one measurement lowers the limit, and so raises the share, otherwise) */
-    jac_stream_t sbw;
-    double bw2 = 0.0;
-    if (jac_stream_measure(comm, jac_stream_elems(comm), 5, in.nthreads, &sbw) != 0) {
-      err = hk_agree(comm, hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth arrays"));
-      goto done;
+    /* the best bandwidth of all (the limit for gflops_best, as STREAM reports itself) and how
+     * far the measurements spread (a busy or drifting machine) */
+    double worst = ms.bw_blk[0];
+    for (int b = 0; b <= nblk; b++) {
+      ms.bw = fmax(ms.bw, ms.bw_blk[b]);
+      worst = fmin(worst, ms.bw_blk[b]);
     }
-    MPI_Allreduce(&sbw.bw_stream, &bw2, 1, MPI_DOUBLE, MPI_SUM, comm);
-    ms.bw_spread = fabs(ms.bw - bw2) / fmax(ms.bw, bw2);
-    ms.bw = fmax(ms.bw, bw2);
+    ms.bw_spread = (ms.bw - worst) / ms.bw;
   }
   hk_spmv_stats(A, &ms.st);
   double per = 1.0 / (double)ms.st.multiplies;
