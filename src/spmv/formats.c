@@ -263,7 +263,12 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
       double acc[HK_SELL_MAX_CHUNK];
       for (int r = 0; r < C; r++)
         acc[r] = 0.0;
-      const long long base = p->cptr[c];
+      const long long base = p->cptr[c], len = (long long)p->clen[c] * C;
+      /* values and indices SPMV_PF entries ahead, as in CRS */
+      for (long long e = base + SPMV_PF; e < base + len + SPMV_PF; e += 8)
+        __builtin_prefetch(&val[e], 0, 0);
+      for (long long e = base + SPMV_PF; e < base + len + SPMV_PF; e += 16)
+        __builtin_prefetch(&col[e], 0, 0);
       for (int j = 0; j < p->clen[c]; j++) {
         const long long at = base + (long long)j * C;
 #pragma omp simd
