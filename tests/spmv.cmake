@@ -28,6 +28,12 @@ foreach(fmt crs jds sell)
   hk_mpi_test(spmv.app.${fmt} hk-spmv ARGS --matrix random:3000,9,400 --format ${fmt} --sigma 32
               --mode task --iters 3 RANKS 1 3 THREADS 1 3 LABELS apps)
 endforeach()
+# rows of 5 to 8 entries each: CRS's straight-line paths for four rows of one length
+# (src/spmv/formats.c), each row still summed in column order
+foreach(len 5 6 7 8)
+  hk_mpi_test(spmv.crs.len${len} hk-spmv ARGS --matrix random:999,${len},60 --format crs
+              --mode masteronly --iters 2 RANKS 1 3 THREADS 1 2 LABELS apps)
+endforeach()
 # the Holstein-Hubbard matrix (hh:5,2,2,3: 100 x 56 rows, long-range hopping columns)
 foreach(fmt crs jds sell)
   hk_mpi_test(spmv.app.hh.${fmt} hk-spmv ARGS --matrix hh:5,2,2,3 --format ${fmt} --sigma 16
