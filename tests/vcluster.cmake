@@ -18,7 +18,7 @@ set_tests_properties(vcluster.dsm PROPERTIES LABELS vcluster SKIP_RETURN_CODE 77
 # the epsilon experiment of hk-spmv (issue 20) as `hybridkit sweep spmv --vcluster 2 --rate`
 add_test(NAME vcluster.spmv COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/vcluster/spmv.sh
          ${CMAKE_SOURCE_DIR}/tools/vcluster/vcluster ${HK_PYTHON} $<TARGET_FILE_DIR:hk-spmv>
-         ${CMAKE_CURRENT_BINARY_DIR}/vcluster.spmv)
+         ${CMAKE_CURRENT_BINARY_DIR}/vcluster.spmv ${HK_MPI_IMPL})
 set_tests_properties(vcluster.spmv PROPERTIES LABELS vcluster SKIP_RETURN_CODE 77
   RUN_SERIAL TRUE TIMEOUT 300 ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")
 # a real Slurm on 2 emulated nodes (issue 27): srun binding, sbatch, teardown
