@@ -12,7 +12,7 @@
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
-#define DSM_ADDRESS_TRIES 8
+#define DSM_ADDRESS_TRIES 16
 
 size_t hk_dsm_page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 size_t hk_dsm_size(const hk_dsm_t *d) { return d ? d->bytes : 0; }
@@ -74,7 +74,19 @@ static int map_common(struct hk_dsm *d)
   for (int t = 0; t < DSM_ADDRESS_TRIES; t++) {
     unsigned long long addr = 0;
     if (d->rank == 0) {
-      void *p = mmap(NULL, d->bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      /* first where rank 0's kernel puts it; after a refusal a spread-out hint (a page-aligned
+       * spot in [2^40, 2^46), taken when free), not the range next to the refused one: the
+       * ranks' libraries and heaps lie near their mmap bases, and 8 neighbouring proposals
+       * all fell into one of them (CI, dsm.heat.periodic.np2.t1) */
+      void *hint = NULL;
+      if (t > 0) {
+        unsigned long long r = (unsigned long long)(uintptr_t)d * 0x9E3779B97F4A7C15ULL ^
+                               (unsigned long long)t * 0xBF58476D1CE4E5B9ULL; /* no rand(): the
+                                                                                 * app's own */
+        r ^= r >> 31;
+        hint = (void *)(uintptr_t)(((1ULL << 40) + r % ((1ULL << 46) - (1ULL << 40))) & ~0xffffULL);
+      }
+      void *p = mmap(hint, d->bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       addr = p == MAP_FAILED ? 0 : (unsigned long long)(uintptr_t)p;
       held[t] = p == MAP_FAILED ? NULL : p;
     }
