@@ -79,7 +79,7 @@ CASES = [
     (["run", "hk-fake", "--np", "4", "--threads", "4", "--hosts", "n1,n2", "--dry-run"], 0,
      "-np 4 --host n1:2,n2:2 --map-by slot:PE=4 --bind-to core", ""),
     (["run", "hk-fake", "--np", "2", "--threads", "1", "--launcher", "srun", "--dry-run"], 0,
-     "srun -n 2 -c 1 --cpu-bind=cores", ""),
+     "srun -n 2 -c 1 --kill-on-bad-exit=1 --cpu-bind=cores", ""),
     (["records", "validate", "{fx}/records/valid.jsonl"], 0, "valid.jsonl: 2 records OK", ""),
     (["records", "validate", "{fx}/records/valid.jsonl",
       "{fx}/records/missing_provenance_field.jsonl"], 1, "valid.jsonl: 2 records OK",
@@ -189,7 +189,7 @@ def test_vcluster_srun_dry_run(cli, bin_dir, monkeypatch, tmp_path, mpi, pmi):
     result = cli(["run", "hk-fake", "--np", "2", "--threads", "2", "--vcluster", "2",
                   "--launcher", "srun", "--mpi", mpi, "--dry-run"])
     assert result.code == 0, result.err
-    assert (f"vcluster srun -N 2 -n 2 -c 2 --mpi={pmi} --cpu-bind=cores "
+    assert (f"vcluster srun -N 2 -n 2 -c 2 --mpi={pmi} --kill-on-bad-exit=1 --cpu-bind=cores "
             "--export=ALL,OMP_NUM_THREADS=2,OMP_PLACES=cores,OMP_PROC_BIND=close") in result.out
     assert result.out.startswith("OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=close ")
 

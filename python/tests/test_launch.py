@@ -23,7 +23,7 @@ OMPI = "mpirun.openmpi -np {np} --map-by slot:PE={t} --bind-to core -x OMP_NUM_T
        "-x OMP_PLACES=cores -x OMP_PROC_BIND={pb} /b/app -v 'a b'"
 MPICH = "mpiexec.mpich -n {np} -bind-to core:{t} -genv OMP_NUM_THREADS {t} " \
         "-genv OMP_PLACES cores -genv OMP_PROC_BIND {pb} /b/app -v 'a b'"
-SRUN = "srun -n {np} -c {t} --cpu-bind=cores " \
+SRUN = "srun -n {np} -c {t} --kill-on-bad-exit=1 --cpu-bind=cores " \
        "--export=ALL,OMP_NUM_THREADS={t},OMP_PLACES=cores,OMP_PROC_BIND={pb} /b/app -v 'a b'"
 
 CASES = [
@@ -68,15 +68,15 @@ CASES = [
     ("srun-scatter-T2", "srun", spec(np=1, threads=2, bind="scatter"),
      SRUN.format(np=1, t=2, pb="spread")),
     ("srun-none-T2", "srun", spec(np=1, threads=2, bind="none"),
-     "srun -n 1 -c 2 --cpu-bind=none --export=ALL,OMP_NUM_THREADS=2 /b/app -v 'a b'"),
+     "srun -n 1 -c 2 --kill-on-bad-exit=1 --cpu-bind=none --export=ALL,OMP_NUM_THREADS=2 /b/app -v 'a b'"),
     ("srun-hosts", "srun", spec(np=4, threads=2, hosts=("n1", "n2")),
-     "srun -n 4 -c 2 --nodelist=n1,n2 -N 2 --cpu-bind=cores "
+     "srun -n 4 -c 2 --nodelist=n1,n2 -N 2 --kill-on-bad-exit=1 --cpu-bind=cores "
      "--export=ALL,OMP_NUM_THREADS=2,OMP_PLACES=cores,OMP_PROC_BIND=close /b/app -v 'a b'"),
     ("srun-hostfile", "srun", spec(hostfile="hosts.txt"),
-     "srun -n 2 -c 1 --nodefile=hosts.txt --cpu-bind=cores "
+     "srun -n 2 -c 1 --nodefile=hosts.txt --kill-on-bad-exit=1 --cpu-bind=cores "
      "--export=ALL,OMP_NUM_THREADS=1,OMP_PLACES=cores,OMP_PROC_BIND=close /b/app -v 'a b'"),
     ("srun-oversubscribe", "srun", spec(threads=2, oversubscribe=True),
-     "srun -n 2 -c 2 --overcommit --cpu-bind=none --export=ALL,OMP_NUM_THREADS=2 /b/app -v 'a b'"),
+     "srun -n 2 -c 2 --kill-on-bad-exit=1 --overcommit --cpu-bind=none --export=ALL,OMP_NUM_THREADS=2 /b/app -v 'a b'"),
 ]
 
 

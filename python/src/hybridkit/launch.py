@@ -201,9 +201,12 @@ class MPICH(Launcher):
 
 
 def srun_binding_flags(spec: LaunchSpec) -> List[str]:
-    """srun's tail of every launch: overcommit when oversubscribed, the cores bound (or not),
-    the ranks' OMP_* exported."""
-    flags = ["--overcommit"] if spec.oversubscribe else []
+    """srun's tail of every launch: a rank that dies ends the step (--kill-on-bad-exit=1;
+    srun's default leaves the others blocked in MPI: a rank's SIGSEGV in MPI_Init hung a batch
+    job until its sweep's timeout, docs/vcluster.md), overcommit when oversubscribed, the cores
+    bound (or not), the ranks' OMP_* exported."""
+    flags = ["--kill-on-bad-exit=1"]
+    flags += ["--overcommit"] if spec.oversubscribe else []
     flags += ["--cpu-bind=cores" if spec.pinned else "--cpu-bind=none"]
     exports = ",".join(f"{k}={v}" for k, v in spec.rank_env().items())
     return flags + [f"--export=ALL,{exports}"]
