@@ -164,10 +164,21 @@ cleanup:
   return err;
 }
 
-/* software prefetch distance of the CRS loop, in entries (0: none) */
+/* software prefetch distance of the CRS and SELL loops, in entries (0: none) */
 #ifndef SPMV_PF
 #define SPMV_PF 512
 #endif
+
+/* prefetch the values and column indices of entries [from, to) SPMV_PF entries ahead, a
+ * line of each per 8 values (16 indices): one core alone keeps too few misses in flight
+ * for the 4 to 8 streams of a multiply */
+static inline void prefetch_ahead(const double *val, const int *col, long long from, long long to)
+{
+  for (long long e = from + SPMV_PF; e < to + SPMV_PF; e += 8)
+    __builtin_prefetch(&val[e], 0, 0);
+  for (long long e = from + SPMV_PF; e < to + SPMV_PF; e += 16)
+    __builtin_prefetch(&col[e], 0, 0);
+}
 
 static inline void split(long long n, int pieces, int k, long long *lo, long long *hi)
 {
@@ -202,12 +213,7 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
      * entries in order), as a row's own chain would bound a core at one add per latency */
     for (; i + 4 <= hi; i += 4) {
       const int e0 = rp[i], e1 = rp[i + 1], e2 = rp[i + 2], e3 = rp[i + 3], e4 = rp[i + 4];
-      /* values and indices SPMV_PF entries ahead, a line of each per 8 (4) entries: one core
-       * alone keeps too few misses in flight for the 4 to 8 streams of a multiply */
-      for (long long e = e0 + SPMV_PF; e < e4 + SPMV_PF; e += 8)
-        __builtin_prefetch(&val[e], 0, 0);
-      for (long long e = e0 + SPMV_PF; e < e4 + SPMV_PF; e += 16)
-        __builtin_prefetch(&col[e], 0, 0);
+      prefetch_ahead(val, col, e0, e4);
       int m = e1 - e0;
       m = e2 - e1 < m ? e2 - e1 : m;
       m = e3 - e2 < m ? e3 - e2 : m;
@@ -288,11 +294,7 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
       for (int r = 0; r < C; r++)
         acc[r] = 0.0;
       const long long base = p->cptr[c], len = (long long)p->clen[c] * C;
-      /* values and indices SPMV_PF entries ahead, as in CRS */
-      for (long long e = base + SPMV_PF; e < base + len + SPMV_PF; e += 8)
-        __builtin_prefetch(&val[e], 0, 0);
-      for (long long e = base + SPMV_PF; e < base + len + SPMV_PF; e += 16)
-        __builtin_prefetch(&col[e], 0, 0);
+      prefetch_ahead(val, col, base, base + len);
       for (int j = 0; j < p->clen[c]; j++) {
         const long long at = base + (long long)j * C;
 #pragma omp simd
