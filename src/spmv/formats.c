@@ -180,6 +180,23 @@ static inline void prefetch_ahead(const double *val, const int *col, long long f
     __builtin_prefetch(&col[e], 0, 0);
 }
 
+/* one SELL chunk of C rows and len columns, stored column-major from base, into acc[0, C):
+ * every row summed in column order (the order of the reference). Inlined with C a constant
+ * at the usual chunk sizes. */
+static inline __attribute__((always_inline)) void
+sell_chunk(const double *restrict val, const int *restrict col, const double *restrict x,
+           long long base, int len, const int C, double *restrict acc)
+{
+  for (int r = 0; r < C; r++)
+    acc[r] = 0.0;
+  for (int j = 0; j < len; j++) {
+    const long long at = base + (long long)j * C;
+#pragma omp simd
+    for (int r = 0; r < C; r++)
+      acc[r] += val[at + r] * x[col[at + r]];
+  }
+}
+
 static inline void split(long long n, int pieces, int k, long long *lo, long long *hi)
 {
   *lo = n * k / pieces;
@@ -291,15 +308,14 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
       if (add && p->clen[c] == 0)
         continue; /* rows without entries: y += 0 */
       double acc[HK_SELL_MAX_CHUNK];
-      for (int r = 0; r < C; r++)
-        acc[r] = 0.0;
       const long long base = p->cptr[c], len = (long long)p->clen[c] * C;
       prefetch_ahead(val, col, base, base + len);
-      for (int j = 0; j < p->clen[c]; j++) {
-        const long long at = base + (long long)j * C;
-#pragma omp simd
-        for (int r = 0; r < C; r++)
-          acc[r] += val[at + r] * x[col[at + r]];
+      switch (C) { /* the usual chunks with C known to the compiler: acc stays in registers */
+      case 4: sell_chunk(val, col, x, base, p->clen[c], 4, acc); break;
+      case 8: sell_chunk(val, col, x, base, p->clen[c], 8, acc); break;
+      case 16: sell_chunk(val, col, x, base, p->clen[c], 16, acc); break;
+      case 32: sell_chunk(val, col, x, base, p->clen[c], 32, acc); break;
+      default: sell_chunk(val, col, x, base, p->clen[c], C, acc); break;
       }
       for (int r = 0; r < C; r++) {
         int i = p->perm[c * C + r];

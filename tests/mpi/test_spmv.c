@@ -116,7 +116,8 @@ int main(int argc, char **argv)
     {"random:150,7,40", 1}, {"random:150,7,40", 2}, {"hh:4,2,1,2", 0}};
   const struct { hk_spmv_format_t f; int C, sigma; } fmts[] = {
     {HK_SPMV_CRS, 0, 0}, {HK_SPMV_JDS, 0, 0}, {HK_SPMV_SELL, 4, 8}, {HK_SPMV_SELL, 8, 1},
-    {HK_SPMV_SELL, 3, 5}};
+    {HK_SPMV_SELL, 3, 5}, {HK_SPMV_SELL, 16, 4}, {HK_SPMV_SELL, 32, 1}};
+  /* chunks 4, 8, 16 and 32 take the kernel's paths with C a constant, 3 the general one */
   long long begin[64];
   int count[64];
   int nmism = 0, nbound = 0, cases = 0;
