@@ -68,6 +68,8 @@ hk_expect_test(spmv.bad_matrix 2 "unknown matrix 'lap:3'" ONCE NP 2 COMMAND ${SP
 hk_expect_test(spmv.cg_random 2 "--solver cg needs a symmetric positive definite matrix" ONCE NP 2
                COMMAND ${SPMV} --matrix random:100,5,10 --solver cg)
 hk_expect_test(spmv.bad_format 2 "unknown format 'ell'" ONCE NP 2 COMMAND ${SPMV} --format ell)
+hk_expect_test(spmv.bad_blocks 2 "--blocks must be >= 1, or 0 for the default \\(got -1\\)" ONCE NP 2
+               COMMAND ${SPMV} --blocks -1)
 hk_record_test(spmv.record 2 2 LABELS apps COMMAND ${SPMV} --matrix laplace3d:12 --solver cg --iters 3)
 # a local failure in the middle of a record on rank 1 (test hook: adding the field fails as if
 # out of memory): the spmv record's reductions and the emit still run on every rank, so every

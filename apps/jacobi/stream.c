@@ -54,49 +54,71 @@ long long jac_stream_elems(MPI_Comm comm)
   return want > elems ? want : elems;
 }
 
-int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_stream_t *out)
+int jac_stream_open(MPI_Comm comm, long long n, int threads, jac_stream_buf_t *b)
 {
-  double *u = NULL, *v = NULL;
-  int ok = !posix_memalign((void **)&u, 64, (size_t)n * sizeof *u) &&
-           !posix_memalign((void **)&v, 64, (size_t)n * sizeof *v);
+  b->u = b->v = NULL;
+  b->n = n;
+  b->threads = threads;
+  int ok = !posix_memalign((void **)&b->u, 64, (size_t)n * sizeof(double)) &&
+           !posix_memalign((void **)&b->v, 64, (size_t)n * sizeof(double));
   int all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
   if (!all_ok) {
-    free(u);
-    free(v);
+    jac_stream_close(b);
     return -1;
   }
+  double *u = b->u, *v = b->v;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long long i = 0; i < n; i++) {
     u[i] = 1.0 + (double)(i & 7);
     v[i] = 0.0;
   }
+  return 0;
+}
+
+void jac_stream_close(jac_stream_buf_t *b)
+{
+  free(b->u);
+  free(b->v);
+  b->u = b->v = NULL;
+}
+
+void jac_stream_run(MPI_Comm comm, jac_stream_buf_t *b, int reps, jac_stream_t *out)
+{
   /* kind 0: plain stores (write-allocate: 24 B per element); kind 1, where the
    * sweeps can use them: non-temporal stores (16 B per element) */
   double best[2] = {1e30, 1e30};
   const double s = 1.000001;
+  const long long n = b->n;
   for (int kind = 0; kind < 1 + jac_nt_available(); kind++)
     for (int r = 0; r < reps; r++) {
       MPI_Barrier(comm);
       double t0 = omp_get_wtime();
-      scale(v, u, s, n, threads, kind);
+      scale(b->v, b->u, s, n, b->threads, kind);
       double t = omp_get_wtime() - t0, slowest = t;
       /* a rank's own best repetition may fall while the others are idle: the sum of
        * such bests overstated two ranks' bandwidth on one node by 1.7x here */
       MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
       if (slowest < best[kind])
         best[kind] = slowest;
-      double *x = u; /* keep the compiler from dropping repetitions */
-      u = v;
-      v = x;
+      double *x = b->u; /* keep the compiler from dropping repetitions */
+      b->u = b->v;
+      b->v = x;
     }
   out->elements = n;
   out->elements_per_s = (double)n / best[0];
   out->bw_stream = 16.0 * out->elements_per_s;
   out->bw_real = 24.0 * out->elements_per_s;
   out->elements_per_s_nt = jac_nt_available() ? (double)n / best[1] : 0.0;
-  free(u);
-  free(v);
+}
+
+int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_stream_t *out)
+{
+  jac_stream_buf_t b;
+  if (jac_stream_open(comm, n, threads, &b) != 0)
+    return -1;
+  jac_stream_run(comm, &b, reps, out);
+  jac_stream_close(&b);
   return 0;
 }
 

@@ -24,6 +24,20 @@ typedef struct jac_stream {
  * has no memory for the arrays. */
 int jac_stream_measure(MPI_Comm comm, long long n, int reps, int threads, jac_stream_t *out);
 
+/* jac_stream_measure in steps, for measuring often on the same arrays (hk-spmv measures
+ * between its blocks of multiplies: no allocation and first touch each time).  open:
+ * allocates and first-touches (static schedule, `threads` threads); collective, -1 when any
+ * rank has no memory (nothing then to close).  run: `reps` repetitions as jac_stream_measure,
+ * collective.  close: frees (also after a failed open). */
+typedef struct jac_stream_buf {
+  double *u, *v;
+  long long n;
+  int threads;
+} jac_stream_buf_t;
+int jac_stream_open(MPI_Comm comm, long long n, int threads, jac_stream_buf_t *b);
+void jac_stream_run(MPI_Comm comm, jac_stream_buf_t *b, int reps, jac_stream_t *out);
+void jac_stream_close(jac_stream_buf_t *b);
+
 /* elements per array per rank for jac_stream_measure: the node's ranks together stream
  * 4 x the node's last-level cache (at least 4 Mi elements, a multiple of 8).  Collective. */
 long long jac_stream_elems(MPI_Comm comm);

@@ -23,10 +23,11 @@
 
 static struct {
   const char *matrix, *format, *mode, *solver, *output, *verify;
-  int chunk, sigma, iters, warmup, reserved, max_iters, roofline;
+  int chunk, sigma, iters, warmup, blocks, reserved, max_iters, roofline;
   double tol;
 } opt = {.matrix = "laplace3d:32", .format = "crs", .mode = "masteronly", .solver = "none",
-         .verify = "on", .chunk = 8, .sigma = 1, .iters = 50, .warmup = 2, .max_iters = 1000,
+         .verify = "on", .chunk = 8, .sigma = 1, .iters = 50, .warmup = 2, .blocks = 0,
+         .max_iters = 1000,
          .tol = 1e-8};
 
 static const hk_opt_t options[] = {
@@ -40,6 +41,8 @@ static const hk_opt_t options[] = {
   {"reserved", HK_OPT_INT, &opt.reserved, "m", "communicating threads (multiple-reserved; 0: one)", 0},
   {"iters", HK_OPT_INT, &opt.iters, "K", "timed multiplies", 0},
   {"warmup", HK_OPT_INT, &opt.warmup, "W", "untimed multiplies first", 0},
+  {"blocks", HK_OPT_INT, &opt.blocks, "B",
+   "time the K multiplies in B blocks (K when fewer; default 5, with --roofline 25)", 0},
   {"solver", HK_OPT_STR, &opt.solver, "S", "none|cg (conjugate gradients on A x = A 1; SPD matrices)", 0},
   {"tol", HK_OPT_DOUBLE, &opt.tol, "T", "CG: stop when |r| / |b| < T", 0},
   {"max-iters", HK_OPT_INT, &opt.max_iters, "N", "CG: at most N iterations (more: failure)", 0},
@@ -54,16 +57,16 @@ static const hk_app_t app = {
   .list_modes = 1,
   .summary = "distributed sparse matrix-vector multiply (CRS, JDS, SELL-C-sigma) in every hybrid mode",
   .usage = "[--matrix M] [--format crs|jds|sell] [--chunk C] [--sigma S] [--mode M] [--iters K]\n"
-           "       [--solver cg --tol T] [--roofline] [--output FILE.jsonl]",
+           "       [--blocks B] [--solver cg --tol T] [--roofline] [--output FILE.jsonl]",
   .description =
       "Rows in contiguous blocks over the ranks (n/p each, the first n mod p one more); the\n"
       "halo of x is exchanged with one message per peer.  The local part of each row (columns\n"
       "the rank owns) and the halo part are summed separately, each in ascending column\n"
       "order, then added: y is bit-identical across formats, modes and thread counts, and\n"
       "is checked against the serial product of the same rows (exit 1 when different).\n"
-      "GFlop/s = 2 nnz K / time of the slowest rank; gflops_best: the same in the best of 5\n"
-      "blocks of the K multiplies.  bytes/nnz: the traffic model of one\n"
-      "multiply (matrix values and indices with SELL's padding, row or chunk pointers, x,\n"
+      "GFlop/s = 2 nnz K / time of the slowest rank; gflops_best: the same in the best of the\n"
+      "B blocks (--blocks: 5, 25 with --roofline) of the K multiplies.  bytes/nnz: the traffic\n"
+      "model of one multiply (matrix values and indices with SELL's padding, row or chunk pointers, x,\n"
       "halo, packing and y with write-allocate) per non-zero; min_bytes_per_nnz: the least\n"
       "the format must move (STREAM's counting).  --roofline: a STREAM scale (best of 3)\n"
       "before each block and after the last; each block's GFlop/s over 2 x the better of the\n"
@@ -200,8 +203,13 @@ done:
   return err;
 }
 
-#define SPMV_BLOCKS 5       /* timed blocks of the multiplies (best one: gflops_best) */
 #define SPMV_STREAM_REPS 3 /* repetitions of each STREAM measurement between the blocks */
+#define SPMV_BLOCKS 5      /* timed blocks of the multiplies by default (best one: gflops_best) */
+/* the default with --roofline: each block's share pairs it with the bandwidth measured just
+ * before and after it; on a host whose memory speed drifts within a second the pairs must be
+ * close (laplace3d:200 1x1, 4 interleaved runs of 100 multiplies each: medians of the block
+ * shares 0.91-1.11 with 5 blocks, 0.92-0.97 with 20, 0.96-1.01 with 50) */
+#define SPMV_ROOFLINE_BLOCKS 25
 
 typedef struct measured {
   double t_mult;            /* this rank's time per multiply */
@@ -212,10 +220,10 @@ typedef struct measured {
                              * (the best of the measurements around the blocks) */
   double bw_spread;         /* (best - worst) / best of those measurements */
   double stream_bytes;      /* bytes of each STREAM array of this rank */
-  int nblk;                 /* timed blocks */
-  double t_blk[SPMV_BLOCKS]; /* each block's time per multiply, slowest rank */
-  double bw_blk[SPMV_BLOCKS + 1]; /* --roofline: the bandwidth before block b (b = nblk: after
-                                   * the last) */
+  int nblk;                 /* timed blocks (--blocks) */
+  double *t_blk;            /* [nblk] each block's time per multiply, slowest rank */
+  double *bw_blk;           /* [nblk + 1] --roofline: the bandwidth before block b (b = nblk:
+                             * after the last) */
 } measured_t;
 
 static int cmp_double(const void *a, const void *b)
@@ -226,14 +234,13 @@ static int cmp_double(const void *a, const void *b)
 
 /* the STREAM-like bandwidth of all ranks together (B/s), the best of SPMV_STREAM_REPS;
  * collective, errors agreed */
-static int stream_bw(MPI_Comm comm, long long elems, int threads, double *bw)
+static double stream_bw(MPI_Comm comm, jac_stream_buf_t *buf)
 {
   jac_stream_t sbw;
-  *bw = 0.0;
-  if (jac_stream_measure(comm, elems, SPMV_STREAM_REPS, threads, &sbw) != 0)
-    return hk_agree(comm, hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth arrays"));
-  MPI_Allreduce(&sbw.bw_stream, bw, 1, MPI_DOUBLE, MPI_SUM, comm);
-  return HK_SUCCESS;
+  double bw = 0.0;
+  jac_stream_run(comm, buf, SPMV_STREAM_REPS, &sbw);
+  MPI_Allreduce(&sbw.bw_stream, &bw, 1, MPI_DOUBLE, MPI_SUM, comm);
+  return bw;
 }
 
 static int report(const hk_spmv_info_t *in, const measured_t *ms,
@@ -278,6 +285,7 @@ static int report(const hk_spmv_info_t *in, const measured_t *ms,
   const struct { const char *name; long long v; } ip[] = {
     {"rows", in->nglobal}, {"nnz", nnz}, {"stored", stored}, {"chunk", opt.chunk},
     {"sigma", opt.sigma}, {"threads", in->nthreads}, {"iters", opt.iters},
+    {"blocks", ms->nblk},
     {"reserved", opt.reserved}};
   for (size_t i = 0; i < sizeof ip / sizeof *ip; i++)
     hk_record_param_int(rec, ip[i].name, ip[i].v);
@@ -298,7 +306,7 @@ static int report(const hk_spmv_info_t *in, const measured_t *ms,
   if (ms->bw > 0) {
     /* each block against the better of the bandwidths measured just before and after it
      * (the limit that block saw); the median of the blocks' shares */
-    double share[SPMV_BLOCKS];
+    double *share = ms->t_blk + ms->nblk; /* scratch: t_blk has 2 nblk entries */
     for (int b = 0; b < ms->nblk; b++) {
       double lim = 2.0 * fmax(ms->bw_blk[b], ms->bw_blk[b + 1]) / min_bpn / 1e9;
       share[b] = 2.0 * (double)nnz / ms->t_blk[b] / 1e9 / lim;
@@ -363,6 +371,11 @@ static int check_options(int cg_on, hk_mode_t *mode, hk_spmv_format_t *format)
       !(opt.tol > 0))
     return hk_error_set(HK_ERR_ARG, "--iters, --chunk, --sigma, --max-iters and --tol must be "
                         "positive, --warmup >= 0");
+  if (opt.blocks < 0)
+    return hk_error_set(HK_ERR_ARG, "--blocks must be >= 1, or 0 for the default (got %d)",
+                        opt.blocks);
+  if (opt.blocks == 0) /* not given */
+    opt.blocks = opt.roofline ? SPMV_ROOFLINE_BLOCKS : SPMV_BLOCKS;
   return HK_SUCCESS;
 }
 
@@ -372,7 +385,9 @@ static int run(void *unused)
   int err, local, rank;
   hk_spmv_crs_t crs = {0};
   hk_spmv_t *A = NULL;
-  double *x = NULL, *y = NULL, *ref = NULL;
+  double *x = NULL, *y = NULL, *ref = NULL, *tblk = NULL;
+  measured_t ms = {.ndiff = -1};
+  jac_stream_buf_t sbuf = {0};
   hk_mode_t mode;
   hk_spmv_format_t format;
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -405,26 +420,40 @@ static int run(void *unused)
     x[i] = xval(in.row_begin + i, NULL);
     y[i] = 0.0;
   }
-  measured_t ms = {.ndiff = -1};
-  const long long stream_elems = opt.roofline ? jac_stream_elems(comm) : 0;
-  ms.stream_bytes = 8.0 * (double)stream_elems;
+  /* the multiplies in nblk blocks, each started together (a barrier) and timed: t_mult is
+   * the mean over all, t_best the best block's time per multiply on the slowest rank (how
+   * STREAM counts its own repetitions: --roofline compares like with like); --roofline: a
+   * STREAM measurement before each block and after the last (untimed), on arrays allocated
+   * and first-touched once, before the warm-up */
+  const int nblk = opt.iters < opt.blocks ? opt.iters : opt.blocks;
+  ms.nblk = nblk;
+  tblk = calloc((size_t)nblk, sizeof *tblk);
+  ms.t_blk = calloc(2 * (size_t)nblk, sizeof *ms.t_blk);
+  ms.bw_blk = calloc((size_t)nblk + 1, sizeof *ms.bw_blk);
+  local = tblk && ms.t_blk && ms.bw_blk ? HK_SUCCESS
+                                        : hk_error_set(HK_ERR_NOMEM, "no memory for %d blocks", nblk);
+  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+    goto done;
+  if (opt.roofline) {
+    const long long stream_elems = jac_stream_elems(comm);
+    ms.stream_bytes = 8.0 * (double)stream_elems;
+    local = jac_stream_open(comm, stream_elems, in.nthreads, &sbuf) == 0
+                ? HK_SUCCESS
+                : hk_error_set(HK_ERR_NOMEM, "no memory for the bandwidth arrays");
+    if ((err = hk_agree(comm, local)) != HK_SUCCESS)
+      goto done;
+  }
   for (int k = 0; k < opt.warmup; k++)
     if ((err = hk_spmv_multiply(A, x, y)) != HK_SUCCESS)
       break;
   if ((err = hk_agree(comm, err)) != HK_SUCCESS)
     goto done;
   hk_spmv_stats_reset(A);
-  /* the multiplies in SPMV_BLOCKS blocks, each started together (a barrier) and timed:
-   * t_mult is the mean over all, t_best the best block's time per multiply on the slowest
-   * rank (how STREAM counts its own repetitions: --roofline compares like with like);
-   * --roofline: a STREAM measurement before each block and after the last (untimed) */
-  double tblk[SPMV_BLOCKS] = {0}, total = 0.0;
-  const int nblk = opt.iters < SPMV_BLOCKS ? opt.iters : SPMV_BLOCKS;
-  ms.nblk = nblk;
+  double total = 0.0;
   for (int b = 0, done_k = 0; b < nblk && err == HK_SUCCESS; b++) {
     int upto = (int)((long long)opt.iters * (b + 1) / nblk), cnt = upto - done_k;
-    if (opt.roofline && (err = stream_bw(comm, stream_elems, in.nthreads, &ms.bw_blk[b])))
-      break;
+    if (opt.roofline)
+      ms.bw_blk[b] = stream_bw(comm, &sbuf);
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
     for (; done_k < upto; done_k++)
@@ -436,7 +465,8 @@ static int run(void *unused)
     err = hk_agree(comm, err); /* every rank takes part in the next STREAM or none */
   }
   if (err == HK_SUCCESS && opt.roofline)
-    err = stream_bw(comm, stream_elems, in.nthreads, &ms.bw_blk[nblk]);
+    ms.bw_blk[nblk] = stream_bw(comm, &sbuf);
+  jac_stream_close(&sbuf);
   ms.t_mult = total / opt.iters;
   if ((err = hk_agree(comm, err)) != HK_SUCCESS)
     goto done;
@@ -494,6 +524,10 @@ static int run(void *unused)
     printf("# Verification = SUCCESSFUL (%s)\n",
            ms.ndiff == 0 ? "bit-identical to the serial product" : "not checked (--verify off)");
 done:
+  jac_stream_close(&sbuf);
+  free(tblk);
+  free(ms.t_blk);
+  free(ms.bw_blk);
   free(x);
   free(y);
   free(ref);

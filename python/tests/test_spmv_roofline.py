@@ -34,13 +34,15 @@ pytestmark = [
 ]
 
 
-@pytest.mark.parametrize("np,fmt,iters", [(1, "crs", 7), (2, "sell", 3), (2, "crs", 12)])
-def test_memory_bound_share_from_the_record(tmp_path, np, fmt, iters):
+# want_blocks None: the default with --roofline, 25 (fewer when fewer multiplies)
+@pytest.mark.parametrize("np,fmt,iters,want_blocks", [(1, "crs", 7, None), (2, "sell", 3, None),
+                                                 (2, "crs", 30, None), (1, "crs", 12, 5)])
+def test_memory_bound_share_from_the_record(tmp_path, np, fmt, iters, want_blocks):
     env = python_env(HK_BIN_DIR=str(Path(BIN_DIR).resolve()))
     proc = subprocess.run([PYTHON, "-m", "hybridkit", "run", "hk-spmv", "--np", str(np),
                            "--threads", "1", "--mode", "pure", "--results", str(tmp_path), "--",
                            "--matrix", "laplace3d:20", "--format", fmt, "--iters", str(iters),
-                           "--roofline"],
+                           "--roofline"] + ([] if want_blocks is None else ["--blocks", str(want_blocks)]),
                           env=env, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     e, = entries(find_runs([tmp_path]), kind="spmv")
@@ -57,7 +59,8 @@ def test_memory_bound_share_from_the_record(tmp_path, np, fmt, iters):
     blocks = [tuple(float(v) for v in m.groups()) for m in re.finditer(
         r"# --roofline block \d+: ([\d.]+) GFlop/s, bandwidth before ([\d.]+) GB/s, "
         r"after ([\d.]+) GB/s, share ([\d.]+)", proc.stdout)]
-    assert len(blocks) == min(iters, 5), proc.stdout
+    nblk = min(iters, 25 if want_blocks is None else want_blocks)
+    assert len(blocks) == nblk and e.params["blocks"] == nblk, proc.stdout
     for (g, before, after, _), (_, before_next, _, _) in zip(blocks, blocks[1:]):
         assert after == before_next  # one measurement between two blocks
     shares = [g / (2.0 * max(before, after) / min_bpn) for g, before, after, _ in blocks]
