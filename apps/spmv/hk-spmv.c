@@ -42,7 +42,7 @@ static const hk_opt_t options[] = {
   {"iters", HK_OPT_INT, &opt.iters, "K", "timed multiplies", 0},
   {"warmup", HK_OPT_INT, &opt.warmup, "W", "untimed multiplies first", 0},
   {"blocks", HK_OPT_INT, &opt.blocks, "B",
-   "time the K multiplies in B blocks (K when fewer; default 5, with --roofline 25)", 0},
+   "time the K multiplies in B blocks (K when fewer; 0: 5, or 25 with --roofline)", 0},
   {"solver", HK_OPT_STR, &opt.solver, "S", "none|cg (conjugate gradients on A x = A 1; SPD matrices)", 0},
   {"tol", HK_OPT_DOUBLE, &opt.tol, "T", "CG: stop when |r| / |b| < T", 0},
   {"max-iters", HK_OPT_INT, &opt.max_iters, "N", "CG: at most N iterations (more: failure)", 0},
@@ -65,15 +65,15 @@ static const hk_app_t app = {
       "order, then added: y is bit-identical across formats, modes and thread counts, and\n"
       "is checked against the serial product of the same rows (exit 1 when different).\n"
       "GFlop/s = 2 nnz K / time of the slowest rank; gflops_best: the same in the best of the\n"
-      "B blocks (--blocks: 5, 25 with --roofline) of the K multiplies.  bytes/nnz: the traffic\n"
-      "model of one multiply (matrix values and indices with SELL's padding, row or chunk pointers, x,\n"
-      "halo, packing and y with write-allocate) per non-zero; min_bytes_per_nnz: the least\n"
-      "the format must move (STREAM's counting).  --roofline: a STREAM scale (best of 3)\n"
-      "before each block and after the last; each block's GFlop/s over 2 x the better of the\n"
-      "two bandwidths around it / min_bytes_per_nnz is its share; memory_bound_share: the\n"
-      "median share of the blocks (the two measurements see the same memory speed, which\n"
-      "drifts on shared machines); memory_bound_share_best: gflops_best over the limit from\n"
-      "the best bandwidth of all.  f_comm = communication time /\n"
+      "B blocks (--blocks: 5, 25 with --roofline) of the K multiplies.  bytes/nnz: the\n"
+      "traffic model of one multiply (matrix values and indices with SELL's padding, row or\n"
+      "chunk pointers, x, halo, packing and y with write-allocate) per non-zero;\n"
+      "min_bytes_per_nnz: the least the format must move (STREAM's counting).  --roofline:\n"
+      "a STREAM scale (best of 3) before each block and after the last; each block's GFlop/s\n"
+      "over 2 x the better of the two bandwidths around it / min_bytes_per_nnz is its share;\n"
+      "memory_bound_share: the median share of the blocks (the two measurements see the same\n"
+      "memory speed, which drifts on shared machines); memory_bound_share_best: gflops_best\n"
+      "over the limit from the best bandwidth of all.  f_comm = communication time /\n"
       "(communication + packing + local + halo compute).  --solver cg: conjugate gradients\n"
       "(dot products summed per rank in row order, then MPI_Allreduce): the same iteration\n"
       "count in every mode and thread count; across rank counts the rounding of the sums\n"
@@ -232,8 +232,8 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* the STREAM-like bandwidth of all ranks together (B/s), the best of SPMV_STREAM_REPS;
- * collective, errors agreed */
+/* the STREAM-like bandwidth of all ranks together (B/s), the best of SPMV_STREAM_REPS on
+ * the arrays of buf; collective */
 static double stream_bw(MPI_Comm comm, jac_stream_buf_t *buf)
 {
   jac_stream_t sbw;
