@@ -192,7 +192,8 @@ HK_EXPORT int hk_halo_regions(const hk_halo_t *halo, int extend, hk_halo_regions
 
 /* Cumulative counters since creation or hk_halo_stats_reset.  Times are
  * seconds summed over exchanges; per exchange, the slowest thread of a phase
- * counts.  comm: time the communicating thread(s) spent posting, waiting and
+ * counts (its own work: the barrier after the phase is not timed, so the phases
+ * add up to at most the wall time even when threads wait for a core).  comm: time the communicating thread(s) spent posting, waiting and
  * unpacking; interior: time the computing threads spent on the interior while
  * that happened (overlap modes), so min(comm, interior) / comm is the share of
  * the exchange hidden behind computation. */
