@@ -7,7 +7,9 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "hybridkit.h"
 #include "hk_test_mpi.h"
@@ -104,6 +106,84 @@ static void neighbour_rounds(void)
   CHECK_EQ_INT(s.pages_fetched, P > 1 ? 4 : 0);
   CHECK_EQ_INT(s.write_faults, 4);
   TRY(hk_dsm_free(&d));
+}
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* the common address when the first one rank 0 proposes is taken on another rank: rank 0
+ * finds where its kernel would map the region, the others occupy 256 MiB on each side of
+ * it, so the proposal is refused and the spread-out hints of the retries (src/dsm/region.c,
+ * [2^40, 2^46)) must find a range free on every rank; then the region must work */
+static void address_refused(void)
+{
+  if (P < 2)
+    return;
+  const size_t bytes = 16 * PG, span = 256UL << 20, piece = 1UL << 20;
+  unsigned long long probe = 0;
+  if (R == 0) {
+    void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(p != MAP_FAILED);
+    if (p != MAP_FAILED) {
+      probe = (unsigned long long)(uintptr_t)p;
+      munmap(p, bytes);
+    }
+  }
+  MPI_Bcast(&probe, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  if (!probe)
+    return;
+  const uintptr_t lo = (uintptr_t)probe - span, hi = (uintptr_t)probe + span;
+  /* 1 MiB pieces, and where one overlaps a mapping of this rank's own, its free pages one
+   * by one (the holes next to a rank's own mappings are where its kernel maps next: with
+   * the same layout on every rank, rank 0's proposal fell into one of them) */
+  enum { NPIECE = 2 * (256 << 20) / (1 << 20) };
+  static char mine[NPIECE]; /* 1: the whole piece mapped here (pages[]: single pages) */
+  static uintptr_t pages[4096];
+  int npages = 0;
+  memset(mine, 0, sizeof mine);
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE;
+  if (R != 0)
+    for (uintptr_t a = lo; a < hi; a += piece) {
+      void *q = mmap((void *)a, piece, PROT_NONE, flags, -1, 0);
+      if (q != MAP_FAILED && q != (void *)a) /* a kernel that ignores NOREPLACE */
+        munmap(q, piece);
+      if (q == (void *)a) {
+        mine[(a - lo) / piece] = 1;
+        continue;
+      }
+      for (uintptr_t g = a; g < a + piece && npages < 4096; g += PG) {
+        void *r = mmap((void *)g, PG, PROT_NONE, flags, -1, 0);
+        if (r != MAP_FAILED && r != (void *)g)
+          munmap(r, PG);
+        else if (r == (void *)g)
+          pages[npages++] = g;
+      }
+    }
+  hk_dsm_t *d = NULL;
+  long *a = NULL;
+  hk_dsm_desc_t desc = {.size = bytes, .home = HK_DSM_HOME_CYCLIC};
+  TRY(hk_dsm_create(MPI_COMM_WORLD, &desc, &d, (void **)&a));
+  if (d) {
+    uintptr_t base = (uintptr_t)a;
+    /* a retry's hint, not rank 0's first proposal (which lay near the probe) */
+    CHECK(base >= (1ULL << 40) && base < (1ULL << 46));
+    CHECK(base + bytes <= lo || base >= hi);
+    long W = (long)(PG / sizeof(long));
+    for (long k = R; k < 16; k += P) /* page k: written by rank k mod P */
+      a[k * W + 1] = 100 * k + 7;
+    TRY(hk_dsm_barrier(d));
+    long bad = 0;
+    for (long k = 0; k < 16; k++)
+      bad += a[k * W + 1] != 100 * k + 7;
+    CHECK_EQ_INT(bad, 0);
+    TRY(hk_dsm_free(&d));
+  }
+  for (uintptr_t q = lo; q < hi; q += piece)
+    if (mine[(q - lo) / piece])
+      munmap((void *)q, piece);
+  for (int k = 0; k < npages; k++)
+    munmap((void *)pages[k], PG);
 }
 
 /* rank 0 fills pages once; afterwards they are only read, over several barriers:
@@ -286,6 +366,7 @@ int main(int argc, char **argv)
     read_only();
     own_pages();
     lock_increments();
+    address_refused();
     rc = hk_test_mpi_report("test_dsm");
   }
   hk_finalize();
