@@ -174,6 +174,8 @@ cleanup:
  * for the 4 to 8 streams of a multiply */
 static inline void prefetch_ahead(const double *val, const int *col, long long from, long long to)
 {
+  if (SPMV_PF == 0) /* -DSPMV_PF=0: no software prefetch (A/B builds) */
+    return;
   for (long long e = from + SPMV_PF; e < to + SPMV_PF; e += 8)
     __builtin_prefetch(&val[e], 0, 0);
   for (long long e = from + SPMV_PF; e < to + SPMV_PF; e += 16)
