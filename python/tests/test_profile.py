@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -136,5 +137,7 @@ def test_command_line(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("HK_LIB_DIR", str(tmp_path))
     r = cli(["profile", "--np", "1", "--threads", "1", "--dry-run", "--", "/bin/true", "x"])
     assert r.code == 0, r.err
-    assert f"LD_PRELOAD={lib}" in r.out and "HK_PROFILE_OUTPUT=" in r.out
+    # Open MPI's launch line sets VAR=value before mpirun, MPICH's passes -genv VAR value
+    assert re.search(rf"LD_PRELOAD[= ]{re.escape(str(lib))}\b", r.out), r.out
+    assert re.search(r"HK_PROFILE_OUTPUT[= ]\S+records\.jsonl", r.out), r.out
     assert r.out.rstrip().endswith("/bin/true x")
