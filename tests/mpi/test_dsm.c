@@ -2,12 +2,13 @@
  * Every expected value is computed by hand from who wrote what; the statistics check
  * what the protocol moved (a page never fetched twice, untouched pages never fetched,
  * one twin per page and interval).
- *   test_dsm                 all protocol cases
+ *   test_dsm                 all protocol cases, and the common address found when
+ *                            rank 0's first proposal is taken on the other ranks
  *   test_dsm --misuse CASE   after-free | too-large | skip-barrier | late (exit 1/crash) */
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -120,7 +121,8 @@ static void address_refused(void)
 {
   if (P < 2)
     return;
-  const size_t bytes = 16 * PG, span = 256UL << 20, piece = 1UL << 20;
+  enum { SPAN_MIB = 256, NPIECE = 2 * SPAN_MIB }; /* 1 MiB pieces on both sides */
+  const size_t bytes = 16 * PG, span = (size_t)SPAN_MIB << 20, piece = 1UL << 20;
   unsigned long long probe = 0;
   if (R == 0) {
     void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -137,7 +139,6 @@ static void address_refused(void)
   /* 1 MiB pieces, and where one overlaps a mapping of this rank's own, its free pages one
    * by one (the holes next to a rank's own mappings are where its kernel maps next: with
    * the same layout on every rank, rank 0's proposal fell into one of them) */
-  enum { NPIECE = 2 * (256 << 20) / (1 << 20) };
   static char mine[NPIECE]; /* 1: the whole piece mapped here (pages[]: single pages) */
   static uintptr_t pages[4096];
   int npages = 0;
