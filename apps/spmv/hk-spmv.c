@@ -222,6 +222,7 @@ typedef struct measured {
   double stream_bytes;      /* bytes of each STREAM array of this rank */
   int nblk;                 /* timed blocks (--blocks) */
   double *t_blk;            /* [nblk] each block's time per multiply, slowest rank */
+  double *share;            /* [nblk] --roofline: the blocks' shares (report fills it) */
   double *bw_blk;           /* [nblk + 1] --roofline: the bandwidth before block b (b = nblk:
                              * after the last) */
 } measured_t;
@@ -243,7 +244,7 @@ static double stream_bw(MPI_Comm comm, jac_stream_buf_t *buf)
   return bw;
 }
 
-static int report(const hk_spmv_info_t *in, const measured_t *ms,
+static int report(const hk_spmv_info_t *in, measured_t *ms,
                   const cg_result_t *cgr)
 {
   int err;
@@ -306,7 +307,7 @@ static int report(const hk_spmv_info_t *in, const measured_t *ms,
   if (ms->bw > 0) {
     /* each block against the better of the bandwidths measured just before and after it
      * (the limit that block saw); the median of the blocks' shares */
-    double *share = ms->t_blk + ms->nblk; /* scratch: t_blk has 2 nblk entries */
+    double *share = ms->share;
     for (int b = 0; b < ms->nblk; b++) {
       double lim = 2.0 * fmax(ms->bw_blk[b], ms->bw_blk[b + 1]) / min_bpn / 1e9;
       share[b] = 2.0 * (double)nnz / ms->t_blk[b] / 1e9 / lim;
@@ -428,9 +429,10 @@ static int run(void *unused)
   const int nblk = opt.iters < opt.blocks ? opt.iters : opt.blocks;
   ms.nblk = nblk;
   tblk = calloc((size_t)nblk, sizeof *tblk);
-  ms.t_blk = calloc(2 * (size_t)nblk, sizeof *ms.t_blk);
+  ms.t_blk = calloc((size_t)nblk, sizeof *ms.t_blk);
+  ms.share = calloc((size_t)nblk, sizeof *ms.share);
   ms.bw_blk = calloc((size_t)nblk + 1, sizeof *ms.bw_blk);
-  local = tblk && ms.t_blk && ms.bw_blk ? HK_SUCCESS
+  local = tblk && ms.t_blk && ms.share && ms.bw_blk ? HK_SUCCESS
                                         : hk_error_set(HK_ERR_NOMEM, "no memory for %d blocks", nblk);
   if ((err = hk_agree(comm, local)) != HK_SUCCESS)
     goto done;
@@ -527,6 +529,7 @@ done:
   jac_stream_close(&sbuf);
   free(tblk);
   free(ms.t_blk);
+  free(ms.share);
   free(ms.bw_blk);
   free(x);
   free(y);

@@ -27,8 +27,8 @@ pids=$(cat "$VCLUSTER_STATE"/slurm/*.pid "$VCLUSTER_STATE"/munge/munged.pid 2>/d
 [ "$(echo $pids | wc -w)" = 4 ] || bad "expected 4 daemons (munged, slurmctld, 2 slurmd), pid files give: $pids"
 # the pmix plugin's fences as rings (mpi.conf): with the default tree for fences without data,
 # 2 % of the Open MPI launches below died in MPI_Init (docs/vcluster.md)
-timeout 30 "$vc" slurm scontrol show config 2>&1 | grep -Eq '^PMIxCollFence += ring$' ||
-  bad "PMIxCollFence is not ring: $(timeout 30 "$vc" slurm scontrol show config 2>&1 | grep PMIxCollFence)"
+fence=$(timeout 30 "$vc" slurm scontrol show config 2>&1 | grep PMIxCollFence)
+echo "$fence" | grep -Eq '^PMIxCollFence += ring$' || bad "PMIxCollFence is not ring: $fence"
 
 # the binding table of hk-topology: rank thread node host cpuset cpu
 table() { awk '/^#   rank thread/ {on = 1; next} /^#/ {on = 0} on && NF >= 6 {print $1, $2, $4, $5}' "$1"; }
