@@ -1,7 +1,8 @@
 #!/bin/bash
 # tools/setup-deps.sh openmpi|mpich [PACKAGE...]
 # Installs the Debian packages hybridkit needs that are missing: the build tools,
-# hwloc, jansson (JSON reading), Python's venv, chromium (renders the study report in the tests), gfortran
+# hwloc, jansson (JSON reading), Python's venv, iproute2 (ip and tc: the emulated cluster
+# tools/vcluster and its tests), chromium (renders the study report in the tests), gfortran
 # (the preload's Fortran test; MPI's mpif90 is there without it), Slurm and munge (a real
 # Slurm on the emulated nodes: vcluster up N --slurm, test vcluster.slurm), SimGrid
 # (smpicc/smpirun for hybridkit simulate, docs/simulate.md), and the selected MPI
@@ -15,7 +16,7 @@ case $mpi in
   mpich) mpi_pkgs="mpich libmpich-dev" ;;
   *) echo "setup-deps: unknown MPI '$mpi' (openmpi or mpich)" >&2; exit 2 ;;
 esac
-want="cmake make gcc gfortran pkg-config git libhwloc-dev hwloc libjansson-dev python3 python3-venv chromium slurmctld slurmd slurm-client munge libsimgrid-dev $mpi_pkgs $*"
+want="cmake make gcc gfortran pkg-config git libhwloc-dev hwloc libjansson-dev python3 python3-venv iproute2 chromium slurmctld slurmd slurm-client munge libsimgrid-dev $mpi_pkgs $*"
 missing=""
 for p in $want; do
   if [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" != "ii " ]; then
