@@ -3,7 +3,9 @@
 # Runs the README's quick start the way a new user would: in a minimal Debian 12 root that
 # has only a compiler, make, cmake, git and python3 (built once with debootstrap and cached),
 # on a clone of the committed HEAD, nothing else installed. Default commands: make test,
-# then make run. Prints each command's exit code, seconds and the tail of its log.
+# make run, then HK_MPI=mpich make test (the same root: MPICH is installed beside Open MPI,
+# as a user who switches would have it). Prints each command's exit code, seconds and the
+# tail of its log. Run it before resolving an issue that changes setup, packages or tests.
 #
 # Catches what a long-lived development machine hides: packages installed by hand, a
 # browser or Python package that behaves differently when new (see python/tests/browser.py).
@@ -15,7 +17,7 @@ set -u
 top=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel) || exit 2
 dir=${HK_FRESH_DIR:-/var/tmp/hybridkit-fresh}
 limit=${HK_FRESH_TIMEOUT:-3000}
-[ $# -gt 0 ] && cmds=("$@") || cmds=("make test" "make run")
+[ $# -gt 0 ] && cmds=("$@") || cmds=("make test" "make run" "HK_MPI=mpich make test")
 
 skip() { echo "fresh-check: SKIP: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (debootstrap, chroot, mounts)"
