@@ -4,6 +4,7 @@
  * serial reference product in the summation order of hybridkit/spmv.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,13 @@ static int parse_spec(const char *spec, gen_t *g)
       return HK_ERROR(HK_ERR_ARG,
                       "'%s': ROWS >= 1, 1 <= NNZ <= 100000 non-zeros per row, bandwidth BW >= 0",
                       spec);
+    /* a row holds the columns within BW of the diagonal: 2 BW + 1 in the middle of the
+     * matrix, fewer towards its ends (as the Laplacians' boundary rows) */
+    long long most = g->band > (g->n - 1) / 2 ? g->n : 2 * g->band + 1;
+    if (g->nnz > most)
+      return HK_ERROR(HK_ERR_ARG, "'%s': NNZ %lld non-zeros per row: at most %lld for ROWS %lld "
+                      "and BW %lld (the 2 BW + 1 columns of the band, at most ROWS)", spec, g->nnz,
+                      most, g->n, g->band);
     return HK_SUCCESS;
   }
   if (!strncmp(spec, "hh:", 3)) {
@@ -323,6 +331,13 @@ int hk_spmv_read_mm(const char *path, MPI_Comm comm, long long row_begin, int nr
   if (M != N || M < 1) {
     err = HK_ERROR(HK_ERR_ARG, "%s:%lld: the matrix is %lldx%lld; SpMV needs a square one", path,
                    lineno, M, N);
+    goto cleanup;
+  }
+  /* the sizes before the body: a reader that went through the entries first answered a
+   * header of 2e9 rows after half a minute */
+  if (M >= INT_MAX / 2) {
+    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: %lld rows: at most %d (hk_spmv indexes rows with int)",
+                   path, lineno, M, INT_MAX / 2 - 1);
     goto cleanup;
   }
   if (nrows < 0) {

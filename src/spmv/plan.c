@@ -91,7 +91,7 @@ int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
   if (local == HK_SUCCESS)
     local = check_rows(crs);
   if (local == HK_SUCCESS && crs->nglobal >= INT_MAX / 2)
-    local = HK_ERROR(HK_ERR_ARG, "%lld rows: at most %d", crs->nglobal, INT_MAX / 2);
+    local = HK_ERROR(HK_ERR_ARG, "%lld rows: at most %d", crs->nglobal, INT_MAX / 2 - 1);
   HK_TRY(err, hk_agree(desc->comm, local));
 
   /* the row blocks of all ranks */

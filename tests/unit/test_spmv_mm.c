@@ -125,6 +125,11 @@ int main(void)
   bad("b15.mtx", t, "2: 5 entries declared, more than a general 2x2 matrix has");
   bad("b16.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 4\n1 1 1\n",
       "2: 4 entries declared, more than a symmetric 2x2 matrix has");
+  /* sizes hk_spmv cannot index, refused before the body (its junk entry not reached) */
+  bad("b17.mtx", "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 3\n1 1 x\n",
+      "2: 2000000000 rows: at most 1073741822");
+  bad("b18.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 -1\n1 1 x\n",
+      "2: expected the size line");
 
   /* memory, checked before allocating: 10^12 declared entries over 10^8 rows (40 TB) do not
    * fit; one line naming the need and the limit */
@@ -191,6 +196,12 @@ int main(void)
   hk_spmv_crs_free(&b);
   CHECK_EQ_INT(hk_spmv_generate_size("random:10,3", &n), HK_ERR_ARG);
   CHECK_CONTAINS(hk_error_message(), "expected random:ROWS,NNZ,BW");
+  /* more non-zeros per row than the band holds: refused, not clamped (issue 40) */
+  CHECK_EQ_INT(hk_spmv_generate_size("random:10,1000,2", &n), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "NNZ 1000 non-zeros per row: at most 5 for ROWS 10 and BW 2");
+  CHECK_EQ_INT(hk_spmv_generate_size("random:3,4,9000000000000000000", &n), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "at most 3 for ROWS 3");
+  CHECK_EQ_INT(hk_spmv_generate_size("random:10,5,2", &n), HK_SUCCESS);
   CHECK_EQ_INT(hk_spmv_generate_size("laplace3d:0", &n), HK_ERR_ARG);
   CHECK_EQ_INT(hk_spmv_generate_size("foo", &n), HK_ERR_ARG);
   CHECK_CONTAINS(hk_error_message(), "unknown matrix 'foo'");
