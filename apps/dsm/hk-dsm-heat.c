@@ -211,7 +211,7 @@ static int run(void *arg)
   MPI_Comm_size(comm, &h.size);
   h.threads = omp_get_max_threads();
   long long G[3] = {opt.size, opt.size, 1};
-  if (opt.grid && (err = hk_app_parse_extents("--grid", opt.grid, 2, G)) != HK_SUCCESS)
+  if (opt.grid && (err = hk_app_parse_extents("grid", opt.grid, 2, G)) != HK_SUCCESS)
     return err;
   if (G[0] < 1 || G[1] < 1)
     return hk_error_set(HK_ERR_ARG, "--size %d: the grid needs at least 1 x 1 cells", opt.size);
