@@ -54,7 +54,8 @@ static const hk_app_t app = {
       "hosts.  The machine part shows the CPU model, the PUs sharing each cache and the NUMA\n"
       "distances when hwloc has them.  The dry run models `mpirun --map-by slot:PE=S\n"
       "--bind-to core` (S = the rank's share of the node's cores, at least T) with the\n"
-      "thread policy inside each rank.\n"
+      "thread policy inside each rank; policy none models `mpirun --bind-to none` without\n"
+      "OMP_PLACES/OMP_PROC_BIND.\n"
       "Environment: HK_TOPOLOGY (machine), HK_NODE_SIZE (virtual nodes), OMP_NUM_THREADS.",
   .opts = options,
   .nopts = (int)(sizeof options / sizeof options[0]),
@@ -80,10 +81,16 @@ static int dry_run(void)
     hk_machine_info(m, &mi);
     int per_node = (opt.ranks + opt.nodes - 1) / opt.nodes, share = 0;
     hk_launch_map_share(mi.cores, per_node, opt.threads, &share);
-    printf("# dry run: %d rank(s) x %d thread(s) on %d node(s), policy %s "
-           "(mpirun --map-by slot:PE=%d --bind-to core)\n",
-           opt.ranks, opt.threads, opt.nodes, hk_bind_policy_name(policy),
-           share);
+    /* the launch the map models: policy none binds neither ranks nor threads */
+    char launch[128];
+    if (policy == HK_BIND_NONE)
+      snprintf(launch, sizeof launch, "mpirun --bind-to none, no OMP_PLACES/OMP_PROC_BIND");
+    else
+      snprintf(launch, sizeof launch,
+               "mpirun --map-by slot:PE=%d --bind-to core, OMP_PLACES=cores OMP_PROC_BIND=%s",
+               share, policy == HK_BIND_SCATTER ? "spread" : "close");
+    printf("# dry run: %d rank(s) x %d thread(s) on %d node(s), policy %s (%s)\n", opt.ranks,
+           opt.threads, opt.nodes, hk_bind_policy_name(policy), launch);
     hk_binding_print(map, stdout);
     for (int i = 0; i < map->nwarnings; i++)
       printf("# WARNING: %s\n", map->warnings[i]);

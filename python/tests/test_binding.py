@@ -40,6 +40,17 @@ def test_verdict(ts, per_core, own, text):
     assert result.text.startswith(text)
 
 
+def test_verdict_counts_threads_right():
+    # one thread: singular; a 1 x 2 run whose records hold only thread 0's binding is not
+    # "each thread has its own core (1 threads)" (issue 37)
+    assert verdict(threads("0")).text == "each thread has its own core (1 thread)"
+    text = verdict(threads("0"), 1, expected=2).text
+    assert text == ("each of the 1 thread recorded has its own core (the binding of 1 of the "
+                    "run's 2 threads is not recorded)")
+    assert verdict(threads("0", "1"), 1, expected=2).text == \
+        "each thread has its own core (2 threads)"
+
+
 def test_many_sharing_groups_are_summarised():
     ts = threads(*[str(i // 2) for i in range(20)])
     assert verdict(ts).text.endswith("and 6 more groups")

@@ -112,8 +112,13 @@ def _describe(groups: List[List[ThreadBinding]], multihost: bool) -> str:
     return "; ".join(parts)
 
 
-def verdict(threads: List[ThreadBinding], per_core: int = 1) -> Verdict:
-    """Does each thread have a core of its own?"""
+def _threads(n: int) -> str:
+    return "1 thread" if n == 1 else f"{n} threads"
+
+
+def verdict(threads: List[ThreadBinding], per_core: int = 1, expected: int = 0) -> Verdict:
+    """Does each thread have a core of its own?  expected: ranks x threads of the run (0:
+    unknown); when fewer bindings were recorded, the verdict covers only those and says so."""
     if not threads:
         return Verdict(False, "no binding information in the records")
     multihost = len({t.host for t in threads}) > 1
@@ -127,7 +132,22 @@ def verdict(threads: List[ThreadBinding], per_core: int = 1) -> Verdict:
         more = f" and {len(loose) - 8} more" if len(loose) > 8 else ""
         count = "1 thread is" if len(loose) == 1 else f"{len(loose)} threads are"
         return Verdict(False, f"{count} not pinned to one core: {shown}{more}")
-    return Verdict(True, f"each thread has its own core ({len(threads)} threads)")
+    if expected > len(threads):
+        return Verdict(True, f"each of the {_threads(len(threads))} recorded has its own core "
+                             f"(the binding of {expected - len(threads)} of the run's {expected} "
+                             "threads is not recorded)")
+    return Verdict(True, f"each thread has its own core ({_threads(len(threads))})")
+
+
+def expected_threads(records: Iterable[dict]) -> int:
+    """ranks x threads per rank of the run, from the first record's provenance (0: unknown)"""
+    for record in records:
+        p = record.get("provenance", {})
+        try:
+            return int(p.get("ranks") or 0) * int(p.get("threads_per_rank") or 0)
+        except (TypeError, ValueError):
+            return 0
+    return 0
 
 
 def render(records: List[dict], out: Optional[TextIO] = None) -> Verdict:
@@ -153,7 +173,7 @@ def render(records: List[dict], out: Optional[TextIO] = None) -> Verdict:
         console.print(table)
     for warning in record_warnings(records):
         console.print(f"warning: {warning}", markup=False)
-    result = verdict(threads, pus_per_core(records))
+    result = verdict(threads, pus_per_core(records), expected_threads(records))
     console.print(f"verdict: {result.text}", markup=False,
                   style=None if result.own_cores else "bold yellow")
     return result

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from hybridkit import __version__
 from hybridkit.appdesc import AppDesc
-from hybridkit.binding import bindings, pus_per_core, verdict
+from hybridkit.binding import bindings, expected_threads, pus_per_core, verdict
 from hybridkit.errors import HKError
 from hybridkit.quality import FUNCTIONAL, busy_share, is_busy, is_functional, load_text
 # the sections' building blocks and builders, importable from here as before
@@ -61,7 +61,7 @@ def machine_section(runs: Sequence[Run], meta: Dict[str, Any]) -> Section:
     for run in runs:
         if not run.records:
             continue
-        v = verdict(bindings(run.records), pus_per_core(run.records))
+        v = verdict(bindings(run.records), pus_per_core(run.records), expected_threads(run.records))
         p = run.records[0]["provenance"]
         rows.append([run.app or "?", run.label, run.bind, p["omp_places"] or "",
                      p["omp_proc_bind"] or "", v.text])
