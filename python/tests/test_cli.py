@@ -35,13 +35,13 @@ CASES = [
      "unrecognized arguments: --bogus; arguments of the binary go after '--'"),
     (["run", "hk-fake", "--threads", "1"], 2, "", "the following arguments are required: --np"),
     (["run", "hk-fake", "--np", "0", "--threads", "1"], 2, "",
-     "hybridkit: error: argument --np: must be a positive integer, got 0"),
+     "hybridkit: error: argument --np: 0 is out of range (allowed: 1 to 65536)"),
     (["run", "hk-fake", "--np", "-3", "--threads", "1"], 2, "",
-     "argument --np: must be a positive integer, got -3"),
+     "argument --np: -3 is out of range (allowed: 1 to 65536)"),
     (["run", "hk-fake", "--np", "1", "--threads", "0"], 2, "",
-     "argument --threads: must be a positive integer, got 0"),
+     "argument --threads: 0 is out of range (allowed: 1 to 8192)"),
     (["run", "hk-fake", "--np", "two", "--threads", "1"], 2, "",
-     "argument --np: not an integer: 'two'"),
+     "argument --np: 'two' is not an integer (allowed: 1 to 65536)"),
     (["run", "hk-fake", "--np", "2", "--threads", "2"], 2, "",
      "hybridkit: error: 2 ranks x 2 threads need 4 cores, this machine has 2 "
      "(pass --oversubscribe to run anyway)\n"),
@@ -153,8 +153,10 @@ def test_topology_without_binary(cli, bin_dir, monkeypatch, tmp_path):
 @pytest.mark.parametrize("args,code,text", [
     (["--version"], 0, f"hybridkit {__version__}"),
     (["--help"], 0, "usage: hybridkit"),
+    (["run", "true", "--np", "1", "--threads", "8000", "--dry-run"], 2,
+     "hybridkit: error: 1 rank x 8000 threads need 8000 cores, this machine has "),
     (["run", "true", "--np", "1", "--threads", "100000", "--dry-run"], 2,
-     "hybridkit: error: 1 rank x 100000 threads need 100000 cores, this machine has "),
+     "hybridkit: error: argument --threads: 100000 is out of range (allowed: 1 to 8192)"),
 ])
 def test_python_dash_m(args, code, text):
     """`python -m hybridkit` in a fresh process, with the real core count."""

@@ -22,7 +22,7 @@ CASES = [
     (["sweep", "jacobi", "--cores", "4", "--dry-run"], 2, "",
      "hybridkit: error: --cores 4: this machine has 2 cores (use --hosts, --hostfile or "
      "--vcluster for more nodes)"),
-    (["sweep", "jacobi", "--cores", "0"], 2, "", "argument --cores: must be a positive integer"),
+    (["sweep", "jacobi", "--cores", "0"], 2, "", "argument --cores: 0 is out of range (allowed: 1 to 8192)"),
     (["sweep", "jacobi", "--cores", "2", "--param", "colour=red", "--dry-run"], 2, "",
      "app 'jacobi' has no parameter 'colour'"),
     (["sweep", "jacobi", "--cores", "2", "--param", "iters", "--dry-run"], 2, "",

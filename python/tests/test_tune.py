@@ -104,7 +104,7 @@ def test_cli_from_records_writes_the_table(cli, fixtures, tmp_path):
 
 @pytest.mark.parametrize("args, code, err", [
     (["tune"], 2, "a subcommand is required: allreduce"),
-    (["tune", "allreduce", "--np", "0"], 2, "argument --np: must be a positive integer"),
+    (["tune", "allreduce", "--np", "0"], 2, "argument --np: 0 is out of range (allowed: 1 to 65536)"),
     (["tune", "allreduce", "--sizes", "big"], 2, "expected MIN:MAX bytes"),
     (["tune", "allreduce", "--from-records", "/no/such.jsonl"], 1, "no such file"),
 ])

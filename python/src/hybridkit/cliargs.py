@@ -13,14 +13,60 @@ from hybridkit.launch import BINDS, LAUNCHER_HELP, MPIS, launcher_names
 MODE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
-def positive_int(text: str) -> int:
+# upper bounds of the counts given on the command line: checked when the line is parsed,
+# before anything is planned or launched (a count of 10^9 used to plan for minutes)
+MAX_RANKS = 65536      # --np, MPI ranks of one job
+MAX_THREADS = 8192     # --threads, OpenMP threads per rank (hk builds up to 8192 PUs a node)
+MAX_CORES = 8192       # --cores, cores per node
+MAX_NODES = 4096       # node counts (--nodes, --use-nodes); tools/vcluster has its own
+MAX_VCLUSTER = 200     # --vcluster: tools/vcluster's MAXNODES
+MAX_REPEAT = 1000      # --repeat
+MAX_ITERS = 10 ** 9    # iteration counts passed on to a binary
+MAX_LIST = 64          # items of a comma-separated list of counts
+
+
+def _int_in(text: str, low: int, high: int) -> int:
     try:
-        value = int(text)
+        value = int(text.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (allowed: {low} to "
+                                         f"{high})") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{value} is out of range (allowed: {low} to {high})")
     return value
+
+
+def count(high: int, low: int = 1):
+    """An argparse type: an integer from `low` to `high`; argparse names the option in
+    the message ('argument --repeat: 1000000000 is out of range (allowed: 1 to 1000)')."""
+    def parse(text: str) -> int:
+        return _int_in(text, low, high)
+
+    parse.__name__ = f"count_{low}_{high}"
+    return parse
+
+
+def count_list(high: int, low: int = 1):
+    """An argparse type: comma-separated integers from `low` to `high` (at most MAX_LIST)."""
+    def parse(text: str) -> List[int]:
+        items = [t.strip() for t in text.split(",")]
+        if not all(items):
+            raise argparse.ArgumentTypeError(f"empty item in {text!r} (expected integers "
+                                             f"from {low} to {high}, comma-separated)")
+        if len(items) > MAX_LIST:
+            raise argparse.ArgumentTypeError(f"{len(items)} items, at most {MAX_LIST}")
+        try:
+            return [_int_in(t, low, high) for t in items]
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentTypeError(f"{text}: {exc}") from None
+
+    parse.__name__ = f"count_list_{low}_{high}"
+    return parse
+
+
+def positive_int(text: str) -> int:
+    """A count with no tighter bound than MAX_ITERS."""
+    return _int_in(text, 1, MAX_ITERS)
 
 
 def host_list(text: str) -> List[str]:
@@ -50,11 +96,11 @@ def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--hosts", type=host_list, metavar="H1,H2,...",
                        help="run on these hosts, ranks spread evenly (no local core check)")
     where.add_argument("--hostfile", metavar="F", help="launcher host file (no local core check)")
-    parser.add_argument("--vcluster", type=positive_int, metavar="N",
+    parser.add_argument("--vcluster", type=count(MAX_VCLUSTER), metavar="N",
                         help="run across N emulated nodes of tools/vcluster (root; brought up "
                              "when needed; nodes share this machine's cores): Open MPI's mpirun, "
                              "binding off, or with --launcher srun their own Slurm (Open MPI or "
-                             "MPICH, bound with --cpu-bind=cores)")
+                             "MPICH, bound with --cpu-bind=cores; N <= %d)" % MAX_VCLUSTER)
     parser.add_argument("--rate", type=link_rate, metavar="R",
                         help="with --vcluster: limit every emulated node's link to R (tc tbf, "
                              "e.g. 1gbit, 100mbit) so the inter-node communication is slower")
@@ -100,8 +146,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+DEFAULT_RUN_TIMEOUT = 3600.0  # seconds one `run` or `profile` may take (--timeout)
+
+
 def add_one_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The launch options of one run (run, profile): --oversubscribe, --dry-run, --results."""
+    """The launch options of one run (run, profile): --oversubscribe, --dry-run, --results,
+    --timeout."""
+    parser.add_argument("--timeout", type=positive_float, default=DEFAULT_RUN_TIMEOUT,
+                        metavar="S",
+                        help="seconds the program may take before it is stopped (its ranks "
+                             "too) and the run marked 'timeout' in run.json (default: "
+                             "%(default)g)")
     parser.add_argument("--oversubscribe", action="store_true",
                         help="allow more ranks x threads than cores (binding is then off)")
     parser.add_argument("--dry-run", action="store_true",

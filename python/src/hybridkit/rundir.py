@@ -147,16 +147,30 @@ def exit_status(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
+class TimedOut(Exception):
+    """run_streaming stopped the program after its timeout; carries its exit status."""
+
+    def __init__(self, code: int, timeout: float) -> None:
+        super().__init__(f"no end after {timeout:g} s")
+        self.code, self.timeout = code, timeout
+
+
 def run_streaming(argv: List[str], env: Dict[str, str], stdout_path: Path, stderr_path: Path,
                   out: Optional[TextIO] = None, err: Optional[TextIO] = None,
-                  lost: Optional[List[str]] = None) -> int:
+                  lost: Optional[List[str]] = None, timeout: Optional[float] = None,
+                  grace: float = 1.5) -> int:
     """Run argv with env added to ours; tee stdout/stderr to files and the terminal. Output
-    the files could not keep (full disk) is said in `lost`; the program is never blocked."""
+    the files could not keep (full disk) is said in `lost`; the program is never blocked.
+    With `timeout` the program runs in its own process group (a launcher and its ranks),
+    which gets SIGTERM (then SIGKILL, `grace` seconds apart) after `timeout` seconds, and
+    TimedOut is raised once its output is saved."""
     out = out or sys.stdout
     err = err or sys.stderr
     lost = [] if lost is None else lost
+    group = timeout is not None
     proc = subprocess.Popen(argv, env={**os.environ, **env}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=group)
     pumps = [threading.Thread(target=_pump, args=(os.dup(stream.fileno()), path, echo, lost),
                               daemon=True)
              for stream, path, echo in ((proc.stdout, stdout_path, out),
@@ -165,17 +179,29 @@ def run_streaming(argv: List[str], env: Dict[str, str], stdout_path: Path, stder
     proc.stderr.close()
     for pump in pumps:
         pump.start()
+    timed_out = False
     try:
-        returncode = proc.wait()
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            returncode = _stop_group(proc, signal.SIGTERM, grace)
     except KeyboardInterrupt:
-        proc.send_signal(signal.SIGINT)
+        if group:
+            _signal_group(proc, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
         try:
             returncode = proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
+            if group:
+                _signal_group(proc, signal.SIGKILL)
             proc.kill()
             returncode = proc.wait()
     for pump in pumps:
         pump.join()
+    if timed_out:
+        raise TimedOut(exit_status(returncode), timeout)
     return exit_status(returncode)
 
 

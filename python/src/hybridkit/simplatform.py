@@ -88,6 +88,12 @@ class Platform:
     def check(self) -> None:
         if self.nodes < 1 or self.cores < 1:
             raise UsageError("a platform needs at least 1 node of 1 core")
+        from hybridkit.cliargs import MAX_RANKS
+
+        if self.nodes * self.cores > MAX_RANKS:
+            raise UsageError(f"a platform of {self.nodes} nodes x {self.cores} CPUs has "
+                             f"{self.nodes * self.cores} CPUs (one simulated host each): at "
+                             f"most {MAX_RANKS} (--nodes, --cores)")
         if self.nic_per_node < 1 or self.nic_per_node > self.cores:
             raise UsageError(f"--nic-per-node {self.nic_per_node}: between 1 and the cores "
                              f"per node ({self.cores})")
@@ -242,15 +248,20 @@ def parse_xml_counts(text: str) -> Dict[str, int]:
 
 
 def add_platform_arguments(parser: argparse.ArgumentParser) -> None:
+    from hybridkit.cliargs import MAX_CORES, MAX_NODES, count
+
     g = parser.add_argument_group("platform (a named one, or generated from parameters)")
     g.add_argument("--platform", metavar="NAME",
                    help=f"a named platform: {', '.join(NAMED)} (docs/simulate.md); the "
                         f"parameters below change it")
-    g.add_argument("--nodes", type=int, metavar="N", help="nodes of the platform")
-    g.add_argument("--cores", type=int, metavar="C", help="CPUs (cores) per node")
+    g.add_argument("--nodes", type=count(MAX_NODES), metavar="N",
+                   help=f"nodes of the platform (1 to {MAX_NODES})")
+    g.add_argument("--cores", type=count(MAX_CORES), metavar="C",
+                   help=f"CPUs (cores) per node (1 to {MAX_CORES})")
     g.add_argument("--link-bw", metavar="BW", help="bandwidth of a NIC link, e.g. 10GBps")
     g.add_argument("--link-lat", metavar="LAT", help="latency between CPUs of two nodes, e.g. 2us")
-    g.add_argument("--nic-per-node", type=int, metavar="K", help="NICs (adapters) per node")
+    g.add_argument("--nic-per-node", type=count(MAX_CORES), metavar="K",
+                   help="NICs (adapters) per node (1 to the cores per node)")
     g.add_argument("--cpu-injection", metavar="BW",
                    help="what one CPU can send or receive, e.g. 5GBps; 'none': unlimited")
     g.add_argument("--intra-lat", metavar="LAT", help="latency between CPUs of one node")

@@ -14,19 +14,23 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import time
 from pathlib import Path
 from typing import List, Optional
 
-from hybridkit.cliargs import add_launch_arguments, add_one_run_arguments, positive_int
-from hybridkit.commands.run import check_cores, check_layout, warn
+from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
+                               add_one_run_arguments, count)
+from hybridkit import __version__
+from hybridkit.commands.run import check_cores, check_layout, timed_out, warn
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import vcluster_launcher
+from hybridkit.execute import launcher_label, vcluster_launcher
 from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import binary_search_dirs, find_binary
 from hybridkit.profile_advice import (advice_lines, allreduce_threshold, app_description,
                                       app_name, split)
-from hybridkit.rundir import create_run_dir, run_dir_name, run_streaming, write_launch
+from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
+                              run_streaming, utc_now, write_json, write_launch)
 
 HELP = "run a program under libhybridkit-profile.so: its MPI time, sleeping threads, advice"
 DESCRIPTION = """\
@@ -52,9 +56,10 @@ LIBRARY = "libhybridkit-profile.so"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--np", type=positive_int, metavar="R", help="number of MPI ranks")
-    parser.add_argument("--threads", type=positive_int, default=1, metavar="T",
-                        help="OpenMP threads per rank (default: %(default)s)")
+    parser.add_argument("--np", type=count(MAX_RANKS), metavar="R",
+                        help=f"number of MPI ranks (1 to {MAX_RANKS})")
+    parser.add_argument("--threads", type=count(MAX_THREADS), default=1, metavar="T",
+                        help=f"OpenMP threads per rank (1 to {MAX_THREADS}; default: %(default)s)")
     add_launch_arguments(parser)
     add_one_run_arguments(parser)
     parser.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
@@ -134,10 +139,29 @@ def run(ns: argparse.Namespace) -> int:
         return 0
     launcher.check_available()
     write_launch(run_dir, launch)
+    info = {
+        "hybridkit_version": __version__, "argv": launch.argv, "binary": str(binary),
+        "np": ns.np, "threads": ns.threads, "mode": None, "bind": ns.bind,
+        "mpi": mpi, "launcher": launcher_label(ns), "vcluster": ns.vcluster,
+        "hosts": ns.hosts, "hostfile": ns.hostfile, "oversubscribe": ns.oversubscribe,
+        "timeout_s": ns.timeout, "exit_code": None, "start": iso(utc_now()), "end": None,
+        "duration_s": None, "status": "running", "message": None,
+    }
+    write_json(run_dir / "run.json", info, reserve=RESERVE)
     print(f"# run directory: {run_dir}", flush=True)
     print(f"# command: {launch.shell_line()}", flush=True)
-    code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
-                         run_dir / "stderr.txt")
+    t0 = time.monotonic()
+    try:
+        code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
+                             run_dir / "stderr.txt", timeout=ns.timeout)
+    except TimedOut as exc:
+        raise timed_out(info, run_dir, exc, t0, binary.name) from None
+    info.update(exit_code=code, end=iso(utc_now()), duration_s=round(time.monotonic() - t0, 3),
+                status="ok" if code == 0 and records.is_file() else "failed",
+                message=None if code == 0 else f"{binary.name} exit code {code}")
+    if not records.is_file():
+        info["message"] = f"{binary.name} exited with {code} and left no profile"
+    write_json(run_dir / "run.json", info)
     if not records.is_file():
         raise HKError(f"{binary.name} exited with {code} and left no profile in {records} "
                       f"(see {run_dir}/stderr.txt)")

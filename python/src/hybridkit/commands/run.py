@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import List, Optional
 
 from hybridkit import __version__
-from hybridkit.cliargs import add_launch_arguments, add_one_run_arguments, mode_name, positive_int
+from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
+                               add_one_run_arguments, count, mode_name)
 from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
 from hybridkit.execute import launcher_label, vcluster_launcher
 from hybridkit.launch import Launch, LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import find_binary
-from hybridkit.rundir import (RESERVE, create_run_dir, iso, run_dir_name, run_streaming,
-                              utc_now, write_json, write_launch)
+from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
+                              run_streaming, utc_now, write_json, write_launch)
 
 HELP = "launch a hybridkit binary with MPI ranks x OpenMP threads and check its records"
 DESCRIPTION = """\
@@ -43,10 +44,10 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("binary", metavar="BINARY",
                         help="path, or name looked up in $HK_BIN_DIR, build/*/bin, PATH")
-    parser.add_argument("--np", type=positive_int, required=True, metavar="R",
-                        help="number of MPI ranks")
-    parser.add_argument("--threads", type=positive_int, required=True, metavar="T",
-                        help="OpenMP threads per rank")
+    parser.add_argument("--np", type=count(MAX_RANKS), required=True, metavar="R",
+                        help=f"number of MPI ranks (1 to {MAX_RANKS})")
+    parser.add_argument("--threads", type=count(MAX_THREADS), required=True, metavar="T",
+                        help=f"OpenMP threads per rank (1 to {MAX_THREADS})")
     parser.add_argument("--mode", type=mode_name, metavar="M",
                         help="hybrid mode, passed as '--mode M' (the binary's --list-modes "
                              "names them, e.g. hk-jacobi --list-modes)")
@@ -93,6 +94,18 @@ def check_layout(records: list, np: int, mpi: str) -> None:
 
 def warn(message: str) -> None:
     print(f"hybridkit: warning: {message}", file=sys.stderr)
+
+
+def timed_out(info: dict, run_dir: Path, exc: TimedOut, t0: float, name: str) -> HKError:
+    """Record a run stopped after its --timeout in run.json (status 'timeout', as a sweep's
+    runs) and return the error to raise."""
+    message = f"no end after {exc.timeout:g} s (timeout), stopped"
+    info.update(exit_code=exc.code, end=iso(utc_now()),
+                duration_s=round(time.monotonic() - t0, 3), status="timeout",
+                message=message, timeout_s=exc.timeout)
+    write_json(run_dir / "run.json", info)
+    return HKError(f"{name} timed out after {exc.timeout:g} s (--timeout {exc.timeout:g}) and "
+                   f"was stopped (see {run_dir})")
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -146,7 +159,8 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
         "mpi": mpi,
         "launcher": launcher_label(ns), "vcluster": ns.vcluster,
         "link_rate": ns.rate, "hosts": ns.hosts, "hostfile": ns.hostfile,
-        "oversubscribe": ns.oversubscribe, "exit_code": None, "start": iso(utc_now()),
+        "oversubscribe": ns.oversubscribe, "timeout_s": ns.timeout, "exit_code": None,
+        "start": iso(utc_now()),
         "end": None, "duration_s": None, "records": None, "records_valid": None,
         "status": "running", "message": None,
     }
@@ -156,8 +170,11 @@ def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path:
 
     t0 = time.monotonic()
     lost: List[str] = []
-    binary_code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
-                                run_dir / "stderr.txt", lost=lost)
+    try:
+        binary_code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
+                                    run_dir / "stderr.txt", lost=lost, timeout=ns.timeout)
+    except TimedOut as exc:
+        raise timed_out(info, run_dir, exc, t0, Path(ns.binary).name) from None
     info.update(exit_code=binary_code, end=iso(utc_now()),
                 duration_s=round(time.monotonic() - t0, 3))
 

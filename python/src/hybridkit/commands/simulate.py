@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from hybridkit import __version__
-from hybridkit.cliargs import positive_int
+from hybridkit.cliargs import MAX_CORES, MAX_NODES, count
 from hybridkit.errors import HKError, UsageError
 from hybridkit.paths import repo_root
 from hybridkit.rundir import (RESERVE, create_run_dir, iso, run_dir_name, run_streaming,
@@ -62,6 +63,29 @@ examples:
       --mode pure --size 64 --iters 20"""
 
 SMPI_BUILD = Path("build") / "smpi-release" / "bin"
+# SimGrid's configuration keys (Configuring_SimGrid in its documentation): NAME is one of
+# these namespaces followed by '/...' (smpi/host-speed, network/model, ...), or a bare key
+CFG_NAMESPACES = ("bmf", "contexts", "cpu", "debug", "disk", "exception", "host", "maxmin",
+                  "model-check", "network", "ns3", "plugin", "precision", "smpi", "storage",
+                  "surf", "tracing", "vm")
+CFG_BARE = ("path", "plugin", "clean-atexit", "verbose-exit")
+CFG_NAME = re.compile(r"^[a-z][a-z0-9_-]*(/[A-Za-z0-9_.-]+)*$")
+
+
+def simgrid_cfg(text: str) -> str:
+    """--cfg NAME:VALUE as smpirun takes it: checked here, not by a simulation that aborts."""
+    name, sep, value = text.partition(":")
+    allowed = (f"expected NAME:VALUE with NAME a SimGrid configuration key "
+               f"(smpi/..., network/..., cpu/..., host/..., one of the namespaces "
+               f"{', '.join(CFG_NAMESPACES)}), e.g. network/weight-S:0")
+    if not sep or not value:
+        raise argparse.ArgumentTypeError(f"{text!r}: {allowed}")
+    head = name.split("/", 1)[0]
+    known = head in CFG_NAMESPACES if "/" in name else name in CFG_BARE
+    if not CFG_NAME.match(name) or not known:
+        raise argparse.ArgumentTypeError(f"{text!r}: {name!r} is no SimGrid configuration "
+                                         f"key; {allowed}")
+    return text
 KNOWN = ("hk-bench", "hk-jacobi")
 
 
@@ -70,11 +94,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "a binary built with smpicc)")
     add_platform_arguments(parser)
     g = parser.add_argument_group("ranks and simulation")
-    g.add_argument("--use-nodes", type=positive_int, metavar="N",
+    g.add_argument("--use-nodes", type=count(MAX_NODES), metavar="N",
                    help="nodes that run ranks (default: all of the platform's)")
-    g.add_argument("--ranks-per-node", type=positive_int, metavar="P",
+    g.add_argument("--ranks-per-node", type=count(MAX_CORES), metavar="P",
                    help="ranks per node, on CPUs 0, S, 2S, ... (default: every CPU)")
-    g.add_argument("--stride", type=positive_int, default=1, metavar="S",
+    g.add_argument("--stride", type=count(MAX_CORES), default=1, metavar="S",
                    help="CPU stride of the ranks in a node (default: 1)")
     g.add_argument("--compute", choices=("off", "measured"),
                    help="compute phases: off (free) or measured on this machine "
@@ -83,7 +107,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="one: the platform's bandwidth and latency as they are (default); "
                         "default: SMPI's piecewise corrections and cross traffic")
     g.add_argument("--cfg", action="append", default=[], metavar="KEY:VALUE",
-                   help="more SimGrid configuration (repeatable), e.g. network/weight-S:0")
+                   type=simgrid_cfg,
+                   help="more SimGrid configuration (repeatable; KEY in SimGrid's "
+                        "namespaces smpi/, network/, cpu/, host/, ...), e.g. "
+                        "network/weight-S:0")
     g.add_argument("--results", type=Path, default=Path("results"), metavar="DIR",
                    help="results directory (default: %(default)s)")
     g.add_argument("--dry-run", action="store_true",

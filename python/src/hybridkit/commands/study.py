@@ -20,7 +20,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from hybridkit import __version__, appdesc
 from hybridkit.appdesc import AppDesc
-from hybridkit.cliargs import add_target_arguments, positive_int
+from hybridkit.cliargs import MAX_REPEAT, add_target_arguments, count, csv_list
 from hybridkit.errors import HKError, UsageError
 from hybridkit.execute import (execute_plan, launcher_label, print_plan,
                                report_failures, target)
@@ -45,20 +45,16 @@ examples:
   hybridkit study --hosts n1,n2 --launcher srun"""
 
 
-def csv_names(text: str) -> List[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="the quick set of every app (make run: < 3 minutes on 2 cores)")
-    parser.add_argument("--apps", type=csv_names, metavar="A,B",
+    parser.add_argument("--apps", type=csv_list, metavar="A,B",
                         help="only these apps (default: every description)")
     parser.add_argument("-o", "--out", type=Path, metavar="DIR",
                         help="study directory (default: results/<date>-<host>)")
-    parser.add_argument("--repeat", type=positive_int, default=3, metavar="K",
-                        help="run every configuration K times, in K rounds (default: "
-                             "%(default)s; the advice needs a spread)")
+    parser.add_argument("--repeat", type=count(MAX_REPEAT), default=3, metavar="K",
+                        help=f"run every configuration K times (1 to {MAX_REPEAT}), in K "
+                             "rounds (default: %(default)s; the advice needs a spread)")
     parser.add_argument("--no-report", action="store_true", help="do not write report.html")
     add_target_arguments(parser)
 

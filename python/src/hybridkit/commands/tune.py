@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hybridkit.cliargs import positive_int
+from hybridkit.cliargs import MAX_ITERS, MAX_RANKS, MAX_THREADS, count
 from hybridkit.errors import HKError, UsageError
 
 HELP = "tune the library for this machine"
@@ -70,16 +70,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def add_allreduce_arguments(parser: argparse.ArgumentParser) -> None:
     from hybridkit.launch import MPIS
 
-    parser.add_argument("--np", type=positive_int, default=2, metavar="R",
-                        help="MPI ranks (default: %(default)s)")
-    parser.add_argument("--threads", type=positive_int, default=None, metavar="T",
-                        help="largest thread count tried (default: cores / ranks, at least 1)")
+    parser.add_argument("--np", type=count(MAX_RANKS), default=2, metavar="R",
+                        help=f"MPI ranks, 1 to {MAX_RANKS} (default: %(default)s)")
+    parser.add_argument("--threads", type=count(MAX_THREADS), default=None, metavar="T",
+                        help=f"largest thread count tried, 1 to {MAX_THREADS} (default: cores / "
+                             "ranks, at least 1)")
     parser.add_argument("--mpi", choices=MPIS, default=None,
                         help="MPI library (default: $HK_MPI, else openmpi)")
     parser.add_argument("--sizes", type=sizes_arg, default="8:16M", metavar="MIN:MAX",
                         help="message sizes in bytes, doubling (default: %(default)s)")
-    parser.add_argument("--iters", type=positive_int, default=None, metavar="N",
-                        help="timed iterations per size (default: hk-bench's adaptive count)")
+    parser.add_argument("--iters", type=count(MAX_ITERS), default=None, metavar="N",
+                        help="timed iterations per size, 1 to 10^9 (default: hk-bench's "
+                             "adaptive count)")
     parser.add_argument("--oversubscribe", action="store_true",
                         help="allow more ranks x threads than cores (timings then mislead)")
     parser.add_argument("--from-records", nargs="+", type=Path, metavar="FILE",
