@@ -36,6 +36,13 @@ naming the file and the field; the other apps work on); a new app needs a file, 
                or ranks = [...], threads = [...|"max"]   (fixed layouts; ranks per node)
     [constraints.PARAM.VALUE]  min_threads / max_threads / min_ranks / max_ranks
     [choices]  PARAM = [allowed values]       (checked for values given on the command line)
+    [types]    PARAM = "integer" | "number" | "grid-edge"   (what the binary accepts: a
+                                        positive integer, a positive number, a positive
+                                        integer or llc*K; checked for the sets' values and
+                                        for values given on the command line)
+    usage_exit = 2                      # the binary's exit code for a usage error (bad
+                                        # arguments: every hk-* binary exits 2); a sweep
+                                        # stops at the first run that exits with it; 0: none
     [modes]    param = "mode"               # the parameter that takes hybrid modes; their
                                         # names and thread levels are the binary's
                                         # `--list-modes` (the C library's table), never
@@ -68,6 +75,31 @@ else:  # pragma: no cover
 
 APPS_DIR = Path(__file__).with_name("apps")
 SETS = ("quick", "full")
+LLC_VALUE = re.compile(r"^llc\*(\d+(\.\d+)?)$")  # an edge from the last-level cache (hybridkit.sweep)
+
+
+def _positive_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def _positive_number(v: Any) -> bool:
+    if isinstance(v, str):
+        try:
+            v = float(v)
+        except ValueError:
+            return False
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 and v != float("inf")
+
+
+# [types]: what a parameter's values must be -> (meaning, check)
+TYPES = {
+    "integer": ("a positive integer", _positive_int),
+    "number": ("a positive number", _positive_number),
+    "grid-edge": ("a positive integer or llc*K (the edge of a grid taking K times the "
+                  "last-level cache)",
+                  lambda v: _positive_int(v) or (isinstance(v, str) and bool(LLC_VALUE.match(v))
+                                                 and float(v[4:]) > 0)),
+}
 LAYOUT_KEYS = ("cores", "ranks", "threads")
 CONSTRAINT_KEYS = ("min_threads", "max_threads", "min_ranks", "max_ranks")
 # what a declared record kind says (hybridkit/schemas/KIND.schema.json), never its description
@@ -181,6 +213,15 @@ class AppDesc:
     source: str = ""
     modes: Optional[ModesRule] = None
     study_order: int = 1000
+    types: Dict[str, str] = field(default_factory=dict)
+    usage_exit: int = 2
+
+    def type_problem(self, name: str, value: Any) -> Optional[str]:
+        """What is wrong with `value` for parameter `name` by its [types] entry, or None."""
+        kind = self.types.get(name)
+        if kind is None or TYPES[kind][1](value):
+            return None
+        return f"{name} {value!r} of {self.name}: expected {TYPES[kind][0]}"
 
     def mode_table(self):
         """The hybrid modes of the binary (`BINARY [subcommand] --list-modes`)."""
@@ -355,6 +396,17 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                           subcommand=(sub,) if isinstance(sub, str) else tuple(sub),
                           single=dict(modes_t.get("single", {})),
                           threaded=dict(modes_t.get("threaded", {})))
+    types = dict(data.get("types", {}))
+    for pname, kind in types.items():
+        if kind not in TYPES:
+            raise HKError(f"{source}: types.{pname}: {kind!r} is no type ({', '.join(TYPES)})")
+    for set_name, pset in sets.items():
+        for pname, values in pset.params.items():
+            for v in values:
+                if pname in types and v != "all" and not TYPES[types[pname]][1](v):
+                    raise HKError(f"{source}: [{set_name}] {pname} {v!r}: expected "
+                                  f"{TYPES[types[pname]][0]} (types.{pname})")
+    usage_exit = data.get("usage_exit", 2)
     timeout = data.get("timeout", 600)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         raise HKError(f"{source}: timeout must be a positive number of seconds")
@@ -367,7 +419,8 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    constraints=constraints,
                    choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
                    problem=problem, timeout=float(timeout), source=source, modes=modes,
-                   study_order=int(data.get("study_order", 1000)))
+                   study_order=int(data.get("study_order", 1000)), types=types,
+                   usage_exit=int(usage_exit))
 
 
 _STR = {"type": "string"}
@@ -400,6 +453,8 @@ APP_SCHEMA = {
         "constraints": {"type": "object", "additionalProperties": {
             "type": "object", "additionalProperties": _RULE}},
         "choices": {"type": "object", "additionalProperties": {"type": "array"}},
+        "types": {"type": "object", "additionalProperties": {"enum": list(TYPES)}},
+        "usage_exit": {"type": "integer", "minimum": 0, "maximum": 255},
         "modes": {"type": "object", "required": ["param"], "additionalProperties": False,
                   "properties": {"param": {"type": "string", "minLength": 1},
                                  "list": {"type": "boolean"}, "subcommand": _STR,

@@ -15,7 +15,8 @@ from hybridkit.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch import default_mpi, launcher_for
 from hybridkit.paths import find_binary
-from hybridkit.sweep import (Cluster, Executor, Outcome, PlannedRun, ResultsLock, plan_table)
+from hybridkit.sweep import (STATUS_USAGE, Cluster, Executor, Outcome, PlannedRun, ResultsLock,
+                             plan_table)
 
 
 def vcluster_launcher(ns: argparse.Namespace, mpi: str):
@@ -109,13 +110,27 @@ def execute_plan(items: Sequence[Tuple[AppDesc, PlannedRun]], executor: Executor
                  lock: bool = True) -> List[Outcome]:
     """Run the plan, holding the lock on `out`: a rich progress bar per run on a terminal,
     else one line per run (id, status, seconds). Ctrl-C (SIGINT) stops the current run
-    (marked interrupted), keeps the finished ones and exits 130."""
+    (marked interrupted), keeps the finished ones and exits 130. After a run whose app
+    rejected its arguments (usage-error) no other run of that app is started: the others
+    would fail the same way (their number is the outcome's not_started)."""
     if lock:
         with ResultsLock(out):
             return execute_plan(items, executor, out, lock=False)
     if sys.stdout.isatty():
-        return _with_progress(items, executor, out)
-    return _with_lines(items, executor, out)
+        outcomes = _with_progress(items, executor, out)
+    else:
+        outcomes = _with_lines(items, executor, out)
+    done = {(o.run.app, o.run.run_id, o.run.repeat) for o in outcomes}
+    for o in outcomes:
+        if o.status == STATUS_USAGE:
+            o.not_started = sum(1 for _, r in items if r.app == o.run.app
+                                and (r.app, r.run_id, r.repeat) not in done)
+    return outcomes
+
+
+def _stopped(run: PlannedRun, outcomes: Sequence[Outcome]) -> bool:
+    """Whether an earlier run of the app rejected its arguments (usage-error)."""
+    return any(o.status == STATUS_USAGE and o.run.app == run.app for o in outcomes)
 
 
 def _line(outcome: Outcome) -> str:
@@ -123,6 +138,8 @@ def _line(outcome: Outcome) -> str:
     if outcome.status == "skipped":
         return f"{r.app}/{r.run_id} skipped (done before)"
     msg = f" {outcome.message[:100]}" if outcome.status not in ("ok", "skipped") else ""
+    if outcome.status == STATUS_USAGE:  # the app's line is said once, by report_failures
+        msg = " (the app rejected its arguments)"
     busy = " (busy machine)" if outcome.busy else ""
     return f"{r.app}/{r.run_id} {outcome.status} {outcome.duration_s:.1f} s{busy}{msg}"
 
@@ -136,6 +153,8 @@ def _with_lines(items, executor: Executor, out: Path) -> List[Outcome]:
     outcomes: List[Outcome] = []
     print(f"# {len(items)} runs, results in {out}", flush=True)
     for app, run in items:
+        if _stopped(run, outcomes):
+            continue
         try:
             outcome = executor.execute(app, run, out)
         except KeyboardInterrupt:
@@ -159,6 +178,9 @@ def _with_progress(items, executor: Executor, out: Path) -> List[Outcome]:
     with Progress(*columns, console=console, transient=False) as progress:
         overall = progress.add_task(f"all ({len(items)} runs)", total=len(items), note="")
         for app, run in items:
+            if _stopped(run, outcomes):
+                progress.advance(overall)
+                continue
             label = run.label()
             label = label if len(label) <= 44 else label[:43] + "\u2026"
             task = progress.add_task(label, total=None, note="")
@@ -172,6 +194,8 @@ def _with_progress(items, executor: Executor, out: Path) -> List[Outcome]:
             mark = "" if outcome.status in ("ok", "skipped") else "[red]"
             note = "skipped (done before)" if outcome.status == "skipped" else \
                 f"{mark}{outcome.status} {outcome.message[:60]}".rstrip()
+            if outcome.status == STATUS_USAGE:
+                note = f"{mark}{outcome.status} (the app rejected its arguments)"
             if outcome.busy:
                 note += " [yellow](busy machine)"
             progress.update(task, total=1, completed=1, note=note)
@@ -180,15 +204,30 @@ def _with_progress(items, executor: Executor, out: Path) -> List[Outcome]:
     return outcomes
 
 
+def _usage_text(o: Outcome) -> str:
+    rest = (f"; the other {o.not_started} run(s) of {o.run.app} were not started"
+            if o.not_started else "")
+    return (f"{o.run.label()}: the app rejected its arguments ({o.message}){rest}: fix the "
+            f"parameters (see {o.run_dir})")
+
+
 def binaries_for(apps: Sequence[AppDesc], mpi: str) -> Dict[str, Path]:
     return {a.name: find_binary(a.binary, mpi) for a in apps}
 
 
 def report_failures(failed: Sequence[Outcome]) -> None:
-    """One line per failed run, then one error (exit 1) if there was any."""
+    """One line per failed run, then one error (exit 1) if there was any. A run whose app
+    rejected its arguments is an error of the command line (exit 2): its line is the app's
+    message, said once, with the runs of the app that were therefore not started."""
+    usage = [o for o in failed if o.status == STATUS_USAGE]
     for o in failed:
-        print(f"# failed: {o.run.label()}: {o.status}: {o.message} (see {o.run_dir})",
-              file=sys.stderr)
+        if o.status != STATUS_USAGE:
+            print(f"# failed: {o.run.label()}: {o.status}: {o.message} (see {o.run_dir})",
+                  file=sys.stderr)
+    for o in usage[1:]:
+        print(f"hybridkit: error: {_usage_text(o)}", file=sys.stderr)
+    if usage:
+        raise UsageError(_usage_text(usage[0]))
     if failed:
         raise HKError(f"{len(failed)} run(s) failed; they are kept and will be re-run by the "
                       f"same command")

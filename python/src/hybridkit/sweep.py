@@ -37,6 +37,7 @@ from hybridkit.quality import load_text
 from hybridkit.rundir import RESERVE, iso, utc_now, write_json, write_launch
 
 STATUS_OK = "ok"
+STATUS_USAGE = "usage-error"  # the app rejected its arguments: the sweep of the app stops
 SIGINT_STATUS = 130  # exit status of a run stopped with Ctrl-C (128 + SIGINT)
 
 
@@ -192,9 +193,11 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
             raise UsageError(f"--cores {c}: this machine has {cluster.cores} cores "
                              f"(use --hosts, --hostfile or --vcluster for more nodes)")
     names = list(params)
+    layouts = _layouts(pset, cluster, cores)
+    check_plan_size(app.name, len(layouts), {n: len(params[n]) for n in names}, repeats)
     runs: List[PlannedRun] = []
     seen = set()
-    for ranks, threads in _layouts(pset, cluster, cores):
+    for ranks, threads in layouts:
         per_node = math.ceil(ranks / cluster.nodes) * threads
         over = per_node > cluster.cores and not cluster.remote
         if cluster.emulated and ranks * threads > cluster.cores:
@@ -210,6 +213,22 @@ def expand(app: AppDesc, set_name: str, cluster: Cluster,
                     seen.add(run.run_id)
                     runs.append(run)
     return runs
+
+
+MAX_PLAN_RUNS = 10000  # runs of one app's plan; a larger plan is refused before it is built
+
+
+def check_plan_size(app: str, layouts: int, values: Mapping[str, int], repeats: int) -> None:
+    """UsageError when layouts x parameter values x repeats exceeds MAX_PLAN_RUNS (counted
+    before the constraints filter and before a run is made)."""
+    total = layouts * repeats
+    for n in values.values():
+        total *= n
+    if total > MAX_PLAN_RUNS:
+        factors = [f"{layouts} layouts"] + [f"{n} values of {k}" for k, n in values.items() if n > 1] \
+            + ([f"{repeats} repeats"] if repeats > 1 else [])
+        raise UsageError(f"the plan of {app} would have {total} runs ({' x '.join(factors)}), "
+                         f"at most {MAX_PLAN_RUNS}: give fewer values, cores or --repeat")
 
 
 def check_fits(runs: Sequence[PlannedRun], app: AppDesc, cluster: Cluster) -> List[str]:
@@ -293,10 +312,12 @@ def app_error_line(run_dir: Path, binary: str) -> str:
 class Outcome:
     run: PlannedRun
     run_dir: Path
-    status: str  # ok, skipped (finished before), failed, invalid-records, timeout, interrupted
+    status: str  # ok, skipped (finished before), failed, usage-error, invalid-records,
+    # timeout, interrupted
     message: str = ""
     duration_s: float = 0.0
-    busy: bool = False
+    busy: bool = False  # an ok run made on a busy machine (never said of a failed one)
+    not_started: int = 0  # usage-error: the app's runs left out after it
 
 
 @dataclass
@@ -377,7 +398,8 @@ class Executor:
             if note:
                 info["resume_note"] = note
             write_json(run_dir / "run.json", info)
-        outcome.busy = bool(load.get("busy"))
+        # a failed run is never "busy": its failure, not the load, is what to look at
+        outcome.busy = bool(load.get("busy")) and outcome.status == STATUS_OK
         return outcome
 
     def _attempt(self, app: AppDesc, run: PlannedRun, run_dir: Path, key: Dict[str, Any]):
@@ -436,7 +458,7 @@ class Executor:
             status = "timeout"
             message = f"no end after {timeout:g} s (timeout), stopped"
         elif code != 0:
-            status = "failed"
+            status = STATUS_USAGE if app.usage_exit and code == app.usage_exit else "failed"
             why = app_error_line(run_dir, Path(app.binary).name)
             message = f"exit code {code}" + (f": {why}" if why else "")
         info.update(status=status, exit_code=code, end=iso(utc_now()), duration_s=duration,

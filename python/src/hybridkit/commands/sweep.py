@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import appdesc
-from hybridkit.cliargs import add_target_arguments, csv_list, param_override, positive_int
+from hybridkit.cliargs import (MAX_CORES, MAX_REPEAT, add_target_arguments, count, csv_list,
+                               param_override)
 from hybridkit.errors import UsageError
 from hybridkit.execute import (binaries_for, execute_plan, launcher_label,
                                print_plan, report_failures, target)
@@ -42,14 +43,15 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("app", metavar="APP", help="app description name (e.g. jacobi)")
-    parser.add_argument("--cores", type=positive_int, metavar="C",
-                        help="cores per node to factorise (default: the description's)")
+    parser.add_argument("--cores", type=count(MAX_CORES), metavar="C",
+                        help=f"cores per node to factorise, 1 to {MAX_CORES} (default: the "
+                             "description's)")
     parser.add_argument("--modes", type=csv_list, metavar="M1,M2", help="values of 'mode'")
     parser.add_argument("--sizes", type=csv_list, metavar="S1,S2", help="values of 'size'")
     parser.add_argument("--param", type=param_override, action="append", default=[],
                         metavar="NAME=V1,V2", help="values of any other parameter")
-    parser.add_argument("--repeat", type=positive_int, default=1, metavar="K",
-                        help="run every configuration K times (default: 1)")
+    parser.add_argument("--repeat", type=count(MAX_REPEAT), default=1, metavar="K",
+                        help=f"run every configuration K times, 1 to {MAX_REPEAT} (default: 1)")
     parser.add_argument("--quick", action="store_true",
                         help="start from the description's quick set instead of the full one")
     parser.add_argument("-o", "--out", type=Path, metavar="DIR",
@@ -65,19 +67,31 @@ def _typed(values: Sequence[str]) -> List[object]:
     return [int(v) if v.lstrip("-").isdigit() else v for v in values]
 
 
-def overrides(ns: argparse.Namespace) -> Dict[str, List[object]]:
+def overrides(ns: argparse.Namespace, app: Optional[appdesc.AppDesc] = None
+              ) -> Dict[str, List[object]]:
+    """The parameter values of the command line; with `app`, each checked against the
+    description's [types] (UsageError naming the option and what is allowed)."""
     out: Dict[str, List[object]] = {}
+    given: List[Tuple[str, str, Sequence[str]]] = []
     if ns.modes:
-        out["mode"] = list(ns.modes)
+        given.append(("--modes", "mode", ns.modes))
     if ns.sizes:
-        out["size"] = _typed(ns.sizes)
-    for name, values in ns.param:
-        out[name] = _typed(values)
+        given.append(("--sizes", "size", ns.sizes))
+    given += [(f"--param {name}=", name, values) for name, values in ns.param]
+    for option, name, values in given:
+        typed = list(values) if name == "mode" else _typed(values)
+        for value in typed if app else ():
+            problem = app.type_problem(name, value)
+            if problem:
+                raise UsageError(f"{option}{'' if option.endswith('=') else ' '}"
+                                 f"{','.join(values)}: {problem}")
+        out[name] = typed
     return out
 
 
 def run(ns: argparse.Namespace) -> int:
     app = appdesc.get(ns.app)
+    values = overrides(ns, app)  # checked before anything is planned
     cluster, launcher, mpi = target(ns, ns.cores)
     if ns.submit:
         if ns.launcher != "srun":
@@ -86,8 +100,7 @@ def run(ns: argparse.Namespace) -> int:
         launcher = SbatchWrap(launcher, ns.vcluster or cluster.nodes)
     out = (ns.out or Path("results") / f"sweep-{app.name}").resolve()
     set_name = "quick" if ns.quick else "full"
-    runs = expand(app, set_name, cluster, [ns.cores] if ns.cores else None, overrides(ns),
-                  ns.repeat)
+    runs = expand(app, set_name, cluster, [ns.cores] if ns.cores else None, values, ns.repeat)
     if not runs:
         raise UsageError(f"the plan of {app.name} is empty (constraints exclude every "
                          f"combination of these modes and layouts)")
