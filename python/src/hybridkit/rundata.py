@@ -359,6 +359,86 @@ def study_meta(paths: Sequence[Path]) -> Dict[str, Any]:
     return {}
 
 
+TIME_UNITS = ("s", "ms", "us", "ns")
+
+
+def _must_be_positive(unit: Optional[str]) -> bool:
+    """A time or a rate (MLUP/s, GFlop/s, MB/s): zero or less is no measurement."""
+    return bool(unit) and (unit in TIME_UNITS or unit.endswith("/s"))
+
+
+def value_problem(record: Record, app: AppDesc) -> Optional[str]:
+    """What makes a schema-valid record of `app` unusable: its metric (a time or a rate),
+    its time or a phase of its breakdown <= 0 (phases < 0); None when usable."""
+    results = record.get("results") or {}
+    checks = []
+    if _must_be_positive(app.metric.unit):
+        checks.append((app.metric.value, "> 0"))
+    if app.metric.time:
+        checks.append((app.metric.time, "> 0"))
+    checks += [(name, ">= 0") for name in app.metric.breakdown]
+    for name, rule in checks:
+        res = results.get(name)
+        if not isinstance(res, dict):
+            continue
+        for stat in ("value", "min", "avg", "max"):
+            v = res.get(stat)
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                continue
+            if (rule == "> 0" and not v > 0) or (rule == ">= 0" and not v >= 0):
+                unit = res.get("unit") or app.metric.unit
+                return f"results.{name}.{stat} = {v:g}{' ' + unit if unit else ''}: must be {rule}"
+    return None
+
+
+def check_values(runs: Iterable[Run], apps: Dict[str, AppDesc]) -> None:
+    """Mark complete runs whose records of their app's kind hold impossible values
+    (value_problem) as 'invalid-values', naming the file, the record and the field: they
+    are listed as incomplete, never advised on, reported or compared."""
+    for run in runs:
+        app = apps.get(run.app or "")
+        if app is None or not run.complete:
+            continue
+        for number, record in enumerate(run.records, 1):
+            if record.get("kind") != app.kind:
+                continue
+            problem = value_problem(record, app)
+            if problem:
+                run.status = "invalid-values"
+                run.problem = f"{run.path / 'records.jsonl'}: record {number}: {problem}"
+                break
+
+
+# record kinds the report reads besides the apps' and the declared ones: the benchmarks'
+# (bench.*), the binding (topology.*), the profiler's (profile.*) and the tests' (test.*)
+REPORTED_FAMILIES = ("bench", "topology", "profile", "test")
+
+
+def known_kind(kind: str, apps: Dict[str, AppDesc]) -> bool:
+    """Whether a report section, an app description or a C declaration knows `kind`."""
+    from hybridkit.kinds import kind_info
+
+    if any(a.kind == kind for a in apps.values()):
+        return True
+    if kind.split(".", 1)[0] in REPORTED_FAMILIES:
+        return True
+    return kind_info(kind) is not None
+
+
+def unknown_kinds(runs: Iterable[Run], apps: Dict[str, AppDesc]) -> List[Tuple[Path, str, int]]:
+    """(records file, kind, how many) of the records of complete runs whose kind nothing
+    knows (known_kind): they can be in no section of a report."""
+    out: Dict[Tuple[Path, str], int] = {}
+    for run in runs:
+        if not run.complete:
+            continue
+        for r in run.records:
+            if not known_kind(r["kind"], apps):
+                key = (run.path / "records.jsonl", r["kind"])
+                out[key] = out.get(key, 0) + 1
+    return [(path, kind, n) for (path, kind), n in out.items()]
+
+
 def check_usable(runs: Sequence[Run], paths: Sequence[Path]) -> None:
     if not any(r.complete for r in runs):
         why = "; ".join(f"{r.path.name}: {r.problem}" for r in runs[:3])
@@ -374,6 +454,7 @@ def load_results(paths: Sequence[Path], require_complete: bool = True):
     apps = appdesc.load_all()
     runs = find_runs(paths)
     assign_apps(runs, apps)
+    check_values(runs, apps)
     if require_complete:
         check_usable(runs, paths)
     return runs, apps

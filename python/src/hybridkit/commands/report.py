@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+import sys
+
+from hybridkit.errors import HKError
 from hybridkit.report import write_report
-from hybridkit.rundata import check_usable, load_results as load
+from hybridkit.rundata import check_usable, known_kind, load_results as load, unknown_kinds
 
 HELP = "write an HTML (or Markdown) report with plots and advice from run directories"
 DESCRIPTION = """\
@@ -39,8 +42,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--title", default="hybridkit report", help="page title")
 
 
+def apps_dirs() -> str:
+    from hybridkit.appdesc import search_dirs
+
+    return ", ".join(map(str, search_dirs()))
+
+
 def run(ns: argparse.Namespace) -> int:
     runs, apps = load(ns.rundirs, require_complete=False)
+    unknown = unknown_kinds(runs, apps)
+    usable = any(known_kind(r["kind"], apps) for run in runs if run.complete
+                 for r in run.records)
+    if unknown and not usable:
+        what = "; ".join(f"{path} holds {n} record(s) of kind {kind!r}"
+                         for path, kind, n in unknown[:3])
+        raise HKError(f"nothing could be reported: {what} (unknown kind: no app description in "
+                      f"{apps_dirs()} and no report section reads it)")
+    for path, kind, n in unknown:
+        print(f"hybridkit: warning: {path}: {n} record(s) of unknown kind {kind!r} are left "
+              f"out of the report", file=sys.stderr)
     path = write_report(runs, apps, ns.rundirs, ns.output, ns.format, ns.title, ns.csv)
     bad = sum(not r.complete for r in runs)
     note = f", {bad} incomplete (listed in the report)" if bad else ""
