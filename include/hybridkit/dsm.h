@@ -54,7 +54,8 @@ typedef struct hk_dsm_desc {
   hk_dsm_home_t home;    /* home assignment of pages */
   int nlocks;            /* locks usable with hk_dsm_lock (0..64) */
   double timeout;        /* seconds a rank waits for the others in a collective
-                          * (0: HK_DSM_TIMEOUT from the environment, else 300) */
+                          * (0: HK_DSM_TIMEOUT from the environment, else 300;
+                          * a value there that is no positive number: HK_ERR_ARG) */
 } hk_dsm_desc_t;
 
 /* per-rank statistics (counted since create or the last hk_dsm_stats_reset) */
@@ -80,7 +81,7 @@ typedef struct hk_dsm_stats {
 /* hk_dsm_create: a shared region of desc->size bytes on comm, mapped at the same
  * address on every rank, zero-filled; *base is that address (page-aligned).
  * Errors (the same on every rank): HK_ERR_ARG (size 0, sizes differ between ranks,
- * nlocks out of range), HK_ERR_NOMEM (larger than the machine's memory, or no common
+ * nlocks out of range, HK_DSM_TIMEOUT or HK_DSM_PROGRESS_US not a value), HK_ERR_NOMEM (larger than the machine's memory, or no common
  * address range found), HK_ERR_THREAD_LEVEL (MPI must provide MPI_THREAD_MULTIPLE: the
  * runtime's service thread calls MPI while the program runs), HK_ERR_MPI (also when the
  * MPI cannot make a passive-target window over the network: Open MPI across TCP nodes

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "internal/hk_env_word.h"
 #include "internal/hk_internal.h"
 
 static struct {
@@ -120,20 +121,12 @@ int hk_require_thread_level(hk_thread_level_t needed, const char *what)
 
 int hk__env_bool(const char *name, int *value)
 {
-  static const char *const off[] = {"0", "no", "false", "off"}, *const on[] = {"1", "yes", "true", "on"};
   const char *v = getenv(name);
-  *value = 0;
-  if (!v || !*v)
-    return HK_SUCCESS;
-  for (int i = 0; i < 4; i++) {
-    if (!strcasecmp(v, off[i]))
-      return HK_SUCCESS;
-    if (!strcasecmp(v, on[i])) {
-      *value = 1;
-      return HK_SUCCESS;
-    }
-  }
-  return HK_ERROR(HK_ERR_ARG, "%s=%s: expected 1/yes/true/on or 0/no/false/off", name, v);
+  int b = hk__bool_word(v);
+  *value = b > 0;
+  if (b < 0)
+    return HK_ERROR(HK_ERR_ARG, "%s=%s: expected " HK_BOOL_WORDS, name, v);
+  return HK_SUCCESS;
 }
 
 /* The rule of the level the program asked hk_init for (or the lower one
@@ -178,6 +171,21 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
   return hk_check_masteronly(where);
 }
 
+/* The variables the modules read where they use them, checked at start: a value
+ * hybridkit cannot read stops the program in hk_init, also one whose module this
+ * program uses only late or not at all (hk-mz ignored HK_MEM_QUERY=garbage). */
+static int env_check(void)
+{
+  int uneven = 0, err = hk__env_bool("HK_NODE_UNEVEN", &uneven);
+  if (err == HK_SUCCESS)
+    err = hk__mem_query_env(NULL);
+  if (err == HK_SUCCESS)
+    err = hk__mem_nlocs_env(NULL);
+  if (err == HK_SUCCESS)
+    err = hk__dsm_env(NULL, NULL);
+  return err;
+}
+
 int hk_init(int *argc, char ***argv, hk_thread_level_t required)
 {
   return hk_init_request(argc, argv, required, required);
@@ -212,6 +220,8 @@ int hk_init_request(int *argc, char ***argv, hk_thread_level_t wanted, hk_thread
   hk_env.master = pthread_self();
   hk_env.requested = wanted;
   int local = hk__env_bool("HK_CHECK_MASTERONLY", &hk_env.check_masteronly);
+  if (local == HK_SUCCESS)
+    local = env_check();
 
   /* HK_MPI_THREAD_LIMIT: behave as if the MPI library provided at most this. */
   const char *cap = getenv("HK_MPI_THREAD_LIMIT");

@@ -151,27 +151,39 @@ static int check_desc(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, 
   if (provided < MPI_THREAD_MULTIPLE)
     return HK_ERROR(HK_ERR_THREAD_LEVEL, "hk_dsm_create needs MPI_THREAD_MULTIPLE (its service "
                     "thread fetches pages while the program runs), MPI provides level %d", provided);
-  return HK_SUCCESS;
+  return hk__dsm_env(NULL, NULL);
 }
 
-static double env_timeout(void)
+/* HK_DSM_TIMEOUT: seconds a rank waits for the others in a collective (default 300);
+ * HK_DSM_PROGRESS_US: microseconds between the idle service thread's MPI progress calls
+ * (default 200; 0: none).  A value that is not one is an error naming the variable
+ * (hk_init checks them at start too). */
+int hk__dsm_env(double *timeout, long *progress_ns)
 {
   const char *v = getenv("HK_DSM_TIMEOUT");
   char *end = NULL;
-  double t = v && *v ? strtod(v, &end) : 0.0;
-  return (v && *v && end && !*end && t > 0) ? t : 300.0;
-}
-
-/* HK_DSM_PROGRESS_US: microseconds between the idle service thread's MPI progress
- * calls (default 200; 0: none) */
-static long env_progress_ns(void)
-{
-  const char *v = getenv("HK_DSM_PROGRESS_US");
-  char *end = NULL;
-  long us = v && *v ? strtol(v, &end, 10) : 200;
-  if (v && *v && (!end || *end || us < 0))
-    us = 200;
-  return us * 1000L;
+  double t = 300.0;
+  if (v && *v) {
+    errno = 0;
+    t = strtod(v, &end);
+    if (errno || end == v || *end || !(t > 0) || t > 1e9)
+      return HK_ERROR(HK_ERR_ARG, "HK_DSM_TIMEOUT=%s: expected a positive number of seconds "
+                      "(at most 1e9)", v);
+  }
+  v = getenv("HK_DSM_PROGRESS_US");
+  long us = 200;
+  if (v && *v) {
+    errno = 0;
+    us = (*v >= '0' && *v <= '9') ? strtol(v, &end, 10) : -1;
+    if (errno || us < 0 || *end || us > 1000000000L)
+      return HK_ERROR(HK_ERR_ARG, "HK_DSM_PROGRESS_US=%s: expected microseconds, an integer "
+                      ">= 0 (0: no progress calls)", v);
+  }
+  if (timeout)
+    *timeout = t;
+  if (progress_ns)
+    *progress_ns = us * 1000L;
+  return HK_SUCCESS;
 }
 
 int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void **base)
@@ -202,8 +214,9 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
     d->bytes = (size_t)d->npages * d->page;
     d->home = desc->home;
     d->nlocks = desc->nlocks;
-    d->timeout = desc->timeout > 0 ? desc->timeout : env_timeout();
-    d->progress_ns = env_progress_ns();
+    double t = 0.0;
+    local = hk__dsm_env(&t, &d->progress_ns);
+    d->timeout = desc->timeout > 0 ? desc->timeout : t;
     d->state = calloc((size_t)d->npages, sizeof *d->state);
     d->written = calloc((size_t)d->npages, sizeof *d->written);
     d->mark = calloc((size_t)d->npages, 1);

@@ -75,6 +75,12 @@ int hk__nodes_node_of(const hk_nodes_t *nodes, int rank);
 /* A boolean environment variable: unset or empty 0; 1/yes/true/on or 0/no/false/off
  * (any case); anything else HK_ERR_ARG naming the variable. */
 int hk__env_bool(const char *name, int *value);
+/* The environment variables of the modules, read where they are used and checked by
+ * hk_init at start: HK_ERR_ARG naming the variable and what it takes.  A NULL result
+ * only checks. */
+int hk__dsm_env(double *timeout, long *progress_ns); /* HK_DSM_TIMEOUT, HK_DSM_PROGRESS_US */
+int hk__mem_query_env(int *use_hwloc);                /* HK_MEM_QUERY: move_pages (0), hwloc (1) */
+int hk__mem_nlocs_env(int *n);                        /* HK_NUM_LOCS: 0 when unset */
 
 /* ---- machine.c: the real machine, loaded once and shared (freed by hk_finalize) ---- */
 struct hk_machine {

@@ -392,6 +392,16 @@ static int where_move_pages(hwloc_topology_t t, uintptr_t a0, size_t page, size_
 #endif
 }
 
+int hk__mem_query_env(int *use_hwloc)
+{
+  const char *how = getenv("HK_MEM_QUERY");
+  if (use_hwloc)
+    *use_hwloc = how && !strcmp(how, "hwloc");
+  if (how && *how && strcmp(how, "move_pages") != 0 && strcmp(how, "hwloc") != 0)
+    return HK_ERROR(HK_ERR_ARG, "HK_MEM_QUERY=%s: move_pages or hwloc", how);
+  return HK_SUCCESS;
+}
+
 int hk_mem_where(const void *ptr, size_t size, int *page_node, long long *pages_per_node, int nnodes,
                  long long *unknown)
 {
@@ -409,11 +419,8 @@ int hk_mem_where(const void *ptr, size_t size, int *page_node, long long *pages_
                    nnodes, have);
     goto cleanup;
   }
-  const char *how = getenv("HK_MEM_QUERY");
-  if (how && *how && strcmp(how, "move_pages") != 0 && strcmp(how, "hwloc") != 0) {
-    err = HK_ERROR(HK_ERR_ARG, "HK_MEM_QUERY=%s: move_pages or hwloc", how);
-    goto cleanup;
-  }
+  int use_hwloc = 0;
+  HK_TRY(err, hk__mem_query_env(&use_hwloc));
   size_t page = hk_mem_page_size();
   uintptr_t a0 = (uintptr_t)ptr & ~(uintptr_t)(page - 1), a1 = (uintptr_t)ptr + size;
   size_t npages = (a1 - a0 + page - 1) / page;
@@ -421,7 +428,7 @@ int hk_mem_where(const void *ptr, size_t size, int *page_node, long long *pages_
     node = page_node;
   else
     HK_ALLOC_TRY(err, node, npages);
-  int e = how && strcmp(how, "hwloc") == 0 ? ENOSYS : where_move_pages(t, a0, page, npages, node);
+  int e = use_hwloc ? ENOSYS : where_move_pages(t, a0, page, npages, node);
   if (e != 0 && e != ENOSYS && e != EPERM) {   /* EPERM: a seccomp filter refusing it */
     err = HK_ERROR(HK_ERR_UNSUPPORTED, "move_pages (query) failed: %s", strerror(e));
     goto cleanup;

@@ -32,9 +32,12 @@ int hk_loc_kind_parse(const char *name, hk_loc_kind_t *kind)
 }
 
 /* $HK_NUM_LOCS: 0 when unset or empty */
-static int env_nlocs(int *n)
+int hk__mem_nlocs_env(int *n)
 {
   const char *v = getenv("HK_NUM_LOCS");
+  int k0 = 0;
+  if (!n)
+    n = &k0;
   *n = 0;
   if (!v || !*v)
     return HK_SUCCESS;
@@ -107,7 +110,7 @@ int hk_locations_create(const hk_machine_t *machine, const hk_locations_desc_t *
   }
   nlocs = d.nlocs;
   if (!nlocs)
-    HK_TRY(err, env_nlocs(&nlocs));
+    HK_TRY(err, hk__mem_nlocs_env(&nlocs));
   if (!nlocs)
     nlocs = nobj;
   HK_ALLOC_TRY(err, l, 1);
