@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""tests/misuse/run_misuse.py: the misuse table of the hk-* binaries (cases.tsv).
+"""tests/misuse/run_misuse.py: the misuse table of the hk-* binaries and of the hybridkit
+CLI (cases.tsv).
 
-Each case runs one binary (directly for ranks 0, under the MPI launcher otherwise) with
-a time limit, and passes when
+Each case runs one binary (directly for ranks 0, under the MPI launcher otherwise) or
+`hybridkit` (as `python -m hybridkit` with this script's Python, never under the launcher:
+it launches what it needs itself, and ranks then only counts the processes it starts; in a
+directory of its own, HK_BIN_DIR set to --bin-dir) with a time limit, and passes when
   - it ends within the limit (no hang),
   - its exit code is the expected one,
   - exactly one line of its output (stdout + stderr) holds the expected text: an error
@@ -15,18 +18,22 @@ usage: run_misuse.py --bin-dir DIR [--mpiexec CMD] [--preflags "FLAGS"] [--sanit
 cases.tsv: tab-separated  name  ranks  exit  expected-text  env  command
   env: "-" or space-separated K=V; ulimit-v=KB sets RLIMIT_AS (those cases are skipped
   in sanitizer builds: ASan reserves terabytes of address space); command: the binary's
-  name and arguments (shell words); @FIFO@ becomes a named pipe, @DIR@ a directory.
+  name (or hybridkit) and arguments (shell words); @FIFO@ becomes a named pipe, @DIR@ a
+  directory, @FIXTURES@ the committed inputs in misuse/fixtures/ (records with impossible
+  values, of an unknown kind, ...).
 Exit code 0 when every selected case passed, 77 when all were skipped, 1 otherwise.
 """
 import argparse
 import os
 import resource
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 CRASH = ("AddressSanitizer", "LeakSanitizer", "runtime error:", "Segmentation fault",
          "core dumped", "Traceback (most recent call last)", "18446744", "stack smashing")
 
@@ -68,10 +75,18 @@ def run_case(case, args, tmp):
     words = []
     for w in case["command"]:
         w = w.replace("@FIFO@", os.path.join(tmp, "fifo")).replace("@DIR@", tmp)
-        words.append(w)
-    words[0] = os.path.join(args.bin_dir, words[0])
-    if case["ranks"] > 0:
-        words = args.mpiexec + [args.np_flag, str(case["ranks"])] + args.preflags + words
+        words.append(w.replace("@FIXTURES@", FIXTURES))
+    cwd = None
+    if words[0] == "hybridkit":
+        words = [sys.executable, "-m", "hybridkit"] + words[1:]
+        cwd = os.path.join(tmp, case["name"])  # its results/ directory, apart from others'
+        os.makedirs(cwd, exist_ok=True)
+        if not any(kv.startswith("HK_BIN_DIR=") for kv in case["env"]):
+            env["HK_BIN_DIR"] = os.path.abspath(args.bin_dir)
+    else:
+        words[0] = os.path.join(args.bin_dir, words[0])
+        if case["ranks"] > 0:
+            words = args.mpiexec + [args.np_flag, str(case["ranks"])] + args.preflags + words
 
     def limits():
         os.setsid()
@@ -80,13 +95,19 @@ def run_case(case, args, tmp):
 
     t0 = time.monotonic()
     proc = subprocess.Popen(words, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                            preexec_fn=limits)
+                            preexec_fn=limits, cwd=cwd)
     try:
         out, _ = proc.communicate(timeout=args.timeout)
         hung = False
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
-        out, _ = proc.communicate()
+        # SIGTERM first: a launcher then stops its ranks (they have process groups of their
+        # own, which a SIGKILL of the launcher would leave running)
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            out, _ = proc.communicate(timeout=3)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
         hung = True
     secs = time.monotonic() - t0
     text = out.decode("utf-8", "replace")
