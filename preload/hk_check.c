@@ -43,6 +43,9 @@
 #include "hk_check.h"
 #include "hk_interpose.h"
 #include "hk_check_ids.h"
+#include "hk_tool.h"
+
+const char hk__tool_name[] = "hybridkit-check";
 
 static const char *const call_names[NCALLS] = {
 #define HK_CHECK_CALL(name, params, args) "MPI_" #name,
@@ -85,7 +88,7 @@ static __attribute__((noinline, cold)) void violation(int call, const void *ret,
   if (__atomic_exchange_n(&ck.reported[call], 1, __ATOMIC_ACQ_REL))
     return;
   char site[512];
-  call_site(ret, site, sizeof site);
+  call_site(hk__tool_site(ret), site, sizeof site);
   fprintf(stderr, "hybridkit-check: rank %d: %s violates %s: %s (thread %ld, OpenMP thread %d "
           "of %d, parallel level %d); first at %s\n", ck.rank, call_names[call],
           hk__mpi_level_long(ck.level), why, (long)syscall(SYS_gettid), omp_get_thread_num(),
@@ -127,13 +130,20 @@ static inline void leave(int counted)
     __atomic_fetch_sub(&ck.in_call, 1, __ATOMIC_ACQ_REL);
 }
 
+/* hk__tool_<name>: the check of a call made at site_ (also reached from the Fortran
+ * entry points, hk_fortran.c); MPI_<name>: a C caller's */
 #define HK_CHECK_CALL(name, params, args)                                                       \
-  HK_PUBLIC int MPI_##name params                                                               \
+  int hk__tool_##name HK_SITE_PARAMS params                                                     \
   {                                                                                             \
-    int counted = enter(CALL_##name, __builtin_return_address(0));                              \
+    int counted = enter(CALL_##name, site_);                                                    \
     int rc = PMPI_##name args;                                                                  \
     leave(counted);                                                                             \
     return rc;                                                                                  \
+  }                                                                                             \
+  HK_PUBLIC int MPI_##name params                                                               \
+  {                                                                                             \
+    const void *site_ = __builtin_return_address(0);                                            \
+    return hk__tool_##name HK_SITE_ARGS args;                                                   \
   }
 #include "hk_check_calls.h"
 #undef HK_CHECK_CALL
@@ -147,6 +157,7 @@ static int started(int rc, int required, int provided)
   ck.level = required < provided ? required : provided;
   ck.main_thread = pthread_self();
   PMPI_Comm_rank(MPI_COMM_WORLD, &ck.rank);
+  __atomic_store_n(&hk__tool_started, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&ck.active, 1, __ATOMIC_RELEASE);
   return rc;
 }

@@ -45,6 +45,7 @@
 #include "hk_profile.h"
 #include "hk_profile_shapes.h"
 #include "hk_check_ids.h"
+#include "hk_tool.h"
 #include "hybridkit/topo.h"
 
 const char *const hk__prof_call_names[] = {
@@ -53,6 +54,7 @@ const char *const hk__prof_call_names[] = {
 #undef HK_CHECK_CALL
 };
 
+const char hk__tool_name[] = "hybridkit-profile";
 prof_state_t hk__prof = {.world_group = MPI_GROUP_NULL};
 static pthread_t main_thread;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* thread list, communicator cache */
@@ -281,8 +283,10 @@ static void account(int call, const void *ret, double dt, shape_t sh)
   }
 }
 
+/* hk__tool_<name>: the profile of a call made at site_ (also reached from the Fortran
+ * entry points, hk_fortran.c); MPI_<name>: a C caller's */
 #define HK_CHECK_CALL(name, params, args)                                                      \
-  HK_PUBLIC int MPI_##name params                                                              \
+  int hk__tool_##name HK_SITE_PARAMS params                                                    \
   {                                                                                            \
     if (depth++ > 0 || !__atomic_load_n(&hk__prof.active, __ATOMIC_RELAXED)) {                 \
       int rc_ = PMPI_##name args;                                                              \
@@ -290,11 +294,17 @@ static void account(int call, const void *ret, double dt, shape_t sh)
       return rc_;                                                                              \
     }                                                                                          \
     shape_t sh_ = SHAPE_##name args;                                                           \
+    const void *at_ = hk__tool_site(site_);                                                    \
     double t0_ = hk__prof_now();                                                               \
     int rc_ = PMPI_##name args;                                                                \
-    account(CALL_##name, __builtin_return_address(0), hk__prof_now() - t0_, sh_);              \
+    account(CALL_##name, at_, hk__prof_now() - t0_, sh_);                                      \
     depth--;                                                                                   \
     return rc_;                                                                                \
+  }                                                                                            \
+  HK_PUBLIC int MPI_##name params                                                              \
+  {                                                                                            \
+    const void *site_ = __builtin_return_address(0);                                           \
+    return hk__tool_##name HK_SITE_ARGS args;                                                  \
   }
 #include "hk_check_calls.h"
 #undef HK_CHECK_CALL
@@ -354,6 +364,7 @@ static int started(int rc, int required, int provided)
   int tasks = 0, busy = 0;
   hk__prof.cpu_init = hk__prof_task_cpu(&tasks, &busy, 0.0);
   hk__prof.t_init = hk__prof_now();
+  __atomic_store_n(&hk__tool_started, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&hk__prof.active, 1, __ATOMIC_RELEASE);
   return rc;
 }

@@ -14,8 +14,11 @@ install(TARGETS hybridkit-preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 # libhybridkit-check.so (issue 17): PMPI wrappers that check every wrapped MPI
 # call of the program against the rule of the thread level it asked for
-# (docs/check.md).  No dependency on libhybridkit.
-add_library(hybridkit-check SHARED ${CMAKE_SOURCE_DIR}/preload/hk_check.c)
+# (docs/check.md).  No dependency on libhybridkit.  Both tools take Open MPI's
+# Fortran entry points (hk_fortran.c) and find call sites through MPI's own
+# bindings (hk_tool.c): one copy of each compiled into each tool.
+set(HK_TOOL_SOURCES ${CMAKE_SOURCE_DIR}/preload/hk_tool.c ${CMAKE_SOURCE_DIR}/preload/hk_fortran.c)
+add_library(hybridkit-check SHARED ${CMAKE_SOURCE_DIR}/preload/hk_check.c ${HK_TOOL_SOURCES})
 target_include_directories(hybridkit-check PRIVATE ${CMAKE_SOURCE_DIR}/preload)
 target_compile_options(hybridkit-check PRIVATE ${HK_WARN_FLAGS})
 target_link_libraries(hybridkit-check PRIVATE MPI::MPI_C OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
@@ -27,7 +30,8 @@ install(TARGETS hybridkit-check LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # (hk_check_calls.h); links libhybridkit for nodes, machine and build information.
 add_library(hybridkit-profile SHARED ${CMAKE_SOURCE_DIR}/preload/hk_profile.c
                                      ${CMAKE_SOURCE_DIR}/preload/hk_profile_out.c
-                                     ${CMAKE_SOURCE_DIR}/preload/hk_profile_json.c)
+                                     ${CMAKE_SOURCE_DIR}/preload/hk_profile_json.c
+                                     ${HK_TOOL_SOURCES})
 target_include_directories(hybridkit-profile PRIVATE ${CMAKE_SOURCE_DIR}/preload)
 target_compile_options(hybridkit-profile PRIVATE ${HK_WARN_FLAGS})
 target_link_libraries(hybridkit-profile PRIVATE hybridkit MPI::MPI_C OpenMP::OpenMP_C m

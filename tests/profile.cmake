@@ -50,3 +50,6 @@ endforeach()
 profile_test(jacobi 2 2 COMMAND $<TARGET_FILE:hk-jacobi> --mode masteronly --grid 24x20x16
              --iters 10 --verify on)
 profile_test(mz 2 2 COMMAND $<TARGET_FILE:hk-mz> --bench sp --class S)
+
+# Fortran programs (mpif.h, use mpi, use mpi_f08) under the profiler and the checker
+include(${CMAKE_CURRENT_SOURCE_DIR}/profile/fortran/fortran.cmake)

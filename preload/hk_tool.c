@@ -1,0 +1,155 @@
+/* preload/hk_tool.c: compiled into each PMPI tool library (hk_tool.h).
+ *
+ * The call site.  A wrapper's return address is the user's call when the program
+ * calls MPI_* itself (C, or Open MPI's Fortran through hk_fortran.c).  MPICH's
+ * Fortran bindings (libmpichfort: mpif.h, use mpi, use mpi_f08) call the C MPI_*
+ * functions, so the return address lies in the binding; the site is then the
+ * first frame of the stack (backtrace) outside the MPI libraries (objects named
+ * libmpi*: libmpi, libmpich, libmpichfort, libmpi_mpifh, libmpi_usempif08) and
+ * outside this tool.  Their text ranges are read once (dl_iterate_phdr).
+ *
+ * MPI without the tool.  When MPI was initialised in this process but the tool's
+ * MPI_Init(_thread) never ran (a binding whose calls go to PMPI_ directly, a
+ * statically linked MPI), the tool saw nothing: at exit rank 0 prints one line
+ * saying so and naming the Fortran bindings loaded, instead of silence. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hk_tool.h"
+
+int hk__tool_started;
+
+#define NRANGES 32
+typedef struct range {
+  uintptr_t lo, hi;
+  int self; /* this tool's own text, else an MPI library's */
+} range_t;
+
+static range_t ranges[NRANGES];
+static int nranges, any_mpi;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static const char *base_name(const char *path)
+{
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *self_base)
+{
+  (void)size;
+  int self = (void *)info->dlpi_addr == self_base;
+  int mpi = info->dlpi_name && !strncmp(base_name(info->dlpi_name), "libmpi", 6);
+  for (int i = 0; (self || mpi) && i < info->dlpi_phnum && nranges < NRANGES; i++) {
+    const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+    if (p->p_type == PT_LOAD && (p->p_flags & PF_X))
+      ranges[nranges++] = (range_t){info->dlpi_addr + p->p_vaddr,
+                                    info->dlpi_addr + p->p_vaddr + p->p_memsz, self};
+  }
+  any_mpi |= mpi;
+  return 0;
+}
+
+static void read_ranges(void)
+{
+  Dl_info me;
+  void *self_base = dladdr((void *)(uintptr_t)read_ranges, &me) ? me.dli_fbase : NULL;
+  dl_iterate_phdr(add_object, self_base);
+  void *warm[2];
+  backtrace(warm, 2); /* loads the unwinder now, not inside a wrapped call */
+}
+
+/* 0: outside, 1: an MPI library, 2: this tool */
+static int where(const void *a)
+{
+  for (int i = 0; i < nranges; i++)
+    if ((uintptr_t)a >= ranges[i].lo && (uintptr_t)a < ranges[i].hi)
+      return ranges[i].self ? 2 : 1;
+  return 0;
+}
+
+const void *hk__tool_site(const void *ret)
+{
+  pthread_once(&once, read_ranges);
+  if (!any_mpi || where(ret) != 1)
+    return ret;
+  void *frame[48];
+  int n = backtrace(frame, 48);
+  for (int i = 0; i < n; i++)
+    if (!where(frame[i]))
+      return frame[i];
+  return ret;
+}
+
+/* "mpi_f08 (libmpi_usempif08), ..." of the loaded Fortran bindings */
+typedef struct bindings {
+  char text[256];
+  size_t used;
+} bindings_t;
+
+static int add_binding(struct dl_phdr_info *info, size_t size, void *out)
+{
+  (void)size;
+  static const char *const known[][2] = {
+      {"libmpi_usempif08", "use mpi_f08"},
+      {"libmpi_usempi", "use mpi"},
+      {"libmpi_mpifh", "mpif.h / use mpi"},
+      {"libmpichfort", "mpif.h / use mpi / use mpi_f08"},
+  };
+  bindings_t *b = out;
+  const char *name = info->dlpi_name ? base_name(info->dlpi_name) : "";
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+    if (!strncmp(name, known[k][0], strlen(known[k][0])) && b->used < sizeof b->text) {
+      int w = snprintf(b->text + b->used, sizeof b->text - b->used, "%s%s (%s)",
+                       b->used ? ", " : "", known[k][1], known[k][0]);
+      b->used += w > 0 ? (size_t)w : 0;
+      break;
+    }
+  return 0;
+}
+
+static int rank_zero(void)
+{
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v)
+      return atoi(v) == 0;
+  }
+  return 1;
+}
+
+__attribute__((destructor)) static void unseen(void)
+{
+  int up = 0;
+  if (__atomic_load_n(&hk__tool_started, __ATOMIC_ACQUIRE) || PMPI_Initialized(&up) != MPI_SUCCESS ||
+      !up || !rank_zero())
+    return;
+#if defined(OPEN_MPI)
+  const char *mpi = "Open MPI";
+#elif defined(MPICH_VERSION)
+  const char *mpi = "MPICH";
+#else
+  const char *mpi = "this MPI";
+#endif
+  bindings_t b = {.used = 0};
+  dl_iterate_phdr(add_binding, &b);
+  char line[512];
+  int n = snprintf(line, sizeof line,
+                   "%s: MPI ran but MPI_Init never reached %s: the program's MPI calls were not "
+                   "intercepted (%s; Fortran bindings loaded: %s)\n",
+                   hk__tool_name, hk__tool_name, mpi, b.used ? b.text : "none: a static MPI?");
+  if (n > 0) {
+    ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    (void)w;
+  }
+}

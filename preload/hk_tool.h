@@ -1,0 +1,47 @@
+/* preload/hk_tool.h: what a PMPI tool library (libhybridkit-check.so,
+ * libhybridkit-profile.so) shares with the pieces compiled into each of them
+ * (hidden, never exported):
+ *
+ *   hk_fortran.c   Open MPI's Fortran entry points (mpi_send_, mpi_send_f08_, ...)
+ *                  that convert the arguments and call the tool's entry below
+ *   hk_tool.c      the call site of a call made through an MPI library's own
+ *                  wrapper (MPICH's Fortran bindings call the C MPI_*), and the
+ *                  one line a tool prints when MPI ran without it
+ *
+ *   C program ---- MPI_Send ---------------\
+ *                  (return address)         hk__tool_Send(site, ...) -> PMPI_Send
+ *   Fortran ------ mpi_send_ / _f08_ -----/
+ *                  (handles, MPI_IN_PLACE, statuses converted; its return address)
+ *
+ * Each tool defines, for every row of hk_check_calls.h, hk__tool_<name>(site,
+ * the row's arguments): its work for one call whose caller returns to `site`,
+ * and marks hk__tool_started when its MPI_Init(_thread) has run. */
+#ifndef HK_TOOL_H
+#define HK_TOOL_H
+
+#include <mpi.h>
+#include "hk_interpose.h"
+
+#define HK_TOOL_HIDDEN __attribute__((visibility("hidden")))
+
+/* a row's (parameters) / (arguments) with the call site put in front */
+#define HK_SITE_PARAMS(...) (const void *site_, __VA_ARGS__)
+#define HK_SITE_ARGS(...) (site_, __VA_ARGS__)
+
+#define HK_CHECK_CALL(name, params, args) HK_TOOL_HIDDEN int hk__tool_##name HK_SITE_PARAMS params;
+#include "hk_check_calls.h"
+#undef HK_CHECK_CALL
+
+/* "hybridkit-check", "hybridkit-profile": the prefix of the tool's lines */
+HK_TOOL_HIDDEN extern const char hk__tool_name[];
+/* set by the tool's MPI_Init(_thread) wrapper once MPI is up */
+HK_TOOL_HIDDEN extern int hk__tool_started;
+
+/* the call site to report for a wrapped call whose return address is `ret`: `ret`
+ * itself, unless it lies in an MPI library (a binding that calls the C MPI_*
+ * function, e.g. MPICH's libmpichfort); then the first frame of the stack outside
+ * the MPI libraries and this tool (the user's call).  Cheap when `ret` is not in
+ * an MPI library (a few comparisons). */
+HK_TOOL_HIDDEN const void *hk__tool_site(const void *ret);
+
+#endif
