@@ -19,8 +19,11 @@ measured communication fraction f_comm of masteronly, n threads, m = 1 reserved:
 funneled & reserved (task) over masteronly) and the dominating mismatch problem.
 Simulated records (hybridkit simulate) are left out with a note; when there is nothing
 else, the advice is about one simulated platform and its first line says so.
---mesh-split: the mesh-splitting calculator instead (no RUNDIR): points and ghost overhead
-of hk-mz's --split for pure MPI vs hybrid at --cores (Jin et al., Table 3)."""
+Records whose time, rate or time phase is impossible (<= 0) make their run invalid: it is
+named (file, record, field) and left out of the advice.
+--mesh-split: the mesh-splitting calculator instead (no RUNDIR; --cores, --threads, --svg
+and --history belong to it): points and ghost overhead of hk-mz's --split for pure MPI vs
+hybrid at --cores (Jin et al., Table 3)."""
 
 
 DEFAULT_THREADS = "1,2,4,8"

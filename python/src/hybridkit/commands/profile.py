@@ -40,7 +40,9 @@ libhybridkit-profile.so. Per MPI function and call site: calls, time, bytes, pee
 same node or others, calls inside parallel regions; per rank: MPI time outside parallel
 regions, the sleeping threads (that time x the idle threads), CPU, VmHWM; size histograms
 (docs/profile.md). The run directory <results>/runs/<stamp>-profile-<program>-<R>x<T>
-keeps records.jsonl, stdout.txt, stderr.txt (the summary) and advice.txt.
+keeps records.jsonl, stdout.txt, stderr.txt (the summary), advice.txt and run.json. A
+program still running after --timeout S (default 3600, as for `hybridkit run`; a deadlock)
+is stopped with its ranks, run.json says status 'timeout', and the exit code is 1.
 
 The advice: f_comm and the overlap model's eps for task mode, the dominating mismatch
 problem with its evidence, whether the hybrid allreduce preload would apply, memory per

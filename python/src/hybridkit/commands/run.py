@@ -34,7 +34,10 @@ command.txt, env.json, stdout.txt, stderr.txt, records.jsonl and run.json. The b
 '--mode M' (with --mode), BINARY_ARGS, then '--output <rundir>/records.jsonl'. Afterwards
 the records are validated and the binding of every rank and thread is shown.
 
-Exit code: the binary's, or 1 when it exited 0 but left no valid records.
+A binary still running after --timeout S (default 3600) is stopped with its ranks and the
+run marked 'timeout' in run.json.
+
+Exit code: the binary's, or 1 when it exited 0 but left no valid records or timed out.
 
 examples:
   hybridkit run hk-topology --np 2 --threads 1

@@ -33,6 +33,10 @@ OUT/runs/APP/<R>x<T>-<params>[-r<k>]; a sweep run again skips the runs that fini
 others (the old attempt is kept beside it). A lock on OUT refuses a second sweep into it;
 Ctrl-C stops the current run (marked interrupted), keeps the finished ones, exits 130; a
 run longer than --timeout (default: the description's) is stopped and marked 'timeout'.
+A run whose app rejects its arguments (its exit code is the description's usage_exit, 2 for
+the hk-* binaries) is marked 'usage-error' and ends the sweep (exit 2) with the app's line;
+--sizes and --param values are checked against the description's [types] first, and a plan
+of more than 10000 runs is refused before it is built.
 A run made while other programs used more than 10 % of the machine (from /proc/stat) is
 repeated up to twice, then kept flagged busy. Without a terminal: one line per run.
 
