@@ -21,19 +21,26 @@
  * call site (the wrapper's return address, symbolised with dladdr: the
  * function when its symbol is exported (-rdynamic), always the file and the
  * offset for addr2line).  At MPI_Finalize rank 0 prints the violations per
- * call name summed over ranks.  HK_CHECK_FATAL=1: after MPI_Finalize every
- * rank exits with status 3 if any rank saw a violation (for tests).
+ * call name summed over ranks.  HK_CHECK_FATAL=1 (or yes/true/on): after
+ * MPI_Finalize every rank exits with status 3 if any rank saw a violation (for
+ * tests); a value that is no boolean stops the program at MPI_Init (status 2).
  *
  * hybridkit's own MPI calls go to PMPI_ and are not seen here
  * (HK_CHECK_MASTERONLY checks those).  Fortran programs are not checked (Open
- * MPI's Fortran bindings call PMPI_ directly).  Do not preload this library
- * together with libhybridkit-preload.so: both define MPI_Init. */
+ * MPI's Fortran bindings call PMPI_ directly).
+ *
+ * Every wrapper calls the next definition of its function (dlsym RTLD_NEXT), so
+ * a PMPI library preloaded after this one works too:
+ * LD_PRELOAD=libhybridkit-check.so:libhybridkit-preload.so checks the program's
+ * calls and accelerates its MPI_Allreduce (the other order hides the program's
+ * calls from the checker: the preload library says so in one line). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <mpi.h>
 #include <omp.h>
 #include <pthread.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +50,7 @@
 #include "hk_check.h"
 #include "hk_interpose.h"
 #include "hk_check_ids.h"
+#include "../src/internal/hk_env_word.h"
 #include "hk_tool.h"
 
 const char hk__tool_name[] = "hybridkit-check";
@@ -60,6 +68,7 @@ static struct {
   int in_call;             /* atomic: threads inside a wrapped call */
   long long count[NCALLS]; /* atomic: violations per call */
   int reported[NCALLS];    /* atomic: the first one was printed */
+  int fatal;               /* HK_CHECK_FATAL */
 } ck;
 
 /* wrapped calls this thread is inside (a wrapper reached from another one,
@@ -130,13 +139,40 @@ static inline void leave(int counted)
     __atomic_fetch_sub(&ck.in_call, 1, __ATOMIC_ACQ_REL);
 }
 
+/* The next definition of each wrapped function after this library (dlsym RTLD_NEXT):
+ * MPI's own, or that of a PMPI library preloaded after this one.  With
+ * LD_PRELOAD=libhybridkit-check.so:libhybridkit-preload.so the program's calls are
+ * checked and its MPI_Allreduce still accelerated (calling PMPI_ here skipped the
+ * preload's MPI_Init and MPI_Allreduce: it stayed off).  PMPI_<name> when none is found. */
+#define HK_CHECK_CALL(name, params, args) static int(*next_##name) params = PMPI_##name;
+#include "hk_check_calls.h"
+#undef HK_CHECK_CALL
+static int (*next_Init)(int *, char ***) = PMPI_Init;
+static int (*next_Init_thread)(int *, char ***, int, int *) = PMPI_Init_thread;
+static int (*next_Finalize)(void) = PMPI_Finalize;
+
+__attribute__((constructor)) static void find_next(void)
+{
+  void *f;
+#define HK_FIND(name)                                                                          \
+  if ((f = dlsym(RTLD_NEXT, "MPI_" #name)) != NULL)                                          \
+    memcpy(&next_##name, &f, sizeof f);
+#define HK_CHECK_CALL(name, params, args) HK_FIND(name)
+#include "hk_check_calls.h"
+#undef HK_CHECK_CALL
+  HK_FIND(Init)
+  HK_FIND(Init_thread)
+  HK_FIND(Finalize)
+#undef HK_FIND
+}
+
 /* hk__tool_<name>: the check of a call made at site_ (also reached from the Fortran
  * entry points, hk_fortran.c); MPI_<name>: a C caller's */
 #define HK_CHECK_CALL(name, params, args)                                                       \
   int hk__tool_##name HK_SITE_PARAMS params                                                     \
   {                                                                                             \
     int counted = enter(CALL_##name, site_);                                                    \
-    int rc = PMPI_##name args;                                                                  \
+    int rc = next_##name args;                                                                  \
     leave(counted);                                                                             \
     return rc;                                                                                  \
   }                                                                                             \
@@ -147,6 +183,31 @@ static inline void leave(int counted)
   }
 #include "hk_check_calls.h"
 #undef HK_CHECK_CALL
+
+/* HK_CHECK_FATAL, read at MPI_Init: a value that is no boolean stops the program there on
+ * every rank (exit status 2), one line from the lowest rank that has it, instead of meaning
+ * off (a test counting on it passed whatever the program did) */
+static void read_fatal(void)
+{
+  const char *v = getenv("HK_CHECK_FATAL");
+  int b = hk__bool_word(v), mine = b < 0 ? ck.rank : INT_MAX, first = INT_MAX, size = 1;
+  PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == INT_MAX) {
+    ck.fatal = b;
+    return;
+  }
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (ck.rank == first) {
+    char who[32] = "";
+    if (size > 1)
+      snprintf(who, sizeof who, "rank %d: ", first);
+    fprintf(stderr, "hybridkit-check: error: %sHK_CHECK_FATAL=%s: expected " HK_BOOL_WORDS "\n",
+            who, v);
+    fflush(stderr);
+  }
+  PMPI_Finalize();
+  exit(2);
+}
 
 static int started(int rc, int required, int provided)
 {
@@ -159,13 +220,14 @@ static int started(int rc, int required, int provided)
   PMPI_Comm_rank(MPI_COMM_WORLD, &ck.rank);
   __atomic_store_n(&hk__tool_started, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&ck.active, 1, __ATOMIC_RELEASE);
+  read_fatal();
   return rc;
 }
 
 HK_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
   int provided = MPI_THREAD_SINGLE;
-  int rc = PMPI_Init(argc, argv);
+  int rc = next_Init(argc, argv);
   if (rc == MPI_SUCCESS)
     PMPI_Query_thread(&provided);
   return started(rc, MPI_THREAD_SINGLE, provided);
@@ -173,7 +235,7 @@ HK_PUBLIC int MPI_Init(int *argc, char ***argv)
 
 HK_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-  int rc = PMPI_Init_thread(argc, argv, required, provided);
+  int rc = next_Init_thread(argc, argv, required, provided);
   return started(rc, required, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
 }
 
@@ -241,9 +303,8 @@ HK_PUBLIC int MPI_Finalize(void)
   int active = __atomic_exchange_n(&ck.active, 0, __ATOMIC_ACQ_REL);
   if (active)
     total = summary();
-  int rc = PMPI_Finalize();
-  const char *fatal = getenv("HK_CHECK_FATAL");
-  if (total > 0 && fatal && !strcmp(fatal, "1"))
+  int rc = next_Finalize();
+  if (total > 0 && ck.fatal)
     exit(3);
   return rc;
 }

@@ -62,6 +62,7 @@
 #include "hk_interpose.h"
 #include "hk_preload.h"
 #include "preload_internal.h"
+#include "internal/hk_env_word.h"
 #include "hybridkit/coll.h"
 #include "hybridkit/env.h"
 #include "hybridkit/error.h"
@@ -73,7 +74,7 @@
 enum { P_SAMPLED = HK_FALLBACK_COUNT, P_NREASONS };
 
 static struct {
-  int inited, active, program_level, mpi_level, asked_level, mode, world_size;
+  int inited, active, program_level, mpi_level, asked_level, mode, world_size, verbose;
   char why[160];              /* why asked_level */
   long long min_bytes;
   int keyval;
@@ -151,6 +152,25 @@ static int delete_counters(MPI_Comm comm, int kv, void *value, void *extra)
 
 static const char *level_name(int l) { return hk__mpi_level_short(l); }
 
+/* A PMPI tool preloaded after this library (libhybridkit-check.so, -profile.so) defines
+ * MPI_Init_thread too, but this library calls PMPI_ and MPI_Init never reaches the tool,
+ * which then sees nothing: one line says so (the tool first works: it calls the next
+ * definition, ours) */
+static void warn_skipped_tool(void)
+{
+  Dl_info next, mpi;
+  void *f = dlsym(RTLD_NEXT, "MPI_Init_thread");
+  if (!f || !dladdr(f, &next) || !next.dli_fname ||
+      !dladdr((void *)(uintptr_t)PMPI_Init_thread, &mpi) || !mpi.dli_fname ||
+      !strcmp(next.dli_fname, mpi.dli_fname))
+    return;
+  const char *tool = strrchr(next.dli_fname, '/') ? strrchr(next.dli_fname, '/') + 1
+                                                   : next.dli_fname;
+  fprintf(stderr, "hybridkit-preload: warning: %s comes after libhybridkit-preload.so in "
+          "LD_PRELOAD: MPI_Init never reaches it and it sees none of the program's calls "
+          "(put it first: LD_PRELOAD=%s:libhybridkit-preload.so)\n", tool, tool);
+}
+
 int hk__preload_init_common(int rc, int required, int *provided, int mpi_level)
 {
   if (rc != MPI_SUCCESS)
@@ -164,12 +184,15 @@ int hk__preload_init_common(int rc, int required, int *provided, int mpi_level)
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &st.world_size);
   const char *verbose = getenv("HK_PRELOAD_VERBOSE");
+  st.verbose = hk__bool_word(verbose);
   if (rank == 0 && st.mode == LEVEL_BOGUS)
     fprintf(stderr, "hybridkit-preload: warning: HK_PRELOAD_THREAD_LEVEL=%s is not auto, program "
             "or multiple; using auto\n", getenv("HK_PRELOAD_THREAD_LEVEL"));
-  if (rank == 0 && verbose && *verbose && strcmp(verbose, "0") && strcmp(verbose, "1"))
-    fprintf(stderr, "hybridkit-preload: warning: HK_PRELOAD_VERBOSE=%s is not 0 or 1; using 0\n",
-            verbose);
+  if (rank == 0 && st.verbose < 0)
+    fprintf(stderr, "hybridkit-preload: warning: HK_PRELOAD_VERBOSE=%s: expected " HK_BOOL_WORDS
+            "; no summary\n", verbose);
+  if (rank == 0)
+    warn_skipped_tool();
   hk_coll_config_t cfg;
   hk_coll_config(&cfg); /* warnings about the environment appear at start-up (rank 0) */
   st.min_bytes = cfg.min_bytes;
@@ -439,8 +462,7 @@ static void summary(void)
 /* what the C and Fortran MPI_Finalize do before MPI's own: the summary, the keyval */
 void hk__preload_finalize(void)
 {
-  const char *v = getenv("HK_PRELOAD_VERBOSE");
-  if (st.inited && v && !strcmp(v, "1"))
+  if (st.inited && st.verbose > 0)
     summary();
   if (st.keyval != MPI_KEYVAL_INVALID)
     PMPI_Comm_free_keyval(&st.keyval);

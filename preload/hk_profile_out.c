@@ -12,7 +12,8 @@
  *     kinds profile, profile.site, profile.size (hk_profile_json.c) appended
  *     to $HK_PROFILE_OUTPUT (argv:FLAG: to the program's argument after FLAG, e.g.
  *     argv:--output, for `hybridkit sweep`, which passes --output FILE), and the
- *     summary on stderr (HK_PROFILE_QUIET=1: none).
+ *     summary on stderr (HK_PROFILE_QUIET=1: none; HK_PROFILE_NO_ADDR2LINE=1: no
+ *     addr2line; a value of either that is no boolean: one warning line).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hk_profile_out.h"
+#include "../src/internal/hk_env_word.h"
 
 prof_out_t hk__prof_out;
 #define g hk__prof_out
@@ -223,7 +225,7 @@ static int fixed_address(const char *module)
  * debug info are there; unchanged otherwise */
 static void addr2line(site_sum_t *s)
 {
-  if (!s->module[0] || s->module[0] == '?' || getenv("HK_PROFILE_NO_ADDR2LINE"))
+  if (!s->module[0] || s->module[0] == '?')
     return;
   char cmd[600], func[256] = "", line[256] = "";
   unsigned long long addr = s->offset - 1 + (fixed_address(s->module) ? s->base : 0);
@@ -448,6 +450,17 @@ static void read_command(const char *flag, char *path, size_t npath)
       g.command[i] = ' ';
 }
 
+/* a boolean variable's value, 0 and one warning line (saying what happens instead) when it
+ * is no boolean */
+static int bool_or_warn(const char *name, const char *v, const char *instead)
+{
+  int b = hk__bool_word(v);
+  if (b < 0)
+    fprintf(stderr, "hybridkit-profile: warning: %s=%s: expected " HK_BOOL_WORDS "; %s\n", name,
+            v, instead);
+  return b > 0;
+}
+
 void hk__prof_write(void)
 {
   if (hk__prof.rank != 0 || !g.ranks)
@@ -461,7 +474,12 @@ void hk__prof_write(void)
   int n = merge_sites(&s);
   if (!s)
     return;
-  for (int k = 0; k < n; k++)
+  /* the two switches, read here (rank 0, once): a value that is no boolean is warned
+   * about and leaves the default (addr2line on, the summary printed) */
+  const char *no_a2l = getenv("HK_PROFILE_NO_ADDR2LINE"), *quiet = getenv("HK_PROFILE_QUIET");
+  int skip_a2l = bool_or_warn("HK_PROFILE_NO_ADDR2LINE", no_a2l, "addr2line runs");
+  int be_quiet = bool_or_warn("HK_PROFILE_QUIET", quiet, "the summary is printed");
+  for (int k = 0; k < n && !skip_a2l; k++)
     addr2line(&s[k]);
   totals_t t = sum_sites(s, n);
   if (out && *out) {
@@ -474,8 +492,7 @@ void hk__prof_write(void)
       fprintf(stderr, "hybridkit-profile: error: cannot open %s\n", out);
     }
   }
-  const char *quiet = getenv("HK_PROFILE_QUIET");
-  if (!(quiet && !strcmp(quiet, "1")))
+  if (!be_quiet)
     summary(s, n, &t);
   free(s);
   free(g.sites);

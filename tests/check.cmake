@@ -54,3 +54,51 @@ foreach(mode ${HK_MODES})
   hk_mpi_test(check.masteronly.jacobi.${mode} hk-jacobi ARGS --mode ${mode} --grid 16x12x10
               --iters 4 --verify on RANKS 2 THREADS 2 ENV HK_CHECK_MASTERONLY=1 LABELS check)
 endforeach()
+
+# The checker with the allreduce preload (issue 40): the checker first calls the next
+# MPI_Init and MPI_Allreduce (the preload's), so the program's calls are checked at the level
+# it asked for and its large allreduces still accelerated; in the other order the preload
+# says in one line that the checker sees nothing.  HK_CHECK_FATAL that is no boolean stops
+# the program at MPI_Init (once, status 2) instead of meaning off.
+set(TOOLS ${CHECK_DIR}/with_tools.sh ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE} 2)
+set(ASAN_PRE "") # the ASan runtime first (see above)
+if(HK_CHECK_LIBASAN)
+  set(ASAN_PRE "${HK_CHECK_LIBASAN}:")
+endif()
+set(CHECK_SO $<TARGET_FILE:hybridkit-check>)
+set(PRELOAD_SO $<TARGET_FILE:hybridkit-preload>)
+set(BOTH "${ASAN_PRE}${CHECK_SO}:${PRELOAD_SO}")
+function(tools_test name)
+  add_test(NAME check.tools.${name} COMMAND ${TOOLS} ${ARGN})
+  set_tests_properties(check.tools.${name} PROPERTIES LABELS "mpi;check" TIMEOUT 120 PROCESSORS 2
+    ENVIRONMENT "OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;${HK_TEST_ENV}")
+endfunction()
+tools_test(with_preload.clean "${BOTH}" 0 -e HK_PRELOAD_VERBOSE=1 -e HK_CHECK_FATAL=1
+  -m "MPI_Allreduce: [0-9]+ calls intercepted on 2 ranks, [1-9][0-9]* accelerated"
+  -1 "^hybridkit-check: 2 rank\\(s\\), rule of MPI_THREAD_FUNNELED \\(program asked funneled.*: no violation$"
+  -- $<TARGET_FILE:coll_plain_mpi> 10)
+tools_test(with_preload.violation "${BOTH}" 3 -e HK_PRELOAD_VERBOSE=1 -e HK_CHECK_FATAL=1
+  -m "^hybridkit-check: rank [01]: MPI_Iprobe violates MPI_THREAD_FUNNELED"
+  -m "^hybridkit-preload: MPI_Allreduce: [1-9][0-9]* calls intercepted on 2 ranks"
+  -- ${CL} --level funneled --violate)
+tools_test(preload_first "${ASAN_PRE}${PRELOAD_SO}:${CHECK_SO}" 0
+  -1 "^hybridkit-preload: warning: libhybridkit-check.so comes after libhybridkit-preload.so in LD_PRELOAD: MPI_Init never reaches it"
+  -- $<TARGET_FILE:coll_plain_mpi> 2)
+tools_test(fatal_garbage "${CHECK_LIB}" 2 -e HK_CHECK_FATAL=garbage
+  -1 "^hybridkit-check: error: rank 0: HK_CHECK_FATAL=garbage: expected 1/yes/true/on or 0/no/false/off$"
+  -- ${CL} --level funneled --violate)
+tools_test(fatal_yes "${CHECK_LIB}" 3 -e HK_CHECK_FATAL=yes -m " violates " -- ${CL} --level funneled --violate)
+# the preload libraries' other variables: a value that is no boolean (or thread level) is
+# one warning line from rank 0 saying what happens instead (the program runs on)
+set(PLAIN2 $<TARGET_FILE:coll_plain_mpi> 2)
+tools_test(preload_verbose_garbage "${ASAN_PRE}${PRELOAD_SO}" 0 -e HK_PRELOAD_VERBOSE=maybe
+  -1 "^hybridkit-preload: warning: HK_PRELOAD_VERBOSE=maybe: expected 1/yes/true/on or 0/no/false/off. no summary$"
+  -- ${PLAIN2})
+tools_test(preload_thread_limit_garbage "${ASAN_PRE}${PRELOAD_SO}" 0 -e HK_MPI_THREAD_LIMIT=bogus
+  -e HK_ALLREDUCE_MIN_BYTES=0
+  -1 "^hybridkit: warning: HK_MPI_THREAD_LIMIT=bogus: not a thread level .*. ignored$" -- ${PLAIN2})
+tools_test(profile_quiet_garbage "${ASAN_PRE}$<TARGET_FILE:hybridkit-profile>" 0
+  -e HK_PROFILE_QUIET=maybe -e HK_PROFILE_NO_ADDR2LINE=perhaps
+  -1 "^hybridkit-profile: warning: HK_PROFILE_QUIET=maybe: expected 1/yes/true/on or 0/no/false/off. the summary is printed$"
+  -1 "^hybridkit-profile: warning: HK_PROFILE_NO_ADDR2LINE=perhaps: expected .*. addr2line runs$"
+  -- ${PLAIN2})

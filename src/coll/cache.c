@@ -111,9 +111,15 @@ static int thread_level(void)
   PMPI_Query_thread(&level);
   const char *cap = getenv("HK_MPI_THREAD_LIMIT");
   hk_thread_level_t c;
-  if (cap && *cap && hk_thread_level_parse(cap, &c) != HK_SUCCESS)
-    hk_error_clear(); /* hk_init reports a bad value; here it caps nothing */
-  else if (cap && *cap) {
+  if (cap && *cap && hk_thread_level_parse(cap, &c) != HK_SUCCESS) {
+    /* hk_init stops on a bad value; without it (the preload library) it caps nothing,
+     * and rank 0 says so once */
+    static int warned;
+    hk_error_clear();
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
+      hk__coll_warn("HK_MPI_THREAD_LIMIT=%s: not a thread level (single, funneled, serialized, "
+                    "multiple); ignored", cap);
+  } else if (cap && *cap) {
     static const int mpi_of[] = {MPI_THREAD_SINGLE, MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
                                  MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
     if (mpi_of[c] < level)
