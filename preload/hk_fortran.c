@@ -1,46 +1,55 @@
 /* preload/hk_fortran.c: the Fortran entry points of a PMPI tool library
- * (libhybridkit-check.so, libhybridkit-profile.so; hk_tool.h), Open MPI only.
+ * (libhybridkit-check.so, libhybridkit-profile.so; hk_tool.h).
  *
- * Open MPI's Fortran bindings (libmpi_mpifh: mpif.h and `use mpi`;
- * libmpi_usempif08: `use mpi_f08`, whose mpi_<name>_f08_ calls libmpi_mpifh's
- * ompi_<name>_f) call PMPI_* directly, so the C wrappers never see a Fortran
- * program.  Here, for every row of hk_fortran_calls.h (= hk_check_calls.h), one
- * generated function takes both gfortran names, mpi_<name>_ and mpi_<name>_f08_
- * (an alias: every argument is passed by reference in both; mpi_f08's handles
- * are one-INTEGER derived types and its buffers are passed as addresses, its
- * ierror is optional, NULL when absent).  It converts the arguments (handles
- * f2c, Open MPI's Fortran MPI_IN_PLACE / MPI_BOTTOM / MPI_STATUS(ES)_IGNORE,
- * the addresses of its common blocks, found with dlsym), calls the tool's
- * hk__tool_<name> with its own return address (the user's Fortran line) as the
- * call site, writes the outputs back (statuses c2f, handles c2f, 1-based
- * indices, LOGICALs) and sets ierror.  mpi_init_, mpi_init_thread_ and
- * mpi_finalize_ (and _f08_) call the tool's C MPI_Init / MPI_Init_thread /
- * MPI_Finalize, so the tool starts and writes its report as for C; Open MPI's
- * own Fortran init only calls PMPI_Init(_thread) with no arguments.
+ * Which Fortran calls reach the C MPI_* wrappers (measured, gfortran 12, Debian 12):
  *
- * MPICH needs none of this: libmpichfort calls the C MPI_* functions (hk_tool.c
- * finds the user's call site through it). */
+ *                    mpif.h / use mpi          use mpi_f08
+ *   Open MPI 4.1     PMPI_* (libmpi_mpifh)     PMPI_* (libmpi_usempif08 -> ompi_*_f)
+ *   MPICH 4.0        MPI_*  (libmpichfort)     buffer calls (mpi_<name>_f08ts_): MPI_*;
+ *                                              the others (mpi_<name>_f08_, init,
+ *                                              finalize): PMPI_*
+ *
+ * So the calls that go to PMPI_* are taken here by their gfortran names: under Open
+ * MPI mpi_<name>_ and mpi_<name>_f08_ for every row of hk_fortran_calls.h (=
+ * hk_check_calls.h; one function, the second name an alias: every argument is
+ * passed by reference in both, mpi_f08's handles are one-INTEGER derived types and
+ * its buffers addresses, its ierror is optional, NULL when absent); under MPICH
+ * mpi_<name>_f08_ for the rows without a choice buffer (H).  Each converts the
+ * arguments (handles f2c; the MPI's Fortran MPI_IN_PLACE / MPI_BOTTOM /
+ * MPI_STATUS(ES)_IGNORE: Open MPI's common blocks found with dlsym, MPICH's
+ * MPI_F08_STATUS(ES)_IGNORE), calls the tool's hk__tool_<name> with its own return
+ * address (the user's Fortran line) as the call site, writes the outputs back
+ * (statuses c2f, handles c2f, 1-based indices, LOGICALs) and sets ierror.  Fortran
+ * init and finalize call the tool's C MPI_Init / MPI_Init_thread / MPI_Finalize,
+ * so the tool starts and writes its report as for C (both MPIs' own Fortran init
+ * only calls PMPI_Init(_thread) with no arguments).  The calls that reach the C
+ * MPI_* from inside libmpichfort are seen by the C wrappers; hk_tool.c finds the
+ * user's call site through the binding's frames. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include "hk_check_ids.h"
 #include "hk_tool.h"
 
-#ifdef OPEN_MPI
+#if defined(OPEN_MPI) || defined(MPICH_VERSION)
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER and int differ");
-/* Open MPI's MPI_STATUS_SIZE (mpif-config.h) is sizeof(MPI_Status) in INTEGERs */
-#define F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
 #define NSMALL 16 /* arrays up to this length need no malloc */
 
-/* Open MPI's Fortran sentinels (addresses of common blocks of libmpi_mpifh, which
- * mpi_f08 shares); NULL in a C program */
+/* the Fortran sentinels; NULL in a C program */
 static struct {
   void *in_place, *bottom, *status_ignore, *statuses_ignore;
 } sentinel;
 
+#ifdef OPEN_MPI
+/* Open MPI's MPI_STATUS_SIZE (mpif-config.h) is sizeof(MPI_Status) in INTEGERs, and
+ * mpi_f08's TYPE(MPI_Status) has that layout (its bindings pass it to ompi_*_f) */
+#define F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(MPI_Fint))
+
+/* the addresses of libmpi_mpifh's common blocks, which mpi_f08 shares */
 __attribute__((constructor)) static void find_sentinels(void)
 {
   sentinel.in_place = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
@@ -48,6 +57,24 @@ __attribute__((constructor)) static void find_sentinels(void)
   sentinel.status_ignore = dlsym(RTLD_DEFAULT, "mpi_fortran_status_ignore_");
   sentinel.statuses_ignore = dlsym(RTLD_DEFAULT, "mpi_fortran_statuses_ignore_");
 }
+#else
+/* MPICH's mpi_f08 TYPE(MPI_Status) (MPI_F08_status) is its C MPI_Status field for
+ * field, the layout PMPI_Status_c2f writes */
+#define F_STATUS_SIZE MPI_F_STATUS_SIZE
+_Static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status) &&
+               F_STATUS_SIZE * sizeof(MPI_Fint) == sizeof(MPI_Status) &&
+               offsetof(MPI_F08_status, MPI_SOURCE) == offsetof(MPI_Status, MPI_SOURCE) &&
+               offsetof(MPI_F08_status, MPI_TAG) == offsetof(MPI_Status, MPI_TAG) &&
+               offsetof(MPI_F08_status, MPI_ERROR) == offsetof(MPI_Status, MPI_ERROR),
+               "MPICH's mpi_f08 status is not its C status");
+
+/* the rows taken under MPICH have no buffer: no MPI_IN_PLACE / MPI_BOTTOM */
+__attribute__((constructor)) static void find_sentinels(void)
+{
+  sentinel.status_ignore = MPI_F08_STATUS_IGNORE;
+  sentinel.statuses_ignore = MPI_F08_STATUSES_IGNORE;
+}
+#endif
 
 /* ------------------------------------------- one call's write-backs */
 
@@ -232,7 +259,7 @@ static void finish(fcall_t *x)
 
 /* hk_fortran_calls.h has the rows of hk_check_calls.h, in its order */
 enum {
-#define HK_FORTRAN_CALL(Name, name, params, args) F_##Name,
+#define HK_FORTRAN_CALL(Name, name, kind, params, args) F_##Name,
 #include "hk_fortran_calls.h"
 #undef HK_FORTRAN_CALL
   NFCALLS
@@ -249,10 +276,10 @@ _Static_assert((int)NFCALLS == (int)NCALLS, "hk_fortran_calls.h and hk_check_cal
 #define FX (&x_)
 #define HK_F_PARAMS(...) (__VA_ARGS__, MPI_Fint *ierr)
 
-#define HK_FORTRAN_CALL(Name, name, params, args)                                               \
-  HK_PUBLIC void mpi_##name##_ HK_F_PARAMS params;                                              \
-  HK_PUBLIC void mpi_##name##_f08_ HK_F_PARAMS params;                                          \
-  void mpi_##name##_ HK_F_PARAMS params                                                         \
+/* one entry point named fname for a row */
+#define HK_F_DEFINE(Name, fname, params, args)                                                  \
+  HK_PUBLIC void fname HK_F_PARAMS params;                                                      \
+  void fname HK_F_PARAMS params                                                                 \
   {                                                                                             \
     const void *site_ = __builtin_return_address(0);                                            \
     fcall_t x_;                                                                                 \
@@ -261,27 +288,45 @@ _Static_assert((int)NFCALLS == (int)NCALLS, "hk_fortran_calls.h and hk_check_cal
     finish(&x_);                                                                                \
     if (ierr)                                                                                   \
       *ierr = rc_;                                                                              \
-  }                                                                                             \
-  void mpi_##name##_f08_ HK_F_PARAMS params __attribute__((alias("mpi_" #name "_")));
+  }
+
+#ifdef OPEN_MPI /* every row: mpi_<name>_, and mpi_<name>_f08_ as its alias */
+#define HK_F_ROW(Name, name, params, args)                                                      \
+  HK_F_DEFINE(Name, mpi_##name##_, params, args)                                                \
+  HK_PUBLIC void mpi_##name##_f08_ HK_F_PARAMS params __attribute__((alias("mpi_" #name "_")));
+#define HK_F_ROW_B HK_F_ROW
+#define HK_F_ROW_H HK_F_ROW
+#else /* MPICH: mpi_<name>_f08_ of the rows without a buffer */
+#define HK_F_ROW_B(Name, name, params, args)
+#define HK_F_ROW_H(Name, name, params, args) HK_F_DEFINE(Name, mpi_##name##_f08_, params, args)
+#endif
+#define HK_FORTRAN_CALL(Name, name, kind, params, args) HK_F_ROW_##kind(Name, name, params, args)
 #include "hk_fortran_calls.h"
 #undef HK_FORTRAN_CALL
 
-/* init and finalize: the tool's own C wrappers */
-HK_PUBLIC void mpi_init_(MPI_Fint *ierr);
-HK_PUBLIC void mpi_init_f08_(MPI_Fint *ierr);
-HK_PUBLIC void mpi_init_thread_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
-HK_PUBLIC void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
-HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr);
-HK_PUBLIC void mpi_finalize_f08_(MPI_Fint *ierr);
+/* init and finalize: the tool's own C wrappers (Open MPI: mpi_init_ ... and the
+ * _f08_ aliases; MPICH: the _f08_ ones, its others call the C MPI_Init ...) */
+#ifdef OPEN_MPI
+#define F_INIT mpi_init_
+#define F_INIT_THREAD mpi_init_thread_
+#define F_FINALIZE mpi_finalize_
+#else
+#define F_INIT mpi_init_f08_
+#define F_INIT_THREAD mpi_init_thread_f08_
+#define F_FINALIZE mpi_finalize_f08_
+#endif
+HK_PUBLIC void F_INIT(MPI_Fint *ierr);
+HK_PUBLIC void F_INIT_THREAD(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
+HK_PUBLIC void F_FINALIZE(MPI_Fint *ierr);
 
-void mpi_init_(MPI_Fint *ierr)
+void F_INIT(MPI_Fint *ierr)
 {
   int rc = MPI_Init(NULL, NULL);
   if (ierr)
     *ierr = rc;
 }
 
-void mpi_init_thread_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+void F_INIT_THREAD(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
   int got = MPI_THREAD_SINGLE;
   int rc = MPI_Init_thread(NULL, NULL, (int)*required, &got);
@@ -290,18 +335,20 @@ void mpi_init_thread_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ie
     *ierr = rc;
 }
 
-void mpi_finalize_(MPI_Fint *ierr)
+void F_FINALIZE(MPI_Fint *ierr)
 {
   int rc = MPI_Finalize();
   if (ierr)
     *ierr = rc;
 }
 
-void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));
-void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+#ifdef OPEN_MPI
+HK_PUBLIC void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));
+HK_PUBLIC void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
     __attribute__((alias("mpi_init_thread_")));
-void mpi_finalize_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_finalize_")));
+HK_PUBLIC void mpi_finalize_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_finalize_")));
+#endif
 
 #else
-typedef int hk_fortran_not_needed; /* MPICH: see the comment above */
-#endif /* OPEN_MPI */
+typedef int hk_fortran_not_needed; /* another MPI: its bindings are not known here */
+#endif /* OPEN_MPI || MPICH_VERSION */
