@@ -37,7 +37,7 @@ def test_launch_pe_is_the_dry_runs(np, threads, bind):
     out = subprocess.run([str(TOPOLOGY), "--dry-run", "--no-tree", "--ranks", str(np), "--threads",
                           str(threads), "--policy", bind, "--topology", MACHINE],
                          capture_output=True, text=True, timeout=60, check=True).stdout
-    pe = int(re.search(r"slot:PE=(\d+) --bind-to core\)", out).group(1))
+    pe = int(re.search(r"slot:PE=(\d+) --bind-to core,", out).group(1))
     assert f"slot:PE={pe}" in argv and pe == spec.pe
     warned = f"each rank owns PE={pe} cores for {threads} thread" in out
     assert warned == (pe != threads), out
