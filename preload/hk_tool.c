@@ -146,8 +146,10 @@ __attribute__((destructor)) static void unseen(void)
   char line[512];
   int n = snprintf(line, sizeof line,
                    "%s: MPI ran but MPI_Init never reached %s: the program's MPI calls were not "
-                   "intercepted (%s; Fortran bindings loaded: %s)\n",
-                   hk__tool_name, hk__tool_name, mpi, b.used ? b.text : "none: a static MPI?");
+                   "intercepted (%s; %s%s)\n", hk__tool_name, hk__tool_name, mpi,
+                   b.used ? "Fortran bindings loaded: " : "no Fortran binding loaded: the "
+                   "program calls PMPI_* itself, or MPI is linked statically",
+                   b.used ? b.text : "");
   if (n > 0) {
     ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     (void)w;

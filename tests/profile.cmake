@@ -51,5 +51,24 @@ profile_test(jacobi 2 2 COMMAND $<TARGET_FILE:hk-jacobi> --mode masteronly --gri
              --iters 10 --verify on)
 profile_test(mz 2 2 COMMAND $<TARGET_FILE:hk-mz> --bench sp --class S)
 
+# a program whose MPI the tools never see (PMPI_Init): no records, and one line saying
+# so (rank 0's, at exit), from the profiler and from the checker
+add_executable(prof_unseen ${PROF_DIR}/unseen.c)
+target_link_libraries(prof_unseen PRIVATE MPI::MPI_C)
+if(HK_MPI_IMPL STREQUAL "mpich")
+  set(UNSEEN_MPI MPICH)
+else()
+  set(UNSEEN_MPI "Open MPI")
+endif()
+profile_test(unseen.np2 2 1 COMMAND $<TARGET_FILE:prof_unseen>
+             CHECK ${PROF_DIR}/check_unseen.sh @OUT@ @ERR@ hybridkit-profile ${UNSEEN_MPI})
+set(UNSEEN_OUT ${CMAKE_CURRENT_BINARY_DIR}/check.unseen)
+add_test(NAME check.unseen.np2 COMMAND sh -c "\"$0\" \"$@\"; \"${PROF_DIR}/check_unseen.sh\" \
+  ${UNSEEN_OUT}.none ${UNSEEN_OUT}.err hybridkit-check \"${UNSEEN_MPI}\""
+  ${PROF_DIR}/profile.sh ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE} 2 ${CHECK_LIB}
+  ${UNSEEN_OUT}.none ${UNSEEN_OUT}.err -- $<TARGET_FILE:prof_unseen>)
+set_tests_properties(check.unseen.np2 PROPERTIES LABELS "mpi;check" TIMEOUT 120 PROCESSORS 2
+  ENVIRONMENT "OMP_NUM_THREADS=1;${HK_TEST_ENV}")
+
 # Fortran programs (mpif.h, use mpi, use mpi_f08) under the profiler and the checker
 include(${CMAKE_CURRENT_SOURCE_DIR}/profile/fortran/fortran.cmake)

@@ -108,6 +108,26 @@ def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path
     return lines
 
 
+UNSEEN = "MPI ran but MPI_Init never reached hybridkit-profile"
+
+
+def no_profile(name: str, code: int, stderr: Path) -> str:
+    """Why a run left no profile: the profiler's own line when MPI ran without it (a
+    binding or a static MPI whose calls it cannot see), else, after exit 0, that its
+    MPI calls were not intercepted; else the exit code (it stopped before MPI_Finalize)."""
+    try:
+        lines = stderr.read_text(errors="replace").splitlines()
+    except OSError:
+        lines = []
+    seen = [ln for ln in lines if UNSEEN in ln]
+    if seen:
+        return f"{name} exited with {code}; {seen[0].split(': ', 1)[-1]}"
+    if code == 0:
+        return (f"{name} exited with 0 but the profiler never saw its MPI_Init: the "
+                "program's MPI calls were not intercepted (a Fortran binding or a static MPI?)")
+    return f"{name} exited with {code} and left no profile"
+
+
 def run(ns: argparse.Namespace) -> int:
     if ns.from_file:
         if ns.extra:
@@ -162,11 +182,10 @@ def run(ns: argparse.Namespace) -> int:
                 status="ok" if code == 0 and records.is_file() else "failed",
                 message=None if code == 0 else f"{binary.name} exit code {code}")
     if not records.is_file():
-        info["message"] = f"{binary.name} exited with {code} and left no profile"
+        info["message"] = no_profile(binary.name, code, run_dir / "stderr.txt")
     write_json(run_dir / "run.json", info)
     if not records.is_file():
-        raise HKError(f"{binary.name} exited with {code} and left no profile in {records} "
-                      f"(see {run_dir}/stderr.txt)")
+        raise HKError(f"{info['message']}; no profile in {records} (see {run_dir}/stderr.txt)")
     cores = ns.np * ns.threads // max(1, len(ns.hosts or ()) or 1)
     print("\n".join(advise(records, [str(binary), *ns.extra[1:]], library, cores, run_dir,
                             ns.np, mpi)))
