@@ -178,6 +178,8 @@ static int env_check(void)
 {
   int uneven = 0, err = hk__env_bool("HK_NODE_UNEVEN", &uneven);
   if (err == HK_SUCCESS)
+    err = hk__nodes_size_env(NULL);
+  if (err == HK_SUCCESS)
     err = hk__mem_query_env(NULL);
   if (err == HK_SUCCESS)
     err = hk__mem_nlocs_env(NULL);

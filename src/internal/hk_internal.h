@@ -81,6 +81,7 @@ int hk__env_bool(const char *name, int *value);
 int hk__dsm_env(double *timeout, long *progress_ns); /* HK_DSM_TIMEOUT, HK_DSM_PROGRESS_US */
 int hk__mem_query_env(int *use_hwloc);                /* HK_MEM_QUERY: move_pages (0), hwloc (1) */
 int hk__mem_nlocs_env(int *n);                        /* HK_NUM_LOCS: 0 when unset */
+int hk__nodes_size_env(long *k);                      /* HK_NODE_SIZE: 0 when unset */
 
 /* ---- machine.c: the real machine, loaded once and shared (freed by hk_finalize) ---- */
 struct hk_machine {

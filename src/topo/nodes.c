@@ -20,10 +20,13 @@ struct hk_nodes {
   hk_nodes_info_t info;
 };
 
-/* Parse HK_NODE_SIZE; 0 when unset. */
-static int virtual_node_size(int nranks, int *k)
+/* HK_NODE_SIZE; 0 when unset (hk_init checks it at start too) */
+int hk__nodes_size_env(long *k)
 {
   const char *v = getenv("HK_NODE_SIZE");
+  long k0 = 0;
+  if (!k)
+    k = &k0;
   *k = 0;
   if (!v || !*v)
     return HK_SUCCESS;
@@ -32,7 +35,19 @@ static int virtual_node_size(int nranks, int *k)
   long n = strtol(v, &end, 10);
   if (errno || *end || n < 1 || n > 1 << 24)
     return HK_ERROR(HK_ERR_NODES, "HK_NODE_SIZE=%s is not a positive integer", v);
-  int allow_uneven = 0, err = hk__env_bool("HK_NODE_UNEVEN", &allow_uneven);
+  *k = n;
+  return HK_SUCCESS;
+}
+
+/* HK_NODE_SIZE for nranks ranks (must divide them unless HK_NODE_UNEVEN); 0 when unset */
+static int virtual_node_size(int nranks, int *k)
+{
+  long n = 0;
+  *k = 0;
+  int allow_uneven = 0, err = hk__nodes_size_env(&n);
+  if (err != HK_SUCCESS || n == 0)
+    return err;
+  err = hk__env_bool("HK_NODE_UNEVEN", &allow_uneven);
   if (err != HK_SUCCESS)
     return err;
   if (nranks % n != 0 && !allow_uneven)
