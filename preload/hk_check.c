@@ -18,7 +18,8 @@
  *   MULTIPLE    anything
  * The first violation of each call name on a rank prints one line: the rule,
  * the thread (kernel id, OpenMP thread and team size, parallel level) and the
- * call site (the wrapper's return address, symbolised with dladdr: the
+ * call site (the caller's return address - through an MPI library's own
+ * binding, the first frame outside it, hk_tool.c - symbolised with dladdr: the
  * function when its symbol is exported (-rdynamic), always the file and the
  * offset for addr2line).  At MPI_Finalize rank 0 prints the violations per
  * call name summed over ranks.  HK_CHECK_FATAL=1 (or yes/true/on): after
@@ -26,8 +27,11 @@
  * tests); a value that is no boolean stops the program at MPI_Init (status 2).
  *
  * hybridkit's own MPI calls go to PMPI_ and are not seen here
- * (HK_CHECK_MASTERONLY checks those).  Fortran programs are not checked (Open
- * MPI's Fortran bindings call PMPI_ directly).
+ * (HK_CHECK_MASTERONLY checks those).  Fortran programs (mpif.h, use mpi,
+ * use mpi_f08) are checked like C ones under Open MPI and MPICH: the Fortran
+ * calls that go to PMPI_* are taken by hk_fortran.c, which calls hk__tool_<name>
+ * below with the Fortran caller as site (docs/profile.md, "Fortran programs").
+ * MPI initialised without this library's MPI_Init: one line at exit (hk_tool.c).
  *
  * Every wrapper calls the next definition of its function (dlsym RTLD_NEXT), so
  * a PMPI library preloaded after this one works too:

@@ -26,8 +26,15 @@
  * own MPI calls (one hk_nodes_create at init, the gathers at MPI_Finalize) are made
  * by every rank at MPI_Init and MPI_Finalize, on MPI_COMM_WORLD, through PMPI.  The
  * per-thread CPU times (/proc/self/task/N/schedstat) are read at MPI_Init and
- * MPI_Finalize only: reading them at every call costs tens of microseconds.  Fortran programs are not
- * profiled (Open MPI's Fortran bindings call PMPI_ directly).  Do not preload it
+ * MPI_Finalize only: reading them at every call costs tens of microseconds.
+ *
+ * Fortran programs (mpif.h, use mpi, use mpi_f08) are profiled like C ones under
+ * Open MPI and MPICH: the Fortran calls that go to PMPI_* are taken by
+ * hk_fortran.c, which calls hk__tool_<name> below with the Fortran caller's return
+ * address; a C wrapper reached from inside an MPI library's binding (MPICH) counts
+ * the first frame outside it (hk_tool.c).  The call site is then the user's
+ * Fortran line.  MPI initialised without this library's MPI_Init (a binding or an
+ * MPI it cannot see): one line at exit instead of no profile.  Do not preload it
  * together with libhybridkit-preload.so or libhybridkit-check.so (all define
  * MPI_Init). */
 #ifndef _GNU_SOURCE
