@@ -63,6 +63,7 @@
 #include "hk_preload.h"
 #include "preload_internal.h"
 #include "internal/hk_env_word.h"
+#include "internal/hk_launcher.h"
 #include "hybridkit/coll.h"
 #include "hybridkit/env.h"
 #include "hybridkit/error.h"
@@ -212,6 +213,19 @@ int hk__preload_init_common(int rc, int required, int *provided, int mpi_level)
             "%s: the chunked algorithms stay off\n", level_name(mpi_level));
   st.active = ok;
   return rc;
+}
+
+/* MPI ran but its MPI_Init never reached this library: a PMPI tool before it in LD_PRELOAD
+ * called PMPI_Init itself (libhybridkit-profile.so does; libhybridkit-check.so passes the
+ * call on), and nothing was accelerated.  Rank 0 says so once at exit, not silence. */
+__attribute__((destructor)) static void unreached(void)
+{
+  int up = 0;
+  if (st.inited || PMPI_Initialized(&up) != MPI_SUCCESS || !up || hk__launcher_rank() > 0)
+    return;
+  fprintf(stderr, "hybridkit-preload: warning: MPI ran but its MPI_Init never reached "
+          "libhybridkit-preload.so: no MPI_Allreduce was accelerated (a library before it in "
+          "LD_PRELOAD called PMPI_Init; put libhybridkit-preload.so first)\n");
 }
 
 HK_PUBLIC int MPI_Init(int *argc, char ***argv)

@@ -76,13 +76,19 @@ endfunction()
 tools_test(with_preload.clean "${BOTH}" 0 -e HK_PRELOAD_VERBOSE=1 -e HK_CHECK_FATAL=1
   -m "MPI_Allreduce: [0-9]+ calls intercepted on 2 ranks, [1-9][0-9]* accelerated"
   -1 "^hybridkit-check: 2 rank\\(s\\), rule of MPI_THREAD_FUNNELED \\(program asked funneled.*: no violation$"
-  -- $<TARGET_FILE:coll_plain_mpi> 10)
+  -0 "warning" -- $<TARGET_FILE:coll_plain_mpi> 10)
 tools_test(with_preload.violation "${BOTH}" 3 -e HK_PRELOAD_VERBOSE=1 -e HK_CHECK_FATAL=1
   -m "^hybridkit-check: rank [01]: MPI_Iprobe violates MPI_THREAD_FUNNELED"
   -m "^hybridkit-preload: MPI_Allreduce: [1-9][0-9]* calls intercepted on 2 ranks"
   -- ${CL} --level funneled --violate)
 tools_test(preload_first "${ASAN_PRE}${PRELOAD_SO}:${CHECK_SO}" 0
   -1 "^hybridkit-preload: warning: libhybridkit-check.so comes after libhybridkit-preload.so in LD_PRELOAD: MPI_Init never reaches it"
+  -- $<TARGET_FILE:coll_plain_mpi> 2)
+# a tool before the preload that calls PMPI_Init itself (the profiler): the preload never
+# started, and says so at exit (rank 0)
+tools_test(preload_unreached "${ASAN_PRE}$<TARGET_FILE:hybridkit-profile>:${PRELOAD_SO}" 0
+  -e HK_PROFILE_QUIET=1
+  -1 "^hybridkit-preload: warning: MPI ran but its MPI_Init never reached libhybridkit-preload.so"
   -- $<TARGET_FILE:coll_plain_mpi> 2)
 tools_test(fatal_garbage "${CHECK_LIB}" 2 -e HK_CHECK_FATAL=garbage
   -1 "^hybridkit-check: error: rank 0: HK_CHECK_FATAL=garbage: expected 1/yes/true/on or 0/no/false/off$"

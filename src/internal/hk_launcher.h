@@ -27,6 +27,22 @@ static inline int hk__launcher_local_ranks(void)
   return 0;
 }
 
+/* this process's rank in the job as the launcher tells it (Open MPI, PMI, PMIx, Slurm); -1
+ * when none says (before or without MPI: who prints a line once) */
+static inline int hk__launcher_rank(void)
+{
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                     "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    char *end = NULL;
+    long r = v ? strtol(v, &end, 10) : -1;
+    if (v && *v && !*end && r >= 0 && r < 1L << 30)
+      return (int)r;
+  }
+  return -1;
+}
+
 /* cores a rank may use when `sharing` ranks share this node: its affinity mask, at most
  * the online CPUs divided among the ranks (at least 0); *cpus and *online say why */
 static inline long hk__usable_cores(long sharing, long *cpus, long *online)

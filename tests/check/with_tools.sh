@@ -1,19 +1,20 @@
 #!/bin/bash
 # with_tools.sh IMPL LAUNCHER NP PRELOAD CODE [-e VAR=VALUE]... [-m REGEX]... [-1 REGEX]...
-#               -- PROGRAM ARGS...
+#               [-0 REGEX]... -- PROGRAM ARGS...
 # Runs PROGRAM under LAUNCHER with NP ranks, LD_PRELOAD=PRELOAD (one library or a
 # colon-separated list, in that order) and the VAR=VALUE settings on the ranks only
 # (-x / -genv: the launcher itself is not preloaded), and passes when the exit code
 # is CODE, every -m REGEX (extended) matches at least one line of the output and
-# every -1 REGEX exactly one (a line printed once, not once per rank).
+# every -1 REGEX exactly one (a line printed once, not once per rank), every -0 REGEX none.
 impl=$1 launcher=$2 np=$3 preload=$4 code=$5
 shift 5
-vars=(LD_PRELOAD="$preload") some=() one=()
+vars=(LD_PRELOAD="$preload") some=() one=() none=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do
   case $1 in
     -e) vars+=("$2") ;;
     -m) some+=("$2") ;;
     -1) one+=("$2") ;;
+    -0) none+=("$2") ;;
     *) echo "with_tools.sh: unknown argument '$1'"; exit 2 ;;
   esac
   shift 2
@@ -35,5 +36,8 @@ done
 for r in "${one[@]}"; do
   n=$(grep -Ec -- "$r" <<<"$out")
   [ "$n" -eq 1 ] || { echo "FAIL: $n lines match '$r', expected exactly one"; exit 1; }
+done
+for r in "${none[@]}"; do
+  grep -Eq -- "$r" <<<"$out" && { echo "FAIL: a line matches: $r"; exit 1; }
 done
 echo PASS
