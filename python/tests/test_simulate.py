@@ -2,16 +2,20 @@
 against values computed by hand from the platform.
 
 The generation tests need nothing; the simulated runs need SimGrid (smpirun) and the SMPI
-build (make build-smpi) and are skipped with the reason otherwise ('make test' runs pytest -rs,
-so the reason is printed).  Simulations are small: 2 nodes, a few sizes, 2-3 iterations.
+build (make build-smpi), a user's program smpicc too, and are skipped with the reason otherwise
+('make test' runs pytest -rs, so the reason is printed).  Simulations are small: 2 nodes, a few
+sizes, 2-3 iterations.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -257,3 +261,201 @@ def test_concurrent_paths_share_the_nic(tmp_path):
     assert bw[1] == pytest.approx(12500, rel=0.05)
     assert bw[2] == pytest.approx(25000, rel=0.05)
     assert bw[3] == pytest.approx(25000, rel=0.05)
+
+
+# ---------------------------------------------------------------- a user's program (SimGrid)
+
+USER_PROGRAM = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+/* argv[1]: ping (1 MiB from rank 0 to rank 1), spin (rank 0 never ends), segv, deadlock */
+int main(int argc, char **argv) {
+  static char buf[1 << 20];
+  int rank;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char *what = argc > 1 ? argv[1] : "ping";
+  printf("rank %d started, argc %d:", rank, argc);
+  for (int i = 1; i < argc; i++) printf(" %s", argv[i]);
+  printf("\n");
+  if (!strcmp(what, "ping") && rank < 2)
+    rank == 0 ? MPI_Send(buf, sizeof buf, MPI_BYTE, 1, 0, MPI_COMM_WORLD)
+              : MPI_Recv(buf, sizeof buf, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (!strcmp(what, "deadlock"))
+    MPI_Recv(buf, 1, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (!strcmp(what, "segv") && rank == 1) {
+    volatile int *p = NULL;
+    *p = 1;
+  }
+  if (!strcmp(what, "spin") && rank == 0)
+    for (volatile long i = 0;; i++) {
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def user_program(tmp_path_factory) -> Path:
+    """USER_PROGRAM built with smpicc (no SMPI build of hk needed)."""
+    if shutil.which("smpirun") is None or shutil.which("smpicc") is None:
+        pytest.skip("SimGrid is not installed (smpirun/smpicc missing; apt-get install "
+                    "libsimgrid-dev)")
+    where = tmp_path_factory.mktemp("user")
+    (where / "prog.c").write_text(USER_PROGRAM)
+    subprocess.run(["smpicc", "-O1", "-o", str(where / "prog"), str(where / "prog.c")],
+                   check=True, capture_output=True, timeout=120)
+    return where / "prog"
+
+
+PLATFORM = ["--nodes", "2", "--cores", "1", "--link-bw", "2GBps", "--link-lat", "5us"]
+
+
+def simulate_user(tmp_path: Path, *args: str, timeout: float = 120):
+    """hybridkit simulate ARGS; (completed process, run directory, run.json, seconds)."""
+    results = tmp_path / "results"
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "hybridkit", "simulate", "--results",
+                           str(results), *args], capture_output=True, text=True,
+                          timeout=timeout, env=python_env())
+    seconds = time.monotonic() - t0
+    runs = list((results / "runs").iterdir())
+    assert len(runs) == 1, proc.stderr
+    return proc, runs[0], json.loads((runs[0] / "run.json").read_text()), seconds
+
+
+def _left_running(program: Path) -> list:
+    """Processes still running program (smpirun, smpimain)."""
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(program).encode() in cmdline:
+            left.append(int(pid))
+    return left
+
+
+@pytest.fixture
+def stop_leftovers(user_program):
+    """After the test, kill what a failed one left running of the program (it spins)."""
+    yield
+    for pid in _left_running(user_program):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def test_user_program_simulated_end_to_end(tmp_path, user_program):
+    """A user's smpicc-built program: its arguments only (no --output), run.json status ok
+    with no records expected and the simulated time SimGrid reports: 1 MiB between two nodes
+    takes link_lat + size / link_bw (5 us + 524 us), compute phases free."""
+    proc, run_dir, run, _ = simulate_user(tmp_path, *PLATFORM, "--compute", "off",
+                                          str(user_program), "--", "ping", "x")
+    assert proc.returncode == 0, proc.stderr
+    assert run["status"] == "ok" and run["exit_code"] == 0 and run["message"] is None
+    assert run["records_expected"] is False and run["records"] is None
+    assert "--output" not in run["argv"] and run["argv"][-3:] == [str(user_program), "ping", "x"]
+    out = (run_dir / "stdout.txt").read_text()
+    assert "rank 0 started, argc 3: ping x\n" in out and "--output" not in out
+    assert not (run_dir / "records.jsonl").exists()
+    assert run["simulated_time_s"] == pytest.approx(5e-6 + (1 << 20) / 2e9, rel=0.05)
+    assert f"# simulated time: {run['simulated_time_s']:g} s" in proc.stdout
+
+
+def test_hk_binary_gets_output_and_records(tmp_path):
+    """hk-bench (it writes records) still gets --output, and its run the simulated time."""
+    _simgrid_or_skip()
+    proc, run_dir, run, _ = simulate_user(tmp_path, *PLATFORM, "hk-bench", "--", "pingpong",
+                                          "-m", "8", "-i", "2", "-x", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert run["records_expected"] is True and run["records"] > 0 and run["status"] == "ok"
+    assert run["argv"][-2] == "--output" and run["simulated_time_s"] > 0
+
+
+@pytest.mark.parametrize("compiler", ["cc", "mpicc", "script"])
+def test_program_not_built_for_smpi_is_refused(cli, tmp_path, compiler):
+    """A program smpirun cannot run (gcc, mpicc, a script) is refused at once, with the
+    reason and before any run directory is made (SimGrid 3.32 would abort or stall on it)."""
+    prog = tmp_path / "prog"
+    if compiler == "script":
+        prog.write_text("#!/bin/sh\necho hi\n")
+        prog.chmod(0o755)
+        how = "it is not an ELF program"
+    else:
+        if shutil.which(compiler) is None:
+            pytest.skip(f"{compiler} is not installed")
+        src = tmp_path / "prog.c"
+        src.write_text(USER_PROGRAM if compiler == "mpicc" else "int main(void){return 0;}\n")
+        subprocess.run([compiler, "-o", str(prog), str(src)], check=True, timeout=120)
+        how = "it links libmpi" if compiler == "mpicc" else \
+            "it does not link libsimgrid"
+    t0 = time.monotonic()
+    res = cli(["simulate", *PLATFORM, "--results", str(tmp_path / "results"), str(prog)])
+    assert time.monotonic() - t0 < 10
+    assert res.code == 2, res.err
+    assert f"{prog} is not built for SimGrid SMPI (build it with smpicc): " in res.err
+    assert how in res.err
+    assert not (tmp_path / "results").exists()
+
+
+def test_timeout_stops_a_program_that_never_ends(tmp_path, user_program, stop_leftovers):
+    """A program that never ends (rank 0 computes forever, rank 1 waits in a barrier) is
+    stopped after --timeout with smpirun and the simulation: run.json says timeout, its
+    output until then is kept (line-buffered), nothing is left running."""
+    proc, run_dir, run, seconds = simulate_user(tmp_path, *PLATFORM, "--timeout", "2",
+                                                str(user_program), "--", "spin", timeout=60)
+    assert proc.returncode == 1
+    assert "timed out after 2 s (--timeout 2) and was stopped" in proc.stderr
+    assert seconds < 30
+    assert run["status"] == "timeout" and run["timeout_s"] == 2
+    assert run["message"] == "no end after 2 s (timeout), stopped"
+    assert run["exit_code"] is not None and run["end"] is not None
+    assert "rank 0 started" in (run_dir / "stdout.txt").read_text()
+    assert _left_running(user_program) == []
+
+
+def test_sigterm_to_hybridkit_is_recorded(tmp_path, user_program, stop_leftovers):
+    """hybridkit killed with SIGTERM during a simulation stops it and says so in run.json
+    (status signal, SIGTERM), never leaving it 'running'."""
+    results = tmp_path / "results"
+    child = subprocess.Popen([sys.executable, "-m", "hybridkit", "simulate", "--results",
+                              str(results), *PLATFORM, str(user_program), "--", "spin"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=python_env())
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            out = list(results.glob("runs/*/stdout.txt"))
+            if out and "rank 0 started" in out[0].read_text():
+                break
+            time.sleep(0.2)
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 128 + signal.SIGTERM, err
+    run = json.loads(next(results.glob("runs/*/run.json")).read_text())
+    assert run["status"] == "signal" and run["signal"] == "SIGTERM", run
+    assert run["exit_code"] is not None
+    assert _left_running(user_program) == []
+
+
+@pytest.mark.parametrize("what,status,message", [
+    ("segv", "signal", "prog ended by signal SIGSEGV (exit code 139)"),
+    ("deadlock", "failed", "SimGrid found a deadlock"),
+])
+def test_user_program_ending_badly(tmp_path, user_program, what, status, message):
+    """A rank killed by a signal is status signal with its name; a deadlock (SimGrid 3.32
+    ends it with exit code 0) is a failure."""
+    proc, _, run, seconds = simulate_user(tmp_path, *PLATFORM, str(user_program), "--", what)
+    assert proc.returncode != 0 and seconds < 30
+    assert run["status"] == status and message in run["message"], run
+    if status == "signal":
+        assert run["signal"] == "SIGSEGV"

@@ -1,10 +1,15 @@
-"""`hybridkit simulate [PLATFORM] BINARY -- ARGS`: run hk-bench / hk-jacobi in SimGrid SMPI.
+"""`hybridkit simulate [PLATFORM] BINARY -- ARGS`: run a program in SimGrid SMPI.
 
     platform (named, changed, or generated) --> platform.xml + hostfile in the run directory
-    --> smpirun -platform ... -hostfile ... -np R BINARY ARGS --output records.jsonl
-        (HK_NODE_SIZE = ranks per node: hk's node is the platform's node)
-    --> every record gets "simulated": true, "platform": {...}, provenance.simulator
-    --> validated like a real run's; report and advise read the run directory
+    BINARY checked: an ELF program needing libsimgrid (built with smpicc), else refused
+    --> stdbuf -oL smpirun -platform ... -hostfile ... -np R BINARY ARGS [--output records.jsonl]
+        (HK_NODE_SIZE = ranks per node: hk's node is the platform's node; --output only
+        for hk binaries, which write records; in its own process group, stopped after
+        --timeout or when hybridkit gets SIGINT/SIGTERM/SIGHUP)
+    --> hk binaries: every record gets "simulated": true, "platform": {...},
+        provenance.simulator, validated like a real run's; report and advise read them
+    --> any program: run.json keeps the simulated time SimGrid reports (smpi/display-timing),
+        and status ok / failed / timeout / signal
 
 The model (what a CPU, a NIC, a node are; how compute phases are timed) is in
 docs/simulate.md and hybridkit.simplatform.
@@ -17,26 +22,29 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from hybridkit import __version__
-from hybridkit.cliargs import MAX_CORES, MAX_NODES, count
+from hybridkit.cliargs import DEFAULT_RUN_TIMEOUT, MAX_CORES, MAX_NODES, count, positive_float
+from hybridkit.elfneeded import NotELF, needed
 from hybridkit.errors import HKError, UsageError
 from hybridkit.paths import repo_root
-from hybridkit.rundir import (RESERVE, create_run_dir, iso, run_dir_name, run_streaming,
-                              utc_now, write_json)
+from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
+                              run_dir_name, run_streaming, utc_now, write_json)
 from hybridkit.simplatform import Platform, add_platform_arguments, platform_from_args
 
-HELP = "run hk-bench or hk-jacobi on a simulated cluster (SimGrid SMPI)"
+HELP = "run hk-bench, hk-jacobi or an smpicc-built program on a simulated cluster (SimGrid SMPI)"
 DESCRIPTION = """\
-Run BINARY (hk-bench or hk-jacobi, built for SMPI: make build-smpi) with SimGrid's smpirun
-on a simulated cluster: a named platform (--platform sr8000 | ibm-sp | fat-tree, whose
-parameters the options below may change) or one generated from --nodes/--cores/--link-bw/
---link-lat/--nic-per-node/--cpu-injection. One rank per simulated CPU; --use-nodes N and
+Run BINARY (hk-bench or hk-jacobi, built for SMPI: make build-smpi, or the path of your own
+program built with SimGrid's smpicc) with SimGrid's smpirun on a simulated cluster: a
+named platform (--platform sr8000 | ibm-sp | fat-tree, whose parameters the options below
+may change) or one generated from --nodes/--cores/--link-bw/--link-lat/--nic-per-node/
+--cpu-injection. One rank per simulated CPU; --use-nodes N and
 --ranks-per-node P (stride --stride) choose which CPUs run ranks, node by node, and hk's
 node is the platform's node (HK_NODE_SIZE=P). OpenMP threads are not simulated: run
 with one thread per rank (the threads of a node are ranks sharing it).
@@ -46,13 +54,19 @@ hostfile, command.txt, env.json, stdout.txt, stderr.txt, records.jsonl (each rec
 marked "simulated": true with its "platform") and run.json; hybridkit report and advise
 read it like a real run's and keep the two apart.
 
+Your own program (a path, e.g. ./prog built with smpicc) gets ARGS only, no --output: it
+writes no records, and run.json keeps the simulated time SimGrid reports (also printed). A
+program not built with smpicc (no libsimgrid among its libraries: mpicc, gcc, a script) is
+refused before anything runs. A run still going after --timeout S (default 3600) is stopped
+and marked 'timeout' in run.json; one ended by a signal is marked 'signal'.
+
 Network: the platform's numbers as they are: smpi/bw-factor and smpi/lat-factor 1 (no
 SMPI piecewise corrections), network/crosstraffic 0 (no acknowledgement traffic) and 1 us per
 MPI_Test/MPI_Iprobe (SMPI's default: 100 us, growing), unless --smpi-factors default.
 Compute phases (--compute): 'off' (default for hk-bench) costs them nothing; 'measured'
-(default for hk-jacobi) replays each compute burst for the time it took on this machine
-(smpi/host-speed = the platform's CPU speed), so a simulated CPU is as fast as one core of
-this machine.
+(default for hk-jacobi and your own programs) replays each compute burst for the time it
+took on this machine (smpi/host-speed = the platform's CPU speed), so a simulated CPU is as
+fast as one core of this machine.
 
 examples:
   hybridkit simulate --platform sr8000 --use-nodes 8 hk-bench -- orthogonal -m 1K:1M
@@ -60,7 +74,9 @@ examples:
   hybridkit simulate --nodes 4 --cores 8 --link-bw 10GBps --link-lat 2us \\
       --cpu-injection 4GBps hk-bench -- beff --compare-hybrid --lmax 64K --time-per-loop 0.005
   hybridkit simulate --platform sr8000 --use-nodes 2 --ranks-per-node 4 hk-jacobi -- \\
-      --mode pure --size 64 --iters 20"""
+      --mode pure --size 64 --iters 20
+  smpicc -O2 -o prog prog.c && hybridkit simulate --platform sr8000 --use-nodes 2 \\
+      --ranks-per-node 2 --timeout 60 ./prog -- 100"""
 
 SMPI_BUILD = Path("build") / "smpi-release" / "bin"
 # SimGrid's configuration keys (Configuring_SimGrid in its documentation): NAME is one of
@@ -87,11 +103,19 @@ def simgrid_cfg(text: str) -> str:
                                          f"key; {allowed}")
     return text
 KNOWN = ("hk-bench", "hk-jacobi")
+# what hk's record writer puts in every hk binary (src/core/record_out.c): such a binary
+# takes --output FILE and writes records there
+RECORDS_MARK = b"schema_version"
+# SimGrid's own diagnostics of a simulation that ends with exit code 0 nonetheless (3.32)
+SMPI_FAILURES = (("Deadlock detected", "SimGrid found a deadlock (ranks waiting for each "
+                  "other forever)"),
+                 ("MPI_Abort was called", "a rank called MPI_Abort"))
+SIMULATED_TIME = re.compile(r"Simulated time: (\S+) seconds")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("binary", metavar="BINARY", help="hk-bench or hk-jacobi (or a path to "
-                        "a binary built with smpicc)")
+                        "a program built with smpicc)")
     add_platform_arguments(parser)
     g = parser.add_argument_group("ranks and simulation")
     g.add_argument("--use-nodes", type=count(MAX_NODES), metavar="N",
@@ -102,7 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="CPU stride of the ranks in a node (default: 1)")
     g.add_argument("--compute", choices=("off", "measured"),
                    help="compute phases: off (free) or measured on this machine "
-                        "(default: off for hk-bench, measured for hk-jacobi)")
+                        "(default: off for hk-bench, measured for hk-jacobi and others)")
     g.add_argument("--smpi-factors", choices=("one", "default"), default="one",
                    help="one: the platform's bandwidth and latency as they are (default); "
                         "default: SMPI's piecewise corrections and cross traffic")
@@ -113,6 +137,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "network/weight-S:0")
     g.add_argument("--results", type=Path, default=Path("results"), metavar="DIR",
                    help="results directory (default: %(default)s)")
+    g.add_argument("--timeout", type=positive_float, default=DEFAULT_RUN_TIMEOUT, metavar="S",
+                   help="seconds (real time) the simulation may take before it is stopped "
+                        "and the run marked 'timeout' in run.json (default: %(default)g)")
     g.add_argument("--dry-run", action="store_true",
                    help="print the smpirun command and the platform, run nothing")
     parser.add_argument("binary_args", nargs="*", metavar="-- BINARY_ARGS",
@@ -140,6 +167,91 @@ def smpi_binary(name: str) -> Path:
             return (d / name).resolve()
     raise HKError(f"{name} built for SMPI not found in {', '.join(map(str, dirs)) or '(nowhere)'}"
                   f": run 'make build-smpi' (needs libsimgrid-dev) or set HK_SMPI_BIN_DIR")
+
+
+def check_smpi_program(path: Path, name: str) -> None:
+    """UsageError unless path is an ELF program needing libsimgrid: smpirun can run nothing
+    else (SimGrid 3.32 aborts on an executable, a script, a program built with mpicc)."""
+    refused = f"{name} is not built for SimGrid SMPI (build it with smpicc)"
+    try:
+        libs = needed(path)
+    except NotELF as exc:
+        raise UsageError(f"{refused}: it is not an ELF program ({exc})") from None
+    except OSError as exc:
+        raise UsageError(f"{name}: cannot read: {exc.strerror}") from None
+    if any(lib.startswith("libsimgrid") for lib in libs):
+        return
+    mpi = [lib for lib in libs if lib.startswith(("libmpi", "libmpich"))]
+    how = (f"it links {mpi[0]}, another MPI library (built with mpicc?)" if mpi else
+           "it does not link libsimgrid" + ("" if libs else " (a static program)"))
+    raise UsageError(f"{refused}: {how}")
+
+
+def writes_records(path: Path) -> bool:
+    """Whether the program is an hk binary that takes --output FILE and writes records."""
+    if not path.name.startswith("hk-"):
+        return False
+    with open(path, "rb") as f:
+        return RECORDS_MARK in f.read()
+
+
+def simulated_time(stderr_path: Path) -> Optional[float]:
+    """The simulated time SimGrid prints at the end (smpi/display-timing), None without it."""
+    try:
+        text = stderr_path.read_text(errors="replace")
+    except OSError:
+        return None
+    found = SIMULATED_TIME.findall(text)
+    try:
+        return float(found[-1]) if found else None
+    except ValueError:
+        return None
+
+
+def smpi_failure(stderr_path: Path) -> Optional[str]:
+    """What SimGrid said went wrong in a simulation that ended with exit code 0."""
+    try:
+        text = stderr_path.read_text(errors="replace")
+    except OSError:
+        return None
+    return next((why for mark, why in SMPI_FAILURES if mark in text), None)
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class _Caught:
+    """SIGINT, SIGTERM and SIGHUP to hybridkit while the simulation runs: the signal is noted
+    and KeyboardInterrupt raised, so that run_streaming stops smpirun's process group and the
+    run is recorded as stopped by that signal."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.number: Optional[int] = None
+        self.old: List[Tuple[int, object]] = []
+
+    def _handler(self, number: int, frame: object) -> None:
+        if self.number is not None:  # the first one is being handled: stopping the group
+            return
+        self.number = number
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> "_Caught":
+        try:
+            for number in self.SIGNALS:
+                self.old.append((number, signal.signal(number, self._handler)))
+        except ValueError:  # not the main thread: the default handling stays
+            pass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for number, old in self.old:
+            signal.signal(number, old)
 
 
 def simgrid_version() -> Optional[str]:
@@ -173,9 +285,13 @@ def smpi_config(compute: str, factors: str, plat: Platform, extra: List[str]) ->
 
 def build_command(binary: Path, plat_xml: Path, hostfile: Path, np: int, cfg: List[str],
                   args: List[str]) -> List[str]:
-    return (["smpirun", "-np", str(np), "-platform", str(plat_xml), "-hostfile", str(hostfile),
-             "--log=xbt_cfg.thres:warning", "--log=smpi_config.thres:error"]
-            + [f"--cfg={c}" for c in cfg] + [str(binary)] + args)
+    # the ranks share one process whose stdout is a pipe: without line buffering their
+    # output would come at the end only, and be lost when the run is stopped
+    line_buffered = ["stdbuf", "-oL"] if shutil.which("stdbuf") else []
+    return (line_buffered + ["smpirun", "-np", str(np), "-platform", str(plat_xml),
+                             "-hostfile", str(hostfile),
+                             "--log=xbt_cfg.thres:warning", "--log=smpi_config.thres:error"]
+            + [f"--cfg={c}" for c in cfg + ["smpi/display-timing:yes"]] + [str(binary)] + args)
 
 
 def mark_records(path: Path, platform_field: Dict, simulator: str) -> int:
@@ -201,14 +317,14 @@ def mark_records(path: Path, platform_field: Dict, simulator: str) -> int:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from hybridkit.records import load_records
-
     plat = platform_from_args(ns)
     nodes = ns.use_nodes or plat.nodes
     per_node = ns.ranks_per_node or (plat.cores + ns.stride - 1) // ns.stride
     hosts = plat.hosts(nodes, per_node, ns.stride)
     binary = smpi_binary(ns.binary)
-    compute = ns.compute or ("measured" if binary.name == "hk-jacobi" else "off")
+    check_smpi_program(binary, ns.binary)
+    records_expected = writes_records(binary)
+    compute = ns.compute or ("off" if binary.name == "hk-bench" else "measured")
     cfg = smpi_config(compute, ns.smpi_factors, plat, ns.cfg)
     np = len(hosts)
     name = run_dir_name(binary.name, np, 1, f"sim-{plat.name}")
@@ -217,7 +333,7 @@ def run(ns: argparse.Namespace) -> int:
     plat_xml, hostfile = run_dir / "platform.xml", run_dir / "hostfile"
     records_path = run_dir / "records.jsonl"
     args = list(ns.binary_args) + list(getattr(ns, "extra", []) or []) + \
-        ["--output", str(records_path)]
+        (["--output", str(records_path)] if records_expected else [])
     argv = build_command(binary, plat_xml, hostfile, np, cfg, args)
     env = {"HK_NODE_SIZE": str(per_node), "OMP_NUM_THREADS": "1"}
     if ns.dry_run:
@@ -239,32 +355,86 @@ def run(ns: argparse.Namespace) -> int:
         "simulated": True, "platform": plat.record_field(str(plat_xml)),
         "use_nodes": nodes, "ranks_per_node": per_node, "stride": ns.stride,
         "compute": compute, "smpi_config": cfg, "simulator": f"SimGrid {version} (SMPI)",
+        "records_expected": records_expected, "timeout_s": ns.timeout,
         "exit_code": None, "start": iso(utc_now()), "end": None, "duration_s": None,
-        "records": None, "records_valid": None, "status": "running", "message": None,
+        "simulated_time_s": None, "records": None, "records_valid": None,
+        "status": "running", "message": None,
     }
     write_json(run_dir / "run.json", info, reserve=RESERVE)
     print(f"# run directory: {run_dir}", flush=True)
     print(f"# command: {' '.join(argv)}", flush=True)
+    return launch(argv, env, run_dir, info, binary.name, ns.timeout)
+
+
+def launch(argv: List[str], env: Dict[str, str], run_dir: Path, info: Dict, name: str,
+           timeout: float) -> int:
+    """Run the simulation and record how it ended in run.json: never left 'running'."""
     t0 = time.monotonic()
     lost: List[str] = []
-    code = run_streaming(argv, env, run_dir / "stdout.txt", run_dir / "stderr.txt", lost=lost)
-    info.update(exit_code=code, end=iso(utc_now()), duration_s=round(time.monotonic() - t0, 3))
-    mark_records(records_path, info["platform"], info["simulator"])
-    problem: Optional[HKError] = None
-    records: list = []
+    caught = _Caught()
+    code: Optional[int] = None
     try:
-        records = load_records(records_path)
-    except HKError as exc:
-        problem = exc
-    failed = ([f"{binary.name} exit code {code}"] if code else []) + \
-        ([f"no valid records: {problem}"] if problem else [])
-    info.update(records=len(records), records_valid=problem is None, output_lost=lost or None,
-                status="failed" if failed else "ok", message="; ".join(failed + lost) or None)
+        with caught:
+            code = run_streaming(argv, env, run_dir / "stdout.txt", run_dir / "stderr.txt",
+                                 lost=lost, timeout=timeout)
+    except TimedOut as exc:
+        code = exc.code
+        info.update(status="timeout", message=f"no end after {timeout:g} s (timeout), stopped")
+    except KeyboardInterrupt:  # a signal came after run_streaming had stopped the program
+        caught.number = caught.number or signal.SIGINT
+    info.update(exit_code=code, end=iso(utc_now()), duration_s=round(time.monotonic() - t0, 3),
+                simulated_time_s=simulated_time(run_dir / "stderr.txt"),
+                output_lost=lost or None)
+    if caught.number is not None:
+        sig = signal_name(caught.number)
+        info.update(status="signal", signal=sig,
+                    message=f"hybridkit got {sig}: the simulation was stopped")
+        write_json(run_dir / "run.json", info)
+        print(f"hybridkit: error: {name} stopped: hybridkit got {sig} (see {run_dir})",
+              file=sys.stderr)
+        return exit_status(-caught.number)
+    if info["status"] == "timeout":
+        write_json(run_dir / "run.json", info)
+        raise HKError(f"{name} timed out after {timeout:g} s (--timeout {timeout:g}) and was "
+                      f"stopped (see {run_dir})")
+    return finish(info, run_dir, name, code, lost)
+
+
+def finish(info: Dict, run_dir: Path, name: str, code: int, lost: List[str]) -> int:
+    """A simulation that ended by itself: its status, records (hk binaries) and time."""
+    from hybridkit.records import load_records
+
+    failed = []
+    if code > 128 and code - 128 in signal.valid_signals():
+        info["signal"] = signal_name(code - 128)
+        failed.append(f"{name} ended by signal {info['signal']} (exit code {code})")
+    elif code:
+        failed.append(f"{name} exit code {code}")
+    else:
+        why = smpi_failure(run_dir / "stderr.txt")
+        failed += [why] if why else []
+    problem: Optional[HKError] = None
+    if info["records_expected"]:
+        records_path = run_dir / "records.jsonl"
+        mark_records(records_path, info["platform"], info["simulator"])
+        records: list = []
+        try:
+            records = load_records(records_path)
+        except HKError as exc:
+            problem = exc
+            failed.append(f"no valid records: {exc}")
+        info.update(records=len(records), records_valid=problem is None)
+    status = "signal" if "signal" in info else "failed" if failed else "ok"
+    info.update(status=status, message="; ".join(failed + lost) or None)
     write_json(run_dir / "run.json", info)
+    if info["simulated_time_s"] is not None:
+        print(f"# simulated time: {info['simulated_time_s']:g} s", flush=True)
     if problem is not None:
         print(f"hybridkit: error: no valid records: {problem}", file=sys.stderr)
-    if code != 0:
-        print(f"hybridkit: error: {binary.name} failed under smpirun with exit code {code} "
+    if code:
+        by = f", {info['signal']}" if "signal" in info else ""
+        print(f"hybridkit: error: {name} failed under smpirun with exit code {code}{by} "
               f"(see {run_dir})", file=sys.stderr)
-        return code
-    return 0 if problem is None else 1
+    elif failed and problem is None:
+        print(f"hybridkit: error: {failed[0]} (see {run_dir})", file=sys.stderr)
+    return code or (1 if failed else 0)
