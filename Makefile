@@ -1,5 +1,5 @@
 # hybridkit: the two commands of the quick start, and their parts.
-#   make run     set up (apt packages, .venv), build (Release), run the main job
+#   make run     set up (apt packages, .venv), build (Release and SMPI), run the main job
 #   make test    set up, build, ctest (all labels) + pytest
 # HK_MPI=mpich selects MPICH (build/mpich-release); the default is Open MPI (build/release).
 # PRESET=debug|repro (or mpich-debug ...) selects another CMake preset.
@@ -60,9 +60,12 @@ configure: $(BUILD_DIR)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# hk-bench and hk-jacobi for SimGrid SMPI (hybridkit simulate, docs/simulate.md)
+# hk-bench and hk-jacobi for SimGrid SMPI (hybridkit simulate, docs/simulate.md). A failed
+# configuration leaves no CMakeCache.txt behind (CMake writes one anyway), so the next make
+# configures again instead of failing in the build with "No rule to make target 'Makefile'"
 $(SMPI_DIR)/CMakeCache.txt: | deps
-	cmake --preset smpi-release
+	@command -v smpicc >/dev/null || { echo "make: smpicc not found: the SMPI build (hybridkit simulate) needs SimGrid: apt-get install libsimgrid-dev (make deps does)" >&2; exit 1; }
+	cmake --preset smpi-release || { rm -f $@; echo "make: configuring $(SMPI_DIR) with smpicc failed (see above)" >&2; exit 1; }
 
 build-smpi: $(SMPI_DIR)/CMakeCache.txt
 	cmake --build $(SMPI_DIR) -j $(JOBS) --target hk-bench hk-jacobi
@@ -71,7 +74,7 @@ test: build build-smpi
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
 	$(PY) -m pytest python/tests -q -rs
 
-run: build
+run: build build-smpi
 	$(PY) -m hybridkit study --quick
 
 # the quick start on a fresh Debian 12 root (debootstrap + chroot, root only): make test, make run
