@@ -1,6 +1,7 @@
 # Fortran programs under libhybridkit-profile.so and libhybridkit-check.so (issue 37):
 # the same known MPI calls through mpif.h (prof_f77.f), `use mpi` (prof_f90.f90) and
-# `use mpi_f08` (prof_f08.f90), and a `use mpi` program that breaks
+# `use mpi_f08` (prof_f08.f90), the other argument conversions (prof_more.f90, `use
+# mpi_f08`: communicators, requests, indices, flags, LOGICALs), and a `use mpi` program that breaks
 # MPI_THREAD_FUNNELED from a parallel region (threads_f90.f90).  Profiled: exact
 # counts, bytes and call sites (file:line) by check_fortran.py; checked: clean
 # programs "no violation", the broken one its violations.  Included from
@@ -22,7 +23,7 @@ if(CMAKE_Fortran_COMPILER)
   set(PF_REASON "no MPI Fortran bindings or OpenMP for Fortran found by CMake")
 endif()
 
-set(PF_PROGRAMS prof_f77 prof_f90 prof_f08 threads_f90)
+set(PF_PROGRAMS prof_f77 prof_f90 prof_f08 prof_more threads_f90)
 if(TARGET MPI::MPI_Fortran AND TARGET OpenMP::OpenMP_Fortran)
   foreach(prog ${PF_PROGRAMS})
     file(GLOB src ${PF_DIR}/${prog}.f ${PF_DIR}/${prog}.f90)
@@ -49,6 +50,11 @@ if(TARGET MPI::MPI_Fortran AND TARGET OpenMP::OpenMP_Fortran)
     endforeach()
     check_test(fortran.${b}.clean.np2 2 clean COMMAND $<TARGET_FILE:${prog}>)
   endforeach()
+  foreach(np 2 3)
+    profile_test(fortran.more.np${np} ${np} 2 COMMAND $<TARGET_FILE:prof_more>
+                 CHECK ${HK_PYTHON} ${PF_CHECK} @OUT@ @ERR@ ${np} 2 ${PF_SRC_prof_more} more)
+  endforeach()
+  check_test(fortran.more.clean.np2 2 clean COMMAND $<TARGET_FILE:prof_more>)
   profile_test(fortran.threads.np2 2 2 COMMAND $<TARGET_FILE:threads_f90>
                CHECK ${HK_PYTHON} ${PF_CHECK} @OUT@ @ERR@ 2 2 ${PF_SRC_threads_f90} threads)
   check_test(fortran.funneled.violation.np2 2
