@@ -51,7 +51,7 @@ PROGRAMS = {
     "umount": "mount", "uname": "coreutils", "uniq": "coreutils", "unshare": "util-linux",
     "wc": "coreutils", "which": "debianutils", "xargs": "findutils", "yes": "coreutils",
     "dpkg-query": "dpkg", "apt-get": "apt", "diff": "diffutils", "sync": "coreutils",
-    "tac": "coreutils", "truncate": "coreutils", "getconf": "libc-bin", "ldd": "libc-bin",
+    "tac": "coreutils", "truncate": "coreutils", "stdbuf": "coreutils", "getconf": "libc-bin", "ldd": "libc-bin",
     "git": "git", "make": "make", "gmake": "make", "cmake": "cmake", "ctest": "cmake",
     "cc": "gcc", "gcc": "gcc", "g++": "g++", "pkg-config": "pkg-config",
     "python3": "python3", "addr2line": "binutils", "nm": "binutils", "objdump": "binutils",
@@ -71,6 +71,7 @@ PROGRAMS = {
     "mpicc.openmpi": "libopenmpi-dev", "mpif90.openmpi": "libopenmpi-dev",
     "mpiexec.mpich": "mpich", "mpirun.mpich": "mpich", "mpiexec.hydra": "mpich",
     "mpicc.mpich": "libmpich-dev", "mpif90.mpich": "libmpich-dev", "mpichversion": "mpich",
+    "mpifort.mpich": "libmpich-dev", "mpifort.openmpi": "libopenmpi-dev",
     # installed on demand by the one command that needs it (make docs, make fresh-check)
     "doxygen": "doxygen", "debootstrap": "debootstrap",
 }
@@ -304,6 +305,7 @@ def makefile_calls(root):
     path = os.path.join(root, "Makefile")
     lines = open(path, encoding="utf-8").read().split("\n")
     recipe = "\n".join(l.lstrip("\t").lstrip("@-") if l.startswith("\t") else "" for l in lines)
+    recipe = re.sub(r"\$\([A-Za-z_]\w*\)", "%V%", recipe)  # make's variables, not $(commands)
     return [(w, no) for w, no in shell_calls(path, recipe) if not w.startswith("$")]
 
 
