@@ -9,8 +9,13 @@ naming the file and the field; the other apps work on); a new app needs a file, 
     description = "..."
     kind = "jacobi"                     # record kind that carries the metric
     args = ["--mode", "{mode}", ...]    # {param}, {ranks}, {threads}, {run_dir} substituted;
-                                        # '--output FILE' is appended
-    env = {...}                         # optional, every rank gets it
+                                        # '--output FILE' is appended (output = "argument")
+    output = "argument" | "none"        # how the binary learns where its records go:
+                                        # '--output FILE' appended (the hk-* binaries), or
+                                        # nothing on its command line (a user's program;
+                                        # a preload may take {records} from env)
+    env = {...}                         # optional, every rank gets it ({records}: the
+                                        # run's records file, {run_dir} its directory)
     single_node_env = {HK_NODE_SIZE = "{node_size}"}   # only when running on one node
                                         # (virtual nodes); on several nodes it is dropped,
                                         # with the parameters only it uses
@@ -27,6 +32,13 @@ naming the file and the field; the other apps work on); a new app needs a file, 
                                         # its numbers, '160x160x160' > '64x64x64'), or by
                order = ["S", "W", ...]  # this list when given (NPB classes)
     [metric]   value = "mlups"  unit = "MLUP/s"  better = "higher"|"lower"
+               source = "records" | "wall" | "output"   (where the metric comes from: the
+                                        binary's records (default); the runner's wall
+                                        time of the launch; or `regex` (one group, the
+                                        last match in stdout wins) over the program's
+                                        output. wall/output: the runner writes a record of
+                                        kind "program" with results VALUE and wall_time)
+               regex = 'Mop/s total *= *([0-9.]+)'   (source = "output")
                time, memory, breakdown = [...], series = "mode", verified (optional)
                (value, unit, better, time and breakdown come from the C declaration of
                the record kind when it is declared, hybridkit/schemas/KIND.schema.json, and
@@ -63,7 +75,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from hybridkit.errors import HKError, UsageError
 from hybridkit.kinds import kind_info
@@ -75,6 +87,7 @@ else:  # pragma: no cover
 
 APPS_DIR = Path(__file__).with_name("apps")
 SETS = ("quick", "full")
+PROGRAM_KIND = "program"  # the records the runner writes for a user's program (metric.source)
 LLC_VALUE = re.compile(r"^llc\*(\d+(\.\d+)?)$")  # an edge from the last-level cache (hybridkit.sweep)
 
 
@@ -120,6 +133,8 @@ class Metric:
     verified: Optional[str] = None
     caption: str = ""                               # of the record kind, when declared
     meanings: Tuple[Tuple[str, str], ...] = ()      # field -> meaning, when declared
+    source: str = "records"                         # records | wall | output
+    regex: Optional[str] = None                     # source = "output": one group
 
     @property
     def higher_is_better(self) -> bool:
@@ -141,6 +156,8 @@ class Problem:
 
 # parameters that describe the layout or how a run was checked, never the problem
 LAYOUT_PARAMS = ("threads", "procs", "ranks", "verification")
+# what the runner's record of a user's program says about how it was run (hybridkit.program)
+PROGRAM_INFO_PARAMS = ("command", "metric_source")
 
 
 def numeric_size(value: Any) -> float:
@@ -215,6 +232,13 @@ class AppDesc:
     study_order: int = 1000
     types: Dict[str, str] = field(default_factory=dict)
     usage_exit: int = 2
+    output: str = "argument"  # '--output FILE' appended, or "none"
+
+    @property
+    def program(self) -> bool:
+        """A user's program: its metric is measured by the runner (wall time or its
+        output), not read from records it writes."""
+        return self.metric.source != "records"
 
     def type_problem(self, name: str, value: Any) -> Optional[str]:
         """What is wrong with `value` for parameter `name` by its [types] entry, or None."""
@@ -251,7 +275,8 @@ class AppDesc:
         if self.problem.params:
             return tuple((k, str(params.get(k))) for k in self.problem.params if k in params)
         return tuple(sorted((k, str(v)) for k, v in params.items()
-                            if k != self.metric.series and k not in LAYOUT_PARAMS))
+                            if k != self.metric.series and k not in LAYOUT_PARAMS
+                            and k not in PROGRAM_INFO_PARAMS))
 
     def problem_size(self, params: Mapping[str, Any]) -> Tuple[float, str]:
         """A sort key of the problem's size: larger problems sort later."""
@@ -303,9 +328,11 @@ class AppDesc:
             raise HKError(f"{self.source}: args use {{{exc.args[0]}}}, which is no parameter")
 
     def rank_env(self, params: Mapping[str, Any], ranks: int, threads: int,
-                 nodes: int = 1) -> Dict[str, str]:
-        """The extra environment of every rank (single_node_env only when nodes == 1)."""
-        ctx = self._context(params, ranks, threads)
+                 nodes: int = 1, records: Optional[str] = None) -> Dict[str, str]:
+        """The extra environment of every rank (single_node_env only when nodes == 1);
+        {records} is the run's records file, {run_dir} its directory."""
+        ctx = {**self._context(params, ranks, threads), "records": records or "records.jsonl",
+               "run_dir": str(Path(records).parent) if records else "."}
         env = {**self.env, **(self.single_node_env if nodes == 1 else {})}
         try:
             return {k: str(v).format(**ctx) for k, v in env.items()}
@@ -360,11 +387,33 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
         better = metric_t.get("better", "higher")
         if better not in ("higher", "lower"):
             raise HKError(f"{source}: metric.better must be 'higher' or 'lower', not {better!r}")
+        msource = metric_t.get("source", "records")
+        regex = metric_t.get("regex")
+        if msource == "output":
+            if not regex:
+                raise HKError(f"{source}: metric.source 'output' needs metric.regex")
+            try:
+                groups = re.compile(regex).groups
+            except re.error as exc:
+                raise HKError(f"{source}: metric.regex {regex!r}: {exc}") from None
+            if groups != 1:
+                raise HKError(f"{source}: metric.regex {regex!r} has {groups} groups: give "
+                              f"exactly one, around the number")
+        elif regex:
+            raise HKError(f"{source}: metric.regex needs metric.source = 'output'")
+        if msource != "records" and data.get("kind") != PROGRAM_KIND:
+            raise HKError(f"{source}: metric.source {msource!r}: the runner writes records of "
+                          f"kind {PROGRAM_KIND!r}, so kind must be {PROGRAM_KIND!r}")
+        if msource == "wall":  # the runner's wall time: seconds, lower is better
+            metric_t = {**metric_t, "value": metric_t.get("value", "wall_time"),
+                        "unit": metric_t.get("unit", "s")}
+            better = metric_t.get("better", "lower")
         metric = Metric(value=need("value", metric_t, f"{source}: metric"),
                         unit=need("unit", metric_t, f"{source}: metric"), better=better,
                         time=metric_t.get("time"), memory=metric_t.get("memory"),
                         breakdown=tuple(metric_t.get("breakdown", ())),
-                        series=metric_t.get("series"), verified=metric_t.get("verified"))
+                        series=metric_t.get("series"), verified=metric_t.get("verified"),
+                        source=msource, regex=regex)
     sets = {name: _param_set(need(name), f"{source}: [{name}]") for name in SETS}
     report = tuple(data.get("report", ()))
     unknown = [s for s in report if s not in SECTIONS]
@@ -420,7 +469,7 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
                    problem=problem, timeout=float(timeout), source=source, modes=modes,
                    study_order=int(data.get("study_order", 1000)), types=types,
-                   usage_exit=int(usage_exit))
+                   usage_exit=int(usage_exit), output=data.get("output", "argument"))
 
 
 _STR = {"type": "string"}
@@ -448,7 +497,9 @@ APP_SCHEMA = {
         "metric": {"type": "object", "additionalProperties": False, "properties": {
             "value": _STR, "unit": _STR, "better": {"enum": ["higher", "lower"]},
             "time": _STR, "memory": _STR, "breakdown": _STRS, "series": _STR,
-            "verified": _STR}},
+            "verified": _STR, "source": {"enum": ["records", "wall", "output"]},
+            "regex": _STR}},
+        "output": {"enum": ["argument", "none"]},
         **{name: _SET for name in SETS},
         "constraints": {"type": "object", "additionalProperties": {
             "type": "object", "additionalProperties": _RULE}},
@@ -494,19 +545,28 @@ def load_file(path: Path) -> AppDesc:
     return parse(data, str(path))
 
 
+USER_APPS_DIR = Path("results") / "apps"  # where `hybridkit profile` writes descriptions
+
+
 def search_dirs() -> List[Path]:
+    """$HK_APPS_PATH, then results/apps of the current directory (the descriptions
+    `hybridkit profile` writes for users' programs), then the built-in ones."""
     extra = [Path(p) for p in os.environ.get("HK_APPS_PATH", "").split(os.pathsep) if p]
-    return extra + [APPS_DIR]
+    return extra + [USER_APPS_DIR, APPS_DIR]
 
 
 _warned: set = set()
 
 
-def load_all() -> Dict[str, AppDesc]:
-    """Every description, by name (the first directory of the search path wins). A broken
-    description disables only its app, with one warning line naming the file and field."""
+def load_all(extra: Sequence[Path] = ()) -> Dict[str, AppDesc]:
+    """Every description, by name (the first directory of the search path wins; `extra`
+    directories, e.g. the apps/ a sweep keeps of a user's program, come after
+    $HK_APPS_PATH). A broken description disables only its app, with one warning line
+    naming the file and field."""
     apps: Dict[str, AppDesc] = {}
-    for d in search_dirs():
+    dirs = search_dirs()
+    n_env = len(dirs) - 2
+    for d in dirs[:n_env] + list(extra) + dirs[n_env:]:
         for path in sorted(d.glob("*.toml")):
             try:
                 desc = load_file(path)

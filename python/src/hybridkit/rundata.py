@@ -451,7 +451,7 @@ def load_results(paths: Sequence[Path], require_complete: bool = True):
     none is complete (if required)."""
     from hybridkit import appdesc
 
-    apps = appdesc.load_all()
+    apps = appdesc.load_all([Path(p) / "apps" for p in paths])  # a sweep keeps its user apps
     runs = find_runs(paths)
     assign_apps(runs, apps)
     check_values(runs, apps)

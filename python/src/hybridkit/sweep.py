@@ -313,7 +313,7 @@ class Outcome:
     run: PlannedRun
     run_dir: Path
     status: str  # ok, skipped (finished before), failed, usage-error, invalid-records,
-    # timeout, interrupted
+    # timeout, interrupted, no-metric (a user program whose metric was not found)
     message: str = ""
     duration_s: float = 0.0
     busy: bool = False  # an ok run made on a busy machine (never said of a failed one)
@@ -353,15 +353,16 @@ class Executor:
                            "link_rate": self.cluster.link_rate})
 
     def spec(self, app: AppDesc, run: PlannedRun, records: Path) -> LaunchSpec:
-        args = (app.argv(run.param_dict, run.ranks, run.threads, str(records.parent))
-                + ["--output", str(records)])
+        args = app.argv(run.param_dict, run.ranks, run.threads, str(records.parent))
+        if app.output == "argument":  # the hk-* binaries; a user's program gets nothing extra
+            args += ["--output", str(records)]
         return LaunchSpec(binary=str(self.binaries[app.name]), args=args, np=run.ranks,
                           threads=run.threads, bind=self.bind, mpi=self.mpi,
                           hosts=self.cluster.hosts, hostfile=self.cluster.hostfile,
                           oversubscribe=run.oversubscribe,
                           cores_per_host=None if self.cluster.remote else self.cluster.cores,
                           env=app.rank_env(run.param_dict, run.ranks, run.threads,
-                                           self.cluster.nodes))
+                                           self.cluster.nodes, str(records)))
 
     def execute(self, app: AppDesc, run: PlannedRun, out: Path) -> Outcome:
         run_dir = run_dir_of(out, run)
@@ -402,6 +403,24 @@ class Executor:
         outcome.busy = bool(load.get("busy")) and outcome.status == STATUS_OK
         return outcome
 
+    @staticmethod
+    def _measure(app: AppDesc, run_dir: Path, records_path: Path, info: Dict[str, Any],
+                 duration: float) -> str:
+        """A user's program: append the runner's record of its metric (hybridkit.program);
+        '' when done, else why the metric could not be had."""
+        from hybridkit.program import append_record, metric_value, program_record
+        from hybridkit.records import load_records
+
+        value, why = metric_value(app, run_dir, duration)
+        if value is None:
+            return why
+        try:
+            earlier = load_records(records_path) if records_path.is_file() else []
+        except HKError:
+            earlier = []
+        append_record(records_path, program_record(app, info, value, duration, earlier))
+        return ""
+
     def _attempt(self, app: AppDesc, run: PlannedRun, run_dir: Path, key: Dict[str, Any]):
         from hybridkit.quality import FUNCTIONAL, LoadProbe
         from hybridkit.records import load_records
@@ -415,6 +434,7 @@ class Executor:
         info: Dict[str, Any] = {
             "hybridkit_version": __version__, "app": app.name, "id": run.run_id,
             "binary": app.binary, "argv": launch.argv, "np": run.ranks,
+            "program_argv": [app.binary, *self.spec(app, run, records_path).args],
             "threads": run.threads, "params": run.param_dict, "repeat": run.repeat,
             "mode": run.param_dict.get("mode"),
             "bind": key["bind"], "mpi": self.mpi,
@@ -450,6 +470,9 @@ class Executor:
         if self.cluster.remote:  # /proc/stat is this host's, the ranks ran elsewhere
             load.update(busy=None, note="launching host only: not the nodes the ranks ran on")
         status, message, count, valid = STATUS_OK, "", 0, True
+        measured = ""
+        if app.program and code == 0 and stopped is None:
+            measured = self._measure(app, run_dir, records_path, info, duration)
         try:
             count = len(load_records(records_path))
         except HKError as exc:
@@ -461,6 +484,8 @@ class Executor:
             status = STATUS_USAGE if app.usage_exit and code == app.usage_exit else "failed"
             why = app_error_line(run_dir, Path(app.binary).name)
             message = f"exit code {code}" + (f": {why}" if why else "")
+        elif measured:
+            status, message = "no-metric", measured
         info.update(status=status, exit_code=code, end=iso(utc_now()), duration_s=duration,
                     records=count, records_valid=valid, message=message or None, load=load)
         write_json(run_dir / "run.json", info)

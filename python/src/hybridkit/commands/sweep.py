@@ -39,10 +39,20 @@ the hk-* binaries) is marked 'usage-error' and ends the sweep (exit 2) with the 
 of more than 10000 runs is refused before it is built.
 A run made while other programs used more than 10 % of the machine (from /proc/stat) is
 repeated up to twice, then kept flagged busy. Without a terminal: one line per run.
+At the end (unless --no-summary): the answer (recommendation, winner vs runner-up with
+margin and significance, best pure MPI vs best hybrid, the configurations' medians), the
+measurement conditions in one line, the summary table, and OUT/report.html.
+
+A user's program is an app too: `hybridkit profile --np R --threads T -- PROGRAM ARGS`
+writes results/apps/NAME.toml (its metric: the wall time, or --metric REGEX over its
+output), found by `hybridkit sweep NAME` from the same directory; nothing is appended to
+its command line. The description is kept in OUT/apps/.
 
 examples:
   hybridkit sweep jacobi --cores 2 --modes pure,masteronly,task --sizes 64,128 --dry-run
-  hybridkit sweep jacobi --cores 8 --hosts n1,n2 --launcher srun --repeat 3"""
+  hybridkit sweep jacobi --cores 8 --hosts n1,n2 --launcher srun --repeat 3
+  hybridkit profile --np 2 --metric 'Mop/s total *= *([0-9.]+)' --unit Mop/s \\
+      --higher-is-better -- ./bt-mz.W.x && hybridkit sweep bt-mz-w-x --quick --repeat 3"""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +70,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="start from the description's quick set instead of the full one")
     parser.add_argument("-o", "--out", type=Path, metavar="DIR",
                         help="sweep directory (default: results/sweep-APP)")
+    parser.add_argument("--no-summary", action="store_true",
+                        help="end without the answer, the summary table and OUT/report.html")
     parser.add_argument("--submit", action="store_true",
                         help="with --launcher srun: every run a batch job (sbatch --wait, its "
                              "srun line wrapped; --vcluster N: the emulated nodes' Slurm), "
@@ -124,8 +136,23 @@ def run(ns: argparse.Namespace) -> int:
                 print(executor.launcher.build(executor.spec(a, r, records)).shell_line())
         return 0
     launcher.check_available()
+    keep_description(app, out)
     outcomes = execute_plan(items, executor, out)
     failed = [o for o in outcomes if o.status not in ("ok", "skipped")]
     print(f"# {len(outcomes) - len(failed)} of {len(outcomes)} runs ok; results in {out}")
+    if not ns.no_summary and len(failed) < len(outcomes):
+        from hybridkit.commands.study import summary
+
+        summary(out, "sweep")
     report_failures(failed)
     return 0
+
+
+def keep_description(app: appdesc.AppDesc, out: Path) -> None:
+    """A description from outside the package (a user's program, HK_APPS_PATH) is kept in
+    OUT/apps/, so `hybridkit report|advise|compare OUT` read the sweep without it."""
+    src = Path(app.source)
+    if not src.is_file() or src.parent.resolve() == appdesc.APPS_DIR.resolve():
+        return
+    (out / "apps").mkdir(parents=True, exist_ok=True)
+    (out / "apps" / src.name).write_text(src.read_text())
