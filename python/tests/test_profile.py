@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from hybridkit import appdesc
-from hybridkit.profile_advice import (allreduce_advice, app_description, fixture_summary,
+from hybridkit.profile_advice import (ProgramMetric, allreduce_advice, app_description, fixture_summary,
                                       problems, split)
 from hybridkit.records import load_records
 
@@ -119,12 +119,26 @@ def test_allreduce_advice_from_the_sizes(tmp_path):
 
 def test_app_description_parses_for_sweep(tmp_path):
     p = split(load_records(BASE))
-    text = app_description(p, ["/bin/true", "a b"], "/x/libhybridkit-profile.so", 4)
+    text = app_description(p, ["/bin/true", "a b"], "/x/libhybridkit-profile.so")
     path = tmp_path / "true.toml"
     path.write_text(text)
     desc = appdesc.load_file(path)
-    assert desc.name == "true" and desc.kind == "profile" and desc.args == ("a b",)
-    assert desc.env["HK_PROFILE_OUTPUT"] == "argv:--output"
+    # a user's program: its own command line (nothing appended), the runner's wall time
+    assert desc.name == "true" and desc.kind == "program" and desc.args == ("a b",)
+    assert desc.output == "none" and desc.program and desc.metric.source == "wall"
+    assert desc.metric.value == "wall_time" and not desc.metric.higher_is_better
+    assert desc.env["HK_PROFILE_OUTPUT"] == "{records}"
+    assert desc.rank_env({}, 2, 1, 1, "/r/records.jsonl")["HK_PROFILE_OUTPUT"] == \
+        "/r/records.jsonl"
+    # layouts from the machine's cores, not from the profiled run
+    assert desc.sets["quick"].cores == ("max",) and desc.sets["full"].cores == ("powers",)
+    text = app_description(p, ["/x/bt-mz.W.x"], "/x/libhybridkit-profile.so",
+                           ProgramMetric(r"Mop/s total\s*=\s*(\S+)", "Mop/s", True))
+    path.write_text(text)
+    desc = appdesc.load_file(path)
+    assert desc.name == "bt-mz-w-x" and desc.metric.source == "output"
+    assert desc.metric.regex == r"Mop/s total\s*=\s*(\S+)" and desc.metric.unit == "Mop/s"
+    assert desc.metric.higher_is_better
 
 
 def test_command_line(cli, tmp_path, monkeypatch):
@@ -141,3 +155,99 @@ def test_command_line(cli, tmp_path, monkeypatch):
     assert re.search(rf"LD_PRELOAD[= ]{re.escape(str(lib))}\b", r.out), r.out
     assert re.search(r"HK_PROFILE_OUTPUT[= ]\S+records\.jsonl", r.out), r.out
     assert r.out.rstrip().endswith("/bin/true x")
+
+
+# --- advice rules (issue 37): each test fails when its rule is taken out ------------------
+
+def _edit(path: Path, fn) -> Path:
+    recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for r in recs:
+        fn(r)
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def test_thread_level_violation_comes_before_speed_advice(tmp_path, cli):
+    # FUNNELED, 40 calls from other threads inside parallel regions: erroneous, said first
+    path = scenario(tmp_path, "funneled", procs=2, nodes=1, threads=2, wall=1.0, outside=0.3,
+                    p2p_time=0.3, intra=1 << 20, inter=0)
+
+    def bad(r):
+        if r["kind"] == "profile":
+            r["params"].update(thread_level="funneled", thread_level_provided="funneled")
+            r["results"]["calls_parallel"]["value"] = 80
+            r["results"]["calls_off_main"]["value"] = 40
+    _edit(path, bad)
+    r = cli(["profile", "--from", str(path)])
+    assert r.code == 0, r.err
+    lines = r.out.splitlines()
+    first = next(i for i, l in enumerate(lines) if l.startswith(("CORRECTNESS", "ADVICE")))
+    assert lines[first].startswith("CORRECTNESS: the program is erroneous")
+    assert "asked for MPI_THREAD_FUNNELED but made 40 MPI call(s) from other threads" in r.out
+    assert r.out.index("CORRECTNESS") < r.out.index("dominating mismatch problem")
+    # the same counts under MPI_THREAD_MULTIPLE are legal: no correctness line
+    _edit(path, lambda r: r["params"].update(thread_level="multiple",
+                                             thread_level_provided="multiple")
+          if r["kind"] == "profile" else None)
+    assert "CORRECTNESS" not in cli(["profile", "--from", str(path)]).out
+
+
+def test_single_level_calls_in_parallel_regions_and_missing_level(tmp_path):
+    from hybridkit.profile_advice import violations
+
+    path = scenario(tmp_path, "single", procs=2, nodes=1, threads=2, wall=1.0, outside=0.3,
+                    p2p_time=0.3, intra=1, inter=0)
+
+    def single(r):
+        if r["kind"] == "profile":
+            r["params"].update(thread_level="single", thread_level_provided="single")
+            r["results"]["calls_parallel"]["value"] = 6
+            r["results"]["calls_off_main"]["value"] = 0
+    _edit(path, single)
+    (v,) = violations(split(load_records(path)))
+    assert "MPI_THREAD_SINGLE (MPI_Init) but made 6 MPI call(s) inside OpenMP parallel" in v
+    _edit(path, lambda r: r["params"].update(thread_level="multiple",
+                                             thread_level_provided="funneled")
+          if r["kind"] == "profile" else None)
+    (v,) = violations(split(load_records(path)))
+    assert "asked for MPI_THREAD_MULTIPLE and MPI provided only MPI_THREAD_FUNNELED" in v
+
+
+def test_oversubscribed_run_gets_no_speed_advice(tmp_path):
+    from hybridkit.profile_advice import advice_lines
+
+    path = scenario(tmp_path, "over", procs=4, nodes=1, threads=2, wall=10.0, outside=3.0,
+                    p2p_time=3.0, intra=1 << 30, inter=0)
+    p = split(load_records(path))
+    lines = advice_lines(p, 16384, "hybridkit sweep x --quick --cores 2 --repeat 3",
+                         ["it was oversubscribed (4 x 2 on 2 cores)"])
+    text = "\n".join(lines)
+    assert "none from this run: it was oversubscribed (4 x 2 on 2 cores)" in text
+    assert "dominating mismatch problem" not in text and "hybrid allreduce" not in text
+    assert "hybridkit sweep x --quick --cores 2" in text
+    assert "dominating mismatch problem" in "\n".join(advice_lines(p, 16384))
+
+
+def test_collective_time_counts(tmp_path):
+    # a 1 MiB MPI_Allreduce taking 39 % of the run dominates, not point-to-point
+    path = scenario(tmp_path, "coll", procs=2, nodes=1, threads=2, wall=10.0, outside=4.0,
+                    p2p_time=0.1, intra=1 << 20, inter=0)
+
+    def allreduce(r):
+        if r["kind"] == "profile.site":
+            r["params"]["function"] = "MPI_Allreduce"
+            r["results"]["time"].update(stats(3.9))
+        if r["kind"] == "profile":
+            r["results"]["sleeping_share"].update(stats(0.0))
+    _edit(path, allreduce)
+    scores = {q.name: q.score for q in problems(split(load_records(path)))}
+    assert scores["collective communication"] == pytest.approx(0.39)
+    assert max(scores, key=scores.get) == "collective communication"
+
+
+def test_hybrid_allreduce_not_suggested_for_one_rank(tmp_path):
+    path = scenario(tmp_path, "one", procs=1, nodes=1, threads=2, wall=1.0, outside=0.2,
+                    p2p_time=0.0, intra=0, inter=0, allreduce_bins=[(1 << 20, 100)])
+    text = allreduce_advice(split(load_records(path)), 16384)
+    assert "on one rank: the hybrid allreduce does not apply" in text
+    assert "would run those" not in text

@@ -38,7 +38,13 @@ P2P_PREFIXES = ("MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "
                 "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Wait", "MPI_Test",
                 "MPI_Start", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv",
                 "MPI_Imrecv")
+COLL_PREFIXES = ("MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
+                 "MPI_Exscan", "MPI_Gather", "MPI_Scatter", "MPI_Allgather", "MPI_Alltoall",
+                 "MPI_Ibarrier", "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce",
+                 "MPI_Iallgather", "MPI_Ialltoall", "MPI_Neighbor_")
 WORTH = 1.01  # a predicted eps below this is no gain worth a rewrite
+# MPI thread levels, weakest first (the profile's params.thread_level)
+LEVELS = ("single", "funneled", "serialized", "multiple")
 
 
 @dataclass
@@ -120,6 +126,37 @@ def task_prediction(p: Profile) -> Prediction:
     return predicted_speedup(f, model_threads(p), 1)
 
 
+def violations(p: Profile) -> List[str]:
+    """What the profile proves erroneous: MPI calls that break the rule of the thread
+    level the program asked for (MPI_THREAD_SINGLE: none from another thread or inside a
+    parallel region; FUNNELED: none from another thread), and a level MPI did not provide.
+    These come before any speed advice: an erroneous program may compute wrong results,
+    hang or crash with another MPI library or more threads."""
+    level = str(p.run["params"].get("thread_level", ""))
+    given = str(p.run["params"].get("thread_level_provided", ""))
+    parallel = int(p.value("calls_parallel"))
+    off_main = int(p.value("calls_off_main"))
+    name = f"MPI_THREAD_{level.upper()}"
+    out = []
+    if level == "single" and (parallel or off_main):
+        out.append(f"the program asked for {name} (MPI_Init) but made {parallel} MPI call(s) "
+                   f"inside OpenMP parallel regions and {off_main} from other threads than "
+                   f"the main one")
+    elif level == "funneled" and off_main:
+        out.append(f"the program asked for {name} but made {off_main} MPI call(s) from other "
+                   f"threads than the one that initialised MPI ({parallel} inside parallel "
+                   f"regions)")
+    if level in LEVELS and given in LEVELS and LEVELS.index(given) < LEVELS.index(level):
+        out.append(f"the program asked for {name} and MPI provided only "
+                   f"MPI_THREAD_{given.upper()}: it must check `provided` and not rely on more")
+    return out
+
+
+def _fn_time(p: Profile, prefixes: Sequence[str]) -> float:
+    return sum(float(s["results"]["time"]["avg"]) for s in p.sites
+               if s["params"]["function"].startswith(tuple(prefixes)))
+
+
 def problems(p: Profile) -> List[Problem]:
     """The mismatch problems this profile can see, largest score first."""
     wall = max(p.stat("wall_time"), 1e-12)
@@ -172,6 +209,18 @@ def problems(p: Profile) -> List[Problem]:
         f"{p.stat('mpi_time', 'max'):.3g} s: the less loaded ranks wait for the others",
         "balance the work between ranks (fewer, larger ranks with a dynamic OpenMP schedule "
         "inside them absorb imbalance; NPB-MZ balances its zones this way)"))
+
+    # collectives count too (a 1 MiB MPI_Allreduce can be most of the MPI time)
+    f_coll = min(1.0, _fn_time(p, COLL_PREFIXES) / wall)
+    colls = [s for s in p.sites if s["params"]["function"].startswith(COLL_PREFIXES)]
+    top_c = max(colls, key=lambda s: float(s["results"]["time"]["avg"]), default=None)
+    mpi_all = max(_fn_time(p, ("MPI_",)), 1e-12)
+    out.append(Problem(
+        "collective communication", f_coll,
+        (f"collectives take {f_coll:.1%} of the run ({_fn_time(p, COLL_PREFIXES) / mpi_all:.0%} "
+         f"of the MPI time); most at {_site_text(top_c)}" if top_c else "no collective calls"),
+        "fewer ranks per node (threads instead) shrink every collective; large "
+        "MPI_Allreduce calls: see the hybrid allreduce line below"))
     return sorted(out, key=lambda q: q.score, reverse=True)
 
 
@@ -196,6 +245,10 @@ def allreduce_advice(p: Profile, threshold: int) -> str:
     calls = sum(int(s["results"]["calls"]["value"]) for s in bins)
     if not calls:
         return "the program makes no MPI_Allreduce: the hybrid allreduce preload has nothing to do"
+    if p.procs < 2:
+        return (f"{calls} allreduce call(s) on one rank: the hybrid allreduce does not apply "
+                f"(a one-rank communicator falls back to MPI_Allreduce); profile with 2 or "
+                f"more ranks to see whether it would")
     big = sum(int(s["results"]["calls"]["value"]) for s in bins
               if int(s["params"]["bytes_min"]) >= threshold)
     top = max(bins, key=lambda s: int(s["params"]["bytes_min"]))
@@ -219,39 +272,85 @@ def app_name(program: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in base).lower()
 
 
-def app_description(p: Profile, argv: Sequence[str], library: str, cores: int) -> str:
-    """A `hybridkit sweep` description of this program: its arguments, run under the
-    profiler writing to the sweep's --output (HK_PROFILE_OUTPUT=argv:--output)."""
+def app_description(p: Profile, argv: Sequence[str], library: str,
+                    metric: Optional["ProgramMetric"] = None,
+                    timeout: float = 3600.0) -> str:
+    """A description that makes this program an app like the built-in ones (issue 37):
+    `hybridkit sweep NAME` runs it over the machine's ranks x threads layouts (the quick
+    set: every factorisation of all the cores; the full set: of each power of two), with
+    its own command line (nothing appended: output = "none"), under the profiler writing
+    to the run's records (HK_PROFILE_OUTPUT={records}), and the runner measures the
+    metric: its wall time, or `metric.regex` over its output."""
     name = app_name(argv[0])
     args = ", ".join(json.dumps(a) for a in argv[1:])
+    m = metric or ProgramMetric()
+    if m.regex:
+        metric_t = (f'source = "output"\nregex = {json.dumps(m.regex)}\nvalue = "metric"\n'
+                    f'unit = {json.dumps(m.unit or "")}\n'
+                    f'better = "{"higher" if m.higher_is_better else "lower"}"\n')
+    else:
+        metric_t = 'source = "wall"   # the runner\'s wall time of the launch, s, lower is better\n'
     return f"""# generated by `hybridkit profile` from a profile of {shlex.join(argv)}
+# (a user's program as an app: docs/profile.md)
 name = "{name}"
 binary = {json.dumps(str(Path(argv[0]).resolve()))}
-description = "{name} under libhybridkit-profile.so"
-kind = "profile"
+description = "{name} (a user's program) under libhybridkit-profile.so"
+kind = "program"
 args = [{args}]
-timeout = 3600
+output = "none"    # nothing is appended to the program's command line
+usage_exit = 0     # no exit code of the program means 'bad arguments'
+timeout = {timeout:g}
 
 [env]
 LD_PRELOAD = {json.dumps(library)}
-HK_PROFILE_OUTPUT = "argv:--output"
+HK_PROFILE_OUTPUT = "{{records}}"
 HK_PROFILE_QUIET = "1"
 
 [metric]
-memory = "vmhwm"
+{metric_t}memory = "vmhwm"
 
 [quick]
-cores = [{cores}]
+cores = ["max"]
 
 [full]
 cores = ["powers"]
 """
 
 
-def advice_lines(p: Profile, threshold: int, sweep: Optional[str] = None) -> List[str]:
+@dataclass(frozen=True)
+class ProgramMetric:
+    """What `hybridkit profile --metric REGEX --unit U [--higher-is-better]` asks for: a
+    value parsed from the program's output; no regex: the wall time."""
+
+    regex: Optional[str] = None
+    unit: Optional[str] = None
+    higher_is_better: bool = False
+
+
+def advice_lines(p: Profile, threshold: int, sweep: Optional[str] = None,
+                 not_representative: Sequence[str] = ()) -> List[str]:
+    """The advice, correctness first: thread-level violations before anything about speed;
+    a run that is not representative (oversubscribed, busy machine: `not_representative`
+    says why) gets no speed advice, only what to run instead."""
+    lines = []
+    wrong = violations(p)
+    if wrong:
+        lines.append("CORRECTNESS: the program is erroneous (MPI standard, thread levels); fix "
+                     "this before anything else")
+        lines += [f"  - {w}" for w in wrong]
+        lines.append("  find the calls with `hybridkit check --np R --threads T -- PROGRAM`; "
+                     "ask for MPI_THREAD_MULTIPLE (and check `provided`) or funnel the calls "
+                     "to the main thread outside parallel regions")
+    if not_representative:
+        lines.append("ADVICE (on speed): none from this run: " + "; ".join(not_representative))
+        lines.append("  run it again with ranks x threads <= the cores, on a quiet machine"
+                     + (f", or sweep the layouts: {sweep}" if sweep else ""))
+        lines.append(f"  memory per rank (VmHWM): {p.stat('vmhwm') / 1024:.1f} MiB average, "
+                     f"{p.stat('vmhwm', 'max') / 1024:.1f} MiB largest")
+        return lines
     pred = task_prediction(p)
     n = model_threads(p)
-    lines = ["ADVICE"]
+    lines.append("ADVICE")
     lines.append(f"  f_comm = {p.stat('f_comm'):.3f} (MPI time outside parallel regions / "
                  f"wall, average rank; max {p.stat('f_comm', 'max'):.3f})")
     layout = (f"{p.threads} threads per rank" if p.threads > 1 else

@@ -16,7 +16,7 @@ import os
 import shlex
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
                                add_one_run_arguments, count)
@@ -27,7 +27,10 @@ from hybridkit.errors import HKError, UsageError
 from hybridkit.execute import launcher_label, vcluster_launcher
 from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import binary_search_dirs, find_binary
-from hybridkit.profile_advice import (advice_lines, allreduce_threshold, app_description,
+from hybridkit.appdesc import USER_APPS_DIR
+from hybridkit.quality import LoadProbe, load_text
+from hybridkit.profile_advice import (ProgramMetric, advice_lines, allreduce_threshold,
+                                      app_description,
                                       app_name, split)
 from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
                               run_streaming, utc_now, write_json, write_launch)
@@ -66,6 +69,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_one_run_arguments(parser)
     parser.add_argument("--from", dest="from_file", type=Path, metavar="FILE",
                         help="advise on records profiled before (no run)")
+    parser.add_argument("--metric", type=metric_regex, metavar="REGEX",
+                        help="the app description it writes takes the program's metric from "
+                             "its output: the last match of REGEX (one group, the number), "
+                             "e.g. 'Mop/s total\\s*=\\s*(\\S+)'; default: the wall time of "
+                             "the run (lower is better)")
+    parser.add_argument("--unit", metavar="U", help="the unit of --metric (e.g. Mop/s)")
+    parser.add_argument("--higher-is-better", action="store_true",
+                        help="--metric is a rate: higher is better (default: lower)")
+
+
+def metric_regex(text: str) -> str:
+    """--metric: a regular expression with exactly one group."""
+    import re
+
+    try:
+        groups = re.compile(text).groups
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: not a regular expression ({exc})")
+    if groups != 1:
+        raise argparse.ArgumentTypeError(f"{text!r} has {groups} groups: give exactly one, "
+                                         f"around the number (e.g. 'Mop/s total\\s*=\\s*(\\S+)')")
+    return text
 
 
 def find_library(mpi: str) -> Path:
@@ -87,7 +112,13 @@ def find_library(mpi: str) -> Path:
 
 def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path],
            cores: int, run_dir: Optional[Path], np: Optional[int] = None,
-           mpi: str = "openmpi") -> List[str]:
+           mpi: str = "openmpi", results: Optional[Path] = None,
+           metric: Optional[ProgramMetric] = None, timeout: float = 3600.0,
+           not_representative: Sequence[str] = ()) -> List[str]:
+    """The advice on a profile; with the program's argv, also an app description of it in
+    <results>/apps/NAME.toml (and the run directory's apps/), which `hybridkit sweep NAME`
+    finds from the directory holding <results> (else through HK_APPS_PATH). `cores`: the
+    machine's cores per node, for the sweep line."""
     from hybridkit.records import load_records
 
     records = load_records(records_path)
@@ -96,13 +127,16 @@ def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path
     profile = split(records)
     sweep = None
     if argv and library and run_dir:
-        apps = run_dir / "apps"
-        apps.mkdir(exist_ok=True)
         name = app_name(argv[0])
-        (apps / f"{name}.toml").write_text(
-            app_description(profile, argv, str(library), cores))
-        sweep = f"HK_APPS_PATH={shlex.quote(str(apps))} hybridkit sweep {name} --cores {cores}"
-    lines = advice_lines(profile, allreduce_threshold(), sweep)
+        text = app_description(profile, argv, str(library), metric, timeout)
+        apps = (results or run_dir.parent.parent) / "apps"
+        for d in (run_dir / "apps", apps):
+            d.mkdir(parents=True, exist_ok=True)
+            (d / f"{name}.toml").write_text(text)
+        found = (Path.cwd() / USER_APPS_DIR).resolve() == apps.resolve()
+        sweep = ("" if found else f"HK_APPS_PATH={shlex.quote(str(apps))} ") + \
+            f"hybridkit sweep {name} --quick --cores {cores} --repeat 3"
+    lines = advice_lines(profile, allreduce_threshold(), sweep, not_representative)
     if run_dir:
         (run_dir / "advice.txt").write_text("\n".join(lines) + "\n")
     return lines
@@ -129,6 +163,11 @@ def no_profile(name: str, code: int, stderr: Path) -> str:
 
 
 def run(ns: argparse.Namespace) -> int:
+    if ns.unit and not ns.metric:
+        raise UsageError("--unit names the unit of --metric: give --metric REGEX too")
+    if ns.higher_is_better and not ns.metric:
+        raise UsageError("--higher-is-better is about --metric: give --metric REGEX too "
+                         "(the wall time is always lower-is-better)")
     if ns.from_file:
         if ns.extra:
             raise UsageError("give --from FILE or a program after '--', not both")
@@ -172,6 +211,7 @@ def run(ns: argparse.Namespace) -> int:
     write_json(run_dir / "run.json", info, reserve=RESERVE)
     print(f"# run directory: {run_dir}", flush=True)
     print(f"# command: {launch.shell_line()}", flush=True)
+    probe = LoadProbe.start()
     t0 = time.monotonic()
     try:
         code = run_streaming(launch.argv, launch.env, run_dir / "stdout.txt",
@@ -186,7 +226,20 @@ def run(ns: argparse.Namespace) -> int:
     write_json(run_dir / "run.json", info)
     if not records.is_file():
         raise HKError(f"{info['message']}; no profile in {records} (see {run_dir}/stderr.txt)")
-    cores = ns.np * ns.threads // max(1, len(ns.hosts or ()) or 1)
+    load = probe.finish(info["duration_s"])
+    info["load"] = load
+    write_json(run_dir / "run.json", info)
+    why_not = []
+    if oversubscribed:
+        why_not.append(f"it was oversubscribed ({ns.np} x {ns.threads} on {local_cores()} "
+                       f"cores): threads waited for cores, so its times are not the program's")
+    if load.get("busy"):
+        why_not.append(f"other programs used the machine during it ({load_text(info)})")
+    # the sweep's layouts come from this machine's cores (or the nodes'), not from the run
+    cores = local_cores() if not (ns.hosts or ns.hostfile) else \
+        ns.np * ns.threads // max(1, len(ns.hosts or ()) or 1)
+    metric = ProgramMetric(ns.metric, ns.unit, ns.higher_is_better)
+    timeout = max(300.0, 20 * float(info["duration_s"] or 0))
     print("\n".join(advise(records, [str(binary), *ns.extra[1:]], library, cores, run_dir,
-                            ns.np, mpi)))
+                            ns.np, mpi, results, metric, timeout, why_not)))
     return code
