@@ -50,7 +50,7 @@ def test_sweep_report_advise_compare(tmp_path):
     rep = hybridkit(["report", "sw", "-o", "r.html", "--csv"], tmp_path)
     assert rep.returncode == 0, rep.stderr
     page = (tmp_path / "r.html").read_text()
-    assert page.count('<figure class="plot">') == 3   # scaling, breakdown, memory
+    assert page.count('<figure class="plot">') == 4   # the answer's, scaling, breakdown, memory
     assert "mlups" in (tmp_path / "r.csv").read_text()
 
     adv = hybridkit(["advise", "sw"], tmp_path)

@@ -18,6 +18,7 @@ from hybridkit.report import build, csv_text, html_page, markdown
 from hybridkit.rundata import assign_apps, find_runs, study_meta
 
 FIGURE_CAPTIONS = [  # one per plot the quick study feeds
+    "jacobi on 2 cores: mlups (MLUP/s, higher is better) of every configuration",
     "jacobi: mlups vs threads per process", "jacobi: where the time goes",
     "jacobi: memory (max resident set) per rank and per core", "Half round-trip latency",
     "Ping-pong bandwidth", "Rabenseifner's ratio of communication times",
@@ -39,9 +40,16 @@ def quick(request):
 def test_sections(quick):
     sections, _ = quick
     titles = [s.title for s in sections]
-    # the fixture's beff (4 ranks) and overlap (2 x 2) runs oversubscribe its 2 cores
-    assert titles[:3] == ["Measurement conditions", "Machine and binding", "Advice"]
-    banner = sections[0]
+    # the answer first, the conditions in one line; the details in the appendix at the end
+    # (the fixture's beff (4 ranks) and overlap (2 x 2) runs oversubscribe its 2 cores)
+    assert titles[:2] == ["Answer", "Measurement conditions"]
+    assert sections[0].text[0].startswith("recommendation: ")
+    line = sections[1]
+    assert not line.banner and "oversubscribed (functional only, left out)" in line.text[0]
+    appendix = [s.title for s in sections if s.appendix]
+    assert appendix == titles[-len(appendix):]  # all at the end
+    assert appendix[:2] == ["Flagged runs (busy machine, oversubscribed)", "Machine and binding"]
+    banner = sections[titles.index("Flagged runs (busy machine, oversubscribed)")]
     assert banner.banner and "functional run, not a performance result" in banner.text[0]
     assert "BUSY" not in " ".join(banner.text)
     beff = next(s for s in sections if s.title == "Effective bandwidth b_eff")
@@ -79,7 +87,8 @@ def test_html_is_self_contained(quick):
 def test_markdown_and_csv(quick):
     sections, runs = quick
     md = markdown(sections, "t")
-    assert md.startswith("# t\n") and "## Advice" in md and "*Figure: jacobi: mlups" in md
+    assert md.startswith("# t\n\n## Answer\n") and "*Figure: jacobi: mlups" in md
+    assert md.index("## Appendix") > md.index("## Measurement conditions")
     rows = list(csv.DictReader(io.StringIO(csv_text(runs))))
     mlups = [r for r in rows if r["result"] == "mlups"]
     assert len(mlups) == 5 and {r["app"] for r in mlups} == {"jacobi"}
@@ -135,11 +144,15 @@ def test_busy_run_gets_a_banner_a_flag_and_is_left_out(tmp_path, fixtures):
     runs = find_runs([tmp_path])
     assign_apps(runs, apps)
     sections = build(runs, apps, {})
-    assert sections[0].title == "Measurement conditions" and sections[0].banner
-    assert sections[0].text[0].startswith("BUSY MACHINE: 1 of 5 run(s)")
-    assert sections[0].tables[0].rows == [["1x2-mode_funneled-size_96-iters_30", "jacobi", "busy",
-                                           "others used 47% of the machine (1.50 CPU s)"]]
-    advice = next(s for s in sections if s.title == "Advice")
+    assert sections[1].title == "Measurement conditions" and sections[1].banner
+    assert "1 made on a busy machine (left out of the advice)" in sections[1].text[0]
+    flagged = next(s for s in sections if s.title.startswith("Flagged runs"))
+    assert flagged.appendix and flagged.banner
+    assert flagged.text[0].startswith("BUSY MACHINE: 1 of 5 run(s)")
+    assert flagged.tables[0].rows == [["1x2-mode_funneled-size_96-iters_30", "jacobi", "busy",
+                                       "others used 47% of the machine (1.50 CPU s)"]]
+    advice = sections[0]
+    assert advice.title == "Answer"
     # without funneled (88.3), pure MPI (80.4) is the best of the rest
     assert advice.text[0].startswith("recommendation: 2 x 1 (processes x threads), mode pure,")
     assert any("1 run(s) made while the machine was busy" in t for t in advice.text)
@@ -149,7 +162,10 @@ def test_busy_run_gets_a_banner_a_flag_and_is_left_out(tmp_path, fixtures):
     scaling = jac.figures[0]
     assert "Red crosses: 1 point(s)" in scaling.caption
     page = html_page(sections, "busy")
-    assert '<section class="banner"><h2>Measurement conditions</h2>' in page
+    assert '<section id="conditions" class="banner"><h2>Measurement conditions</h2>' in page
+    # the details are collapsed at the end
+    assert page.index('<details id="appendix">') > page.index("<h2>Measurement conditions")
+    assert page.index('<details id="appendix">') < page.index("Flagged runs")
 
 
 def test_repeats_are_plotted_as_medians_and_single_rank_halo_is_marked(quick):

@@ -63,7 +63,7 @@ class Config:
         return f"{self.ranks} x {self.threads}"
 
     def label(self) -> str:
-        return f"{self.layout} {self.mode}"
+        return f"{self.layout} {self.mode}" if self.mode else self.layout
 
     def simplicity(self) -> Tuple:
         """Smaller is simpler: fewer threads first, then the plainer mode (the weaker MPI
@@ -73,7 +73,9 @@ class Config:
 
     @property
     def single_threaded(self) -> bool:
-        return single_threaded(self.rep)
+        """Pure MPI: a mode of thread level single, or (a user's program, no modes) one
+        thread per rank."""
+        return single_threaded(self.rep) if self.mode else self.threads == 1
 
 
 @dataclass
@@ -97,9 +99,11 @@ class Advice:
     configs: List[Config] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
     simulated: Optional[str] = None  # the platform's name when the input is simulated
+    errors: List[str] = field(default_factory=list)  # correctness: said before anything else
 
     def lines(self) -> List[str]:
-        out = [f"input: SIMULATED on platform {self.simulated} (SimGrid SMPI), not measured"] \
+        out = [f"CORRECTNESS: {e}" for e in self.errors]
+        out += [f"input: SIMULATED on platform {self.simulated} (SimGrid SMPI), not measured"] \
             if self.simulated else []
         out += [f"recommendation: {self.recommendation}", f"reason: {self.reason}"]
         out += [f"note: {n}" for n in self.notes]
@@ -111,14 +115,21 @@ class Advice:
 
 
 def main_app(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> AppDesc:
-    """The app the advice is about: the first with a mode series and a comm breakdown."""
+    """The app the advice is about: the first with a mode series and a comm breakdown,
+    else a user's program (a description with metric.source wall or output, as `hybridkit
+    profile` writes them) that has complete runs."""
     for name in ("jacobi", *sorted(apps)):
         app = apps.get(name)
         if app and app.metric.series == "mode" and app.metric.breakdown and \
                 entries(runs, kind=app.kind, app=app.name):
             return app
+    for name in sorted(apps):
+        app = apps[name]
+        if app.program and entries(runs, kind=app.kind, app=app.name):
+            return app
     raise HKError("nothing to advise on: no complete runs of an app with hybrid modes and a "
-                  "compute/comm breakdown (e.g. 'hybridkit sweep jacobi --cores N')")
+                  "compute/comm breakdown (e.g. 'hybridkit sweep jacobi --cores N') or of a "
+                  "user's program (hybridkit profile, then hybridkit sweep PROGRAM)")
 
 
 def _metric(e: Entry, app: AppDesc) -> float:
@@ -180,6 +191,8 @@ def series_value(e: Entry, app: AppDesc) -> str:
         return str(e.params[key])
     if key and key in (e.run.info.get("params") or {}):
         return str(e.run.info["params"][key])
+    if app.program and not key:  # a user's program: its layouts are the only choice
+        return ""
     return _mode(e) if key == "mode" else (app.name if not key else "?")
 
 
@@ -375,15 +388,45 @@ def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advi
         reason += "."
     if unreliable:
         reason += " Unreliable: measured on a busy machine."
-    rec = (f"{chosen.layout} (processes x threads), mode {chosen.mode}, binding "
-           f"{chosen.bind}")
+    mode = f", mode {chosen.mode}" if chosen.mode else ""
+    rec = f"{chosen.layout} (processes x threads){mode}, binding {chosen.bind}"
     reps = [c.rep for c in configs]
-    prediction = _prediction(reps, app)
-    scores = mismatch_scores(reps, runs, app)
-    problem_name = max(PROBLEMS, key=lambda p: scores[p])
-    text = PROBLEM_TEXT[problem_name].format(f=scores[problem_name])
-    if scores[problem_name] == 0:
+    errors: List[str] = []
+    if app.program:  # a user's program: the profiler's view of the recommended layout
+        prediction = None
+        scores, problem_name, text, errors = program_facts(chosen, every)
+    else:
+        prediction = _prediction(reps, app)
+        scores = mismatch_scores(reps, runs, app)
+        problem_name = max(PROBLEMS, key=lambda p: scores[p])
+        text = PROBLEM_TEXT[problem_name].format(f=scores[problem_name])
+    if problem_name in scores and scores[problem_name] < 0.005:
         problem_name, text = "none measurable", "no mismatch problem costs a measurable share here"
     return Advice(app.name, chosen.rep, app.metric.value, unit, cores, rec, reason, prediction,
                   problem_name, text, scores, winner, runner, margin, significant, chosen,
-                  configs, notes)
+                  configs, notes, errors=errors)
+
+
+def program_facts(chosen: Config, every: Sequence[Entry]
+                  ) -> Tuple[Dict[str, float], str, str, List[str]]:
+    """A user's program run under the profiler: the mismatch problems of the recommended
+    layout's representative run (hybridkit.profile_advice), and the thread-level
+    violations of any run (correctness first). Without profiles: nothing measurable."""
+    from hybridkit.profile_advice import problems, split, violations
+
+    errors: List[str] = []
+    for run in {id(e.run): e.run for e in every}.values():
+        try:
+            wrong = violations(split(run.records))
+        except (HKError, KeyError, TypeError, ValueError):
+            continue
+        errors += [f"{w} (run {run.label})" for w in wrong if w not in
+                   [x.rsplit(" (run ", 1)[0] for x in errors]]
+    try:
+        probs = problems(split(chosen.rep.run.records))
+    except (HKError, KeyError, TypeError, ValueError):
+        return {}, "not measured", "the runs were not profiled (no profile records)", errors
+    scores = {q.name: q.score for q in probs}
+    top = probs[0]
+    return scores, top.name, f"{top.score:.1%} of the run: {top.evidence}; do: {top.advice}", \
+        errors

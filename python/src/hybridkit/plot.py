@@ -114,3 +114,30 @@ def bar_panels(labels: Sequence[str], panels: Dict[str, Sequence[float]], ylabel
         for tick in ax.get_xticklabels():
             tick.set_horizontalalignment("right")
     return _svg(fig)
+
+
+def configurations(labels: Sequence[str], medians: Sequence[float], lows: Sequence[float],
+                   highs: Sequence[float], pure: Sequence[bool], chosen: int,
+                   ylabel: str) -> str:
+    """The answer's figure: the median of each configuration as a bar with its min-max as
+    an error bar, pure MPI and hybrid in two colours, the recommended one outlined."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(min(1.0 + 0.9 * len(labels), 10), 3.4))
+    colours = ["tab:orange" if p else "tab:blue" for p in pure]
+    below = [m - lo for m, lo in zip(medians, lows)]
+    above = [hi - m for m, hi in zip(medians, highs)]
+    bars = ax.bar(labels, medians, color=colours, yerr=[below, above], capsize=4,
+                  ecolor="black")
+    if 0 <= chosen < len(bars):
+        bars[chosen].set_edgecolor("black")
+        bars[chosen].set_linewidth(2.5)
+    from matplotlib.patches import Patch
+    handles = [Patch(color="tab:orange", label="pure MPI (1 thread per rank)"),
+               Patch(color="tab:blue", label="hybrid")]
+    ax.legend(handles=[h for h, on in zip(handles, (any(pure), not all(pure))) if on],
+              loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, fontsize=8, frameon=False)
+    ax.set_ylabel(ylabel)
+    ax.tick_params(axis="x", rotation=30)
+    for tick in ax.get_xticklabels():
+        tick.set_horizontalalignment("right")
+    return _svg(fig)

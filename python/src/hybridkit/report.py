@@ -38,7 +38,7 @@ from hybridkit.report_bench import (barrier_section, beff_section, epsilon_secti
                                     halo_section, overlap_section, pingpong_section,
                                     ratio_section, stencil_table)
 from hybridkit.report_parts import (MIB, Figure, Section, Table, _fmt, _medians,  # noqa: F401
-                                    bar_panels, lines, stacked_bars)
+                                    bar_panels, configurations_plot, lines, stacked_bars)
 from hybridkit.rundata import Entry, Run, entries
 
 
@@ -79,7 +79,7 @@ def conditions_section(runs: Sequence[Run]) -> Optional[Section]:
     func = [r for r in done if is_functional(r.info)]
     if not busy and not func:
         return None
-    sec = Section("Measurement conditions", banner=True)
+    sec = Section("Flagged runs (busy machine, oversubscribed)", banner=True)
     if busy:
         sec.text.append(f"BUSY MACHINE: {len(busy)} of {len(done)} run(s) were made while other "
                         f"programs used more than {busy_share():.0%} of the machine, even after "
@@ -109,14 +109,55 @@ def _section_flags(sec: Section, es: Sequence[Entry]) -> Section:
     return sec
 
 
-def advice_section(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Section:
+def answer_section(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Section:
+    """The report's first section: the recommendation, winner vs runner-up with margin and
+    significance, best pure MPI vs best hybrid (the advice's lines, correctness first), and
+    the figure behind it: every configuration of the advised problem, median and min-max."""
     from hybridkit.advise import advise
 
-    sec = Section("Advice")
+    sec = Section("Answer", anchor="answer")
     try:
-        sec.text += advise(runs, apps).lines()
+        adv = advise(runs, apps)
     except HKError as exc:
         sec.text.append(str(exc))
+        return sec
+    sec.text += adv.lines()
+    app = apps.get(adv.app)
+    configs = adv.configs
+    if app and configs:
+        chosen = next((i for i, c in enumerate(configs) if c is adv.chosen), -1)
+        unit = app.metric.unit
+        where = "higher is better" if app.metric.higher_is_better else "lower is better"
+        sec.figures.append(Figure(
+            configurations_plot([c.label() for c in configs],
+                                [c.spread.median for c in configs],
+                                [c.spread.lo for c in configs], [c.spread.hi for c in configs],
+                                [c.single_threaded for c in configs], chosen,
+                                f"{app.metric.value} [{unit}]"),
+            f"{adv.app} on {adv.cores} cores: {app.metric.value} ({unit}, {where}) of every "
+            f"configuration, median of its repeats with min-max; pure MPI orange, hybrid "
+            f"blue, the recommended one outlined"))
+    return sec
+
+
+def conditions_line(runs: Sequence[Run]) -> Section:
+    """One short line on how the runs were made, linking to the appendix's details."""
+    done = [r for r in runs if r.complete]
+    busy = [r for r in done if is_busy(r.info) and not is_functional(r.info)]
+    func = [r for r in done if is_functional(r.info)]
+    bad = [r for r in runs if not r.complete]
+    parts = [f"{len(done)} complete run(s)"]
+    if busy:
+        parts.append(f"{len(busy)} made on a busy machine (left out of the advice)")
+    if func:
+        parts.append(f"{len(func)} oversubscribed (functional only, left out)")
+    if bad:
+        parts.append(f"{len(bad)} incomplete")
+    if not busy and not func:
+        parts.append("none on a busy machine or oversubscribed")
+    sec = Section("Measurement conditions", banner=bool(busy), anchor="conditions")
+    sec.text.append("; ".join(parts) + ". Machine, binding per run and run lists: see the "
+                    "appendix below.")
     return sec
 
 
@@ -147,13 +188,16 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
 
     every = runs
     runs, sims = split_simulated(runs)
-    sections = [machine_section(runs, meta), advice_section(every, apps)]
+    # the answer first, then the conditions in one line; details follow, the machine, the
+    # per-run binding and the run lists go to the collapsed appendix at the end
+    sections = [answer_section(every, apps), conditions_line(runs)]
     if sims and not any(r.records for r in runs):
-        sections[0].text.append("No measured run: the records are simulated ("
+        sections[1].text.append("No measured run: the records are simulated ("
                                 + ", ".join(sims) + "), see the 'Simulated on' sections.")
+    appendix = [machine_section(runs, meta)]
     banner = conditions_section(runs)
     if banner:
-        sections.insert(0, banner)
+        appendix.insert(0, banner)
     sections += app_sections(runs, apps)
     from hybridkit.report_dsm import dsm_section as _dsm  # issue 21: the DSM heat figures
     from hybridkit.report_profile import profile_section as _prof  # issue 25: hybridkit profile
@@ -168,8 +212,10 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
         sections += simulated_sections(platform, views)
     sec = incomplete_section([r for r in runs] + [r for v in sims.values() for r in v])
     if sec:
-        sections.append(sec)
-    return sections
+        appendix.append(sec)
+    for sec in appendix:
+        sec.appendix = True
+    return sections + appendix
 
 
 # --- renderers --------------------------------------------------------------------------
@@ -190,9 +236,15 @@ def html_page(sections: Sequence[Section], title: str) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>{e(title)}</title>", f"<style>{CSS}</style></head><body>",
            f"<h1>{e(title)}</h1>", f"<p>hybridkit {e(__version__)} report</p>"]
+    opened = False
     for sec in sections:
+        if sec.appendix and not opened:
+            opened = True
+            out.append('<details id="appendix"><summary><h2 style="display:inline">Appendix: '
+                       'machine, binding per run, run lists</h2></summary>')
         cls = ' class="banner"' if sec.banner else ""
-        out.append(f"<section{cls}><h2>{e(sec.title)}</h2>")
+        ident = f' id="{e(sec.anchor)}"' if sec.anchor else ""
+        out.append(f"<section{ident}{cls}><h2>{e(sec.title)}</h2>")
         out += [f"<p>{e(t)}</p>" for t in sec.text]
         if sec.pre:
             out.append(f"<pre>{e(sec.pre)}</pre>")
@@ -207,14 +259,20 @@ def html_page(sections: Sequence[Section], title: str) -> str:
                        f'src="data:image/svg+xml;base64,{data}">'
                        f"<figcaption>{e(f.caption)}</figcaption></figure>")
         out.append("</section>")
+    if opened:
+        out.append("</details>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
 def markdown(sections: Sequence[Section], title: str) -> str:
     out = [f"# {title}", ""]
+    opened = False
     for sec in sections:
-        out += [f"## {sec.title}", ""]
+        if sec.appendix and not opened:
+            opened = True
+            out += ["## Appendix", ""]
+        out += [f"{'###' if sec.appendix else '##'} {sec.title}", ""]
         out += [t + "\n" for t in sec.text]
         if sec.pre:
             out += ["```", sec.pre.rstrip(), "```", ""]

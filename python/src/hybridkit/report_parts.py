@@ -45,7 +45,8 @@ def _deferred(name: str) -> Callable[..., Callable[[], str]]:
     return bind
 
 
-lines, stacked_bars, bar_panels = (_deferred(n) for n in ("lines", "stacked_bars", "bar_panels"))
+lines, stacked_bars, bar_panels, configurations_plot = (
+    _deferred(n) for n in ("lines", "stacked_bars", "bar_panels", "configurations"))
 
 
 @dataclass
@@ -62,6 +63,8 @@ class Section:
     figures: List[Figure] = field(default_factory=list)
     pre: str = ""
     banner: bool = False  # shown as a warning box
+    appendix: bool = False  # after the results, collapsed (HTML <details>)
+    anchor: str = ""  # HTML id, for links from other sections
 
 
 def _fmt(v: Any) -> str:

@@ -154,10 +154,12 @@ def _best_config(app: AppDesc, es):
     return configurations([e for e in es if app.problem_key(e.params) == largest], app)[0]
 
 
-def summary(out: Path) -> int:
-    """Write report.html, print the summary table, the main app's configurations (median
-    and min-max of the repeats) and the recommendation."""
+def summary(out: Path, what: str = "study") -> int:
+    """Write report.html, print the answer first (the recommendation, the main app's
+    configurations: median and min-max of the repeats), then the summary table per app
+    (`what`: study or sweep)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from hybridkit.advise import advise, usable
@@ -165,11 +167,11 @@ def summary(out: Path) -> int:
     from hybridkit.quality import BUSY_SHARE, is_busy, is_functional
     from hybridkit.rundata import assign_apps, entries, find_runs
 
-    apps = appdesc.load_all()
+    apps = appdesc.load_all([out / "apps"])
     runs = find_runs([out])
     assign_apps(runs, apps)
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
-    table = Table(title="study summary")
+    table = Table(title=f"{what} summary")
     for col in ("app", "runs ok", "incomplete", "flagged", "best on the most cores",
                 "median [min-max]"):
         table.add_column(col)
@@ -193,18 +195,18 @@ def summary(out: Path) -> int:
                 value += " BUSY: unreliable"
         table.add_row(app.name, str(sum(r.complete for r in mine)),
                       str(sum(not r.complete for r in mine)), flags or "-", best, value)
-    console.print(table)
-    if busy_runs:
-        console.print(f"[bold red]BUSY MACHINE:[/] {busy_runs} run(s) were made while other "
-                      f"programs used more than {BUSY_SHARE:.0%} of the machine (after "
-                      f"repeating them); they are flagged and left out of the advice")
     path = write_report(runs, apps, [out], out / "report.html", "html", title=f"hybridkit "
-                        f"study {out.name}")
+                        f"{what} {out.name}")
+    # the answer first (as in the report), then the conditions in one line, then details
     try:
         advice = advise(runs, apps)
         app = apps[advice.app]
-        cfg = Table(title=f"{advice.app}: {app.metric.value} [{app.metric.unit}] on "
-                          f"{advice.cores} cores, median of the repeats (advised problem)")
+        console.print("[bold]ANSWER[/]")
+        for line in advice.lines():
+            console.print(line, markup=False)
+        cfg = Table(title=escape(f"{advice.app}: {app.metric.value} [{app.metric.unit}] on "
+                                 f"{advice.cores} cores, median of the repeats (advised "
+                                 f"problem)"))
         for col in ("configuration", "median", "min-max", "runs"):
             cfg.add_column(col)
         for c in advice.configs:
@@ -212,10 +214,16 @@ def summary(out: Path) -> int:
             cfg.add_row(f"{c.label()}{mark}", f"{c.spread.median:.4g}",
                         f"{c.spread.lo:.4g}-{c.spread.hi:.4g}", str(c.spread.n))
         console.print(cfg)
-        for line in advice.lines():
-            console.print(line)
     except HKError as exc:
-        console.print(f"no recommendation: {exc}")
+        console.print(f"no recommendation: {exc}", markup=False)
+    func_runs = sum(is_functional(r.info) for r in runs if r.complete)
+    if busy_runs or func_runs:
+        console.print(f"[bold red]conditions:[/] {busy_runs} run(s) made while other programs "
+                      f"used more than {BUSY_SHARE:.0%} of the machine (after repeating them), "
+                      f"{func_runs} oversubscribed: flagged and left out of the advice")
+    else:
+        console.print("conditions: every run on a quiet machine, none oversubscribed")
+    console.print(table)
     console.print(f"report: {path}")
     return 0
 
