@@ -47,6 +47,8 @@ mounts=()
 cleanup() {
   local i
   for (( i=${#mounts[@]}-1; i>=0; i-- )); do umount -l "${mounts[i]}" 2>/dev/null; done
+  # what the tests mounted inside (ip netns: /run/netns and its namespaces), and the root
+  umount -R -l "$root" 2>/dev/null
   rm -rf "$root"
 }
 trap cleanup EXIT
@@ -58,7 +60,9 @@ cp /etc/resolv.conf /etc/hosts "$root/etc/" 2>/dev/null
 cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt" 2>/dev/null
 mnt() { mount "$@" && mounts+=("${@: -1}"); }
-mnt -t proc proc "$root/proc" && mnt -t sysfs sysfs "$root/sys" && mnt --bind /dev "$root/dev" \
+# the root a mount point of its own: `ip netns exec` (the emulated cluster's tests) makes "/"
+# a slave mount, which fails with EINVAL when "/" is only a directory of the host's tree
+mnt --bind "$root" "$root" && mnt -t proc proc "$root/proc" && mnt -t sysfs sysfs "$root/sys" && mnt --bind /dev "$root/dev" \
   && mnt -t devpts devpts "$root/dev/pts" && mnt -t tmpfs tmpfs "$root/dev/shm" \
   || skip "cannot mount proc/sys/dev in the chroot (a container without CAP_SYS_ADMIN?)"
 git clone -q "$top" "$root/home/project" || exit 2
@@ -70,7 +74,7 @@ for c in "${cmds[@]}"; do
   echo "=== $c"
   t0=$(date +%s)
   chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    TERM=dumb LANG=C.UTF-8 /bin/bash -c "cd /home/project && timeout $limit $c" > "$log" 2>&1
+    TERM=dumb LANG=C.UTF-8 /bin/bash -c "cd /home/project && timeout $limit env $c" > "$log" 2>&1
   r=$?
   echo "    exit $r after $(( $(date +%s) - t0 )) s; log: $log"
   tail -n 5 "$log" | sed 's/^/    | /'
