@@ -113,3 +113,20 @@ def test_report_keeps_incomplete_runs_listed(cli, study_bin, fixtures, tmp_path)
         assert f"| {status} | " in section and why in section, (status, section)
     # the halo run's three valid lines are kept for the CSV, but not plotted
     assert "1x2-mode_masteronly" in md
+
+
+def test_compare_ignores_superseded_attempts(cli, study_bin, fixtures, tmp_path):
+    """A sweep keeps the attempts it ran again beside the run (<id>.busy-N, <id>.attempt-N):
+    they are no missing measurement; compare judges the runs themselves."""
+    dst = tmp_path / "with_attempts"
+    shutil.copytree(fixtures / "study" / "quick", dst)
+    run = next(p for p in sorted((dst / "runs" / "jacobi").iterdir()) if p.is_dir())
+    for tag, status in (("busy-1", "busy-repeated"), ("attempt-1", "failed")):
+        aside = run.with_name(f"{run.name}.{tag}")
+        shutil.copytree(run, aside)
+        info = json.loads((aside / "run.json").read_text())
+        info.update(status=status, message="kept aside")
+        (aside / "run.json").write_text(json.dumps(info))
+    result = cli(["compare", str(fixtures / "study" / "quick"), str(dst)])
+    assert result.code == 0, result
+    assert "# no regression beyond 10% in" in result.out

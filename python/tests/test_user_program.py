@@ -4,7 +4,8 @@ a temporary directory with the MPI's compiler wrappers, through
     hybridkit profile --np 2 [--metric REGEX --unit U --higher-is-better] -- PROGRAM
       -> results/apps/NAME.toml (kind program; nothing appended to the command line)
     hybridkit sweep NAME --quick --cores 2 --repeat 2   (2 layouts x 2 repeats)
-      -> ends with the answer; advise names a layout; report opens with the answer
+      -> ends with the answer; advise names a layout; compare and study take the app;
+         report opens with the answer
 
 for a C program (metric: the wall time) and a Fortran one (`use mpi`, metric parsed from its
 output), and a C program that breaks MPI_THREAD_FUNNELED, flagged before any speed advice.
@@ -170,6 +171,11 @@ def _end_to_end(tmp_path: Path, exe: Path, args, profile_extra, name: str, unit:
     rec = next(l for l in r.stdout.splitlines() if l.startswith("recommendation: "))
     assert rec.split(": ", 1)[1].split(" (processes")[0] in ("2 x 1", "1 x 2"), rec
     assert unit in r.stdout
+    r = _hk(["compare", "sw", "sw"], tmp_path)
+    assert r.returncode == 0 and "# no regression beyond 10% in 2 configurations" in r.stdout, \
+        r.stdout + r.stderr
+    r = _hk(["study", "--apps", name, "--quick", "--dry-run", "-o", "st"], tmp_path)
+    assert r.returncode == 0 and f"{name} 2x1" in r.stdout, r.stdout + r.stderr
     r = _hk(["report", "sw", "-o", "r.md", "--format", "md"], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     md = (tmp_path / "r.md").read_text()
