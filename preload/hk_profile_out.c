@@ -18,8 +18,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <dlfcn.h>
-#include <elf.h>
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
@@ -30,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hk_profile_out.h"
+#include "hk_tool.h"
 #include "../src/internal/hk_env_word.h"
 
 prof_out_t hk__prof_out;
@@ -115,19 +114,13 @@ static int merge_local(out_site_t **out)
       m->threads |= c->threads;
     }
   for (int k = 0; k < n; k++) {
-    Dl_info di;
-    if (dladdr(s[k].c.ret, &di) && di.dli_fname) {
-      snprintf(s[k].module, MODLEN, "%s", di.dli_fname);
-      s[k].offset = (unsigned long long)((uintptr_t)s[k].c.ret - (uintptr_t)di.dli_fbase);
-      s[k].base = (unsigned long long)(uintptr_t)di.dli_fbase;
-      if (di.dli_sname) {
-        snprintf(s[k].func, FUNCLEN, "%s", di.dli_sname);
-        s[k].func_offset = (unsigned long long)((uintptr_t)s[k].c.ret - (uintptr_t)di.dli_saddr);
-      }
-    } else {
-      snprintf(s[k].module, MODLEN, "?");
-      s[k].offset = (unsigned long long)(uintptr_t)s[k].c.ret;
-    }
+    hk_tool_loc_t loc;
+    hk__tool_locate(s[k].c.ret, &loc);
+    snprintf(s[k].module, MODLEN, "%s", loc.module);
+    snprintf(s[k].func, FUNCLEN, "%s", loc.func);
+    s[k].offset = loc.offset;
+    s[k].func_offset = loc.func_offset;
+    s[k].base = loc.base;
     s[k].c.ret = NULL;
   }
   *out = s;
@@ -209,48 +202,15 @@ static int by_time(const void *a, const void *b)
   return (x < y) - (x > y);
 }
 
-/* whether the module is a fixed-address (non-PIE) executable: addr2line then wants
- * the absolute address */
-static int fixed_address(const char *module)
-{
-  FILE *f = fopen(module, "rb");
-  Elf64_Ehdr h;
-  int fixed = f && fread(&h, sizeof h, 1, f) == 1 && h.e_type == ET_EXEC;
-  if (f)
-    fclose(f);
-  return fixed;
-}
-
 /* "file:line (function)" of the call before the return address, when addr2line and
- * debug info are there; unchanged otherwise */
+ * debug info are there (hk_tool.c); unchanged otherwise */
 static void addr2line(site_sum_t *s)
 {
-  if (!s->module[0] || s->module[0] == '?')
-    return;
-  char cmd[600], func[256] = "", line[256] = "";
-  unsigned long long addr = s->offset - 1 + (fixed_address(s->module) ? s->base : 0);
-  snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' 0x%llx 2>/dev/null", s->module, addr);
-  FILE *p = popen(cmd, "r");
-  if (!p)
-    return;
-  if (fgets(func, sizeof func, p) && fgets(line, sizeof line, p)) {
-    func[strcspn(func, "\n")] = '\0';
-    line[strcspn(line, "\n")] = '\0';
-    char *disc = strstr(line, " (discriminator");
-    if (disc)
-      *disc = '\0';
-    const char *file = strrchr(line, '/');
-    file = file ? file + 1 : line;
-    int known_file = file[0] && file[0] != ':' && strncmp(file, "??", 2) != 0;
-    int known_func = func[0] && strcmp(func, "??") != 0;
-    const char *mod = strrchr(s->module, '/');
-    if (known_file)
-      snprintf(s->where, sizeof s->where, "%s (%s)", file, known_func ? func : "?");
-    else if (known_func) /* a static function's name from the symbol table, no line */
-      snprintf(s->where, sizeof s->where, "%s (%s+0x%llx)", func, mod ? mod + 1 : s->module,
-               s->offset);
-  }
-  pclose(p);
+  hk_tool_loc_t loc = {.offset = s->offset, .base = s->base};
+  hk_tool_src_t src;
+  snprintf(loc.module, sizeof loc.module, "%s", s->module);
+  if (hk__tool_addr2line(&loc, &src))
+    snprintf(s->where, sizeof s->where, "%s", src.where);
 }
 
 void hk__prof_site_name(const site_sum_t *s, char *out, size_t n)

@@ -8,6 +8,10 @@
  * libmpi*: libmpi, libmpich, libmpichfort, libmpi_mpifh, libmpi_usempif08) and
  * outside this tool.  Their text ranges are read once (dl_iterate_phdr).
  *
+ * Where a site lies: its module and offset (dladdr), and its source line from
+ * addr2line when the module has debug info, for both tools' reports (the profiler
+ * at MPI_Finalize, the checker when it first sees a violation).
+ *
  * MPI without the tool.  When MPI was initialised in this process but the tool's
  * MPI_Init(_thread) never ran (a binding whose calls go to PMPI_ directly, a
  * statically linked MPI), the tool saw nothing: at exit rank 0 prints one line
@@ -16,6 +20,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <elf.h>
 #include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
@@ -88,6 +93,76 @@ const void *hk__tool_site(const void *ret)
     if (!where(frame[i]))
       return frame[i];
   return ret;
+}
+
+void hk__tool_locate(const void *addr, hk_tool_loc_t *loc)
+{
+  Dl_info di;
+  memset(loc, 0, sizeof *loc);
+  if (addr && dladdr(addr, &di) && di.dli_fname) {
+    snprintf(loc->module, sizeof loc->module, "%s", di.dli_fname);
+    loc->offset = (unsigned long long)((uintptr_t)addr - (uintptr_t)di.dli_fbase);
+    loc->base = (unsigned long long)(uintptr_t)di.dli_fbase;
+    if (di.dli_sname) {
+      snprintf(loc->func, sizeof loc->func, "%s", di.dli_sname);
+      loc->func_offset = (unsigned long long)((uintptr_t)addr - (uintptr_t)di.dli_saddr);
+    }
+  } else {
+    snprintf(loc->module, sizeof loc->module, "?");
+    loc->offset = (unsigned long long)(uintptr_t)addr;
+  }
+}
+
+/* whether the module is a fixed-address (non-PIE) executable: addr2line then wants
+ * the absolute address */
+static int fixed_address(const char *module)
+{
+  FILE *f = fopen(module, "rb");
+  Elf64_Ehdr h;
+  int fixed = f && fread(&h, sizeof h, 1, f) == 1 && h.e_type == ET_EXEC;
+  if (f)
+    fclose(f);
+  return fixed;
+}
+
+int hk__tool_addr2line(const hk_tool_loc_t *loc, hk_tool_src_t *src)
+{
+  memset(src, 0, sizeof *src);
+  if (!loc->module[0] || loc->module[0] == '?' || strchr(loc->module, '\''))
+    return 0;
+  char cmd[600], func[256] = "", line[256] = "";
+  unsigned long long addr = loc->offset - 1 + (fixed_address(loc->module) ? loc->base : 0);
+  snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' 0x%llx 2>/dev/null", loc->module, addr);
+  FILE *p = popen(cmd, "r");
+  if (!p)
+    return 0;
+  if (fgets(func, sizeof func, p) && fgets(line, sizeof line, p)) {
+    func[strcspn(func, "\n")] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    char *disc = strstr(line, " (discriminator");
+    if (disc)
+      *disc = '\0';
+    const char *file = base_name(line); /* "file.c:48" */
+    int known_file = file[0] && file[0] != ':' && strncmp(file, "??", 2) != 0;
+    int known_func = func[0] && strcmp(func, "??") != 0;
+    if (known_func)
+      snprintf(src->func, sizeof src->func, "%s", func);
+    if (known_file) {
+      char *colon = strrchr(line, ':');
+      snprintf(src->line, sizeof src->line, "%s", colon ? colon + 1 : "?");
+      if (colon)
+        *colon = '\0';
+      snprintf(src->file, sizeof src->file, "%s", line);
+      if (colon)
+        *colon = ':';
+      snprintf(src->where, sizeof src->where, "%s (%s)", file, known_func ? func : "?");
+    } else if (known_func) { /* a static function's name from the symbol table, no line */
+      snprintf(src->where, sizeof src->where, "%s (%s+0x%llx)", func, base_name(loc->module),
+               loc->offset);
+    }
+  }
+  pclose(p);
+  return src->where[0] != '\0';
 }
 
 /* "mpi_f08 (libmpi_usempif08), ..." of the loaded Fortran bindings */

@@ -5,8 +5,10 @@
  *   hk_fortran.c   Open MPI's Fortran entry points (mpi_send_, mpi_send_f08_, ...)
  *                  that convert the arguments and call the tool's entry below
  *   hk_tool.c      the call site of a call made through an MPI library's own
- *                  wrapper (MPICH's Fortran bindings call the C MPI_*), and the
- *                  one line a tool prints when MPI ran without it
+ *                  wrapper (MPICH's Fortran bindings call the C MPI_*), where a
+ *                  site lies (module, offset, symbol) and its source line
+ *                  (addr2line), and the one line a tool prints when MPI ran
+ *                  without it
  *
  *   C program ---- MPI_Send ---------------\
  *                  (return address)         hk__tool_Send(site, ...) -> PMPI_Send
@@ -43,5 +45,32 @@ HK_TOOL_HIDDEN extern int hk__tool_started;
  * the MPI libraries and this tool (the user's call).  Cheap when `ret` is not in
  * an MPI library (a few comparisons). */
 HK_TOOL_HIDDEN const void *hk__tool_site(const void *ret);
+
+/* where a code address lies, position-independent (ranks load modules at different
+ * addresses): its module (dladdr), the offset in it, the module's load address, the
+ * exported symbol that contains it and the offset from that symbol */
+#define HK_TOOL_MODLEN 200
+#define HK_TOOL_FUNCLEN 120
+typedef struct hk_tool_loc {
+  char module[HK_TOOL_MODLEN]; /* "?" when dladdr does not know the address */
+  char func[HK_TOOL_FUNCLEN];  /* "" when the symbol is not exported */
+  unsigned long long offset, func_offset, base;
+} hk_tool_loc_t;
+
+HK_TOOL_HIDDEN void hk__tool_locate(const void *addr, hk_tool_loc_t *loc);
+
+/* the source of the call before a return address, from `addr2line -f -C` on the
+ * module (when addr2line is installed and the module has debug info) */
+typedef struct hk_tool_src {
+  char func[256];  /* the function, "" unknown */
+  char file[256];  /* the source file's path as the debug info has it, "" unknown */
+  char line[16];   /* its line ("48"; "?" when addr2line knows the file only) */
+  char where[300]; /* "file.c:48 (func)", "func (module+0x..)" (no debug info, a
+                      static function's name) or "" */
+} hk_tool_src_t;
+
+/* fills *src (zeroed first); returns whether anything was found.  Runs addr2line
+ * (popen: spawned, not forked) once per call. */
+HK_TOOL_HIDDEN int hk__tool_addr2line(const hk_tool_loc_t *loc, hk_tool_src_t *src);
 
 #endif
