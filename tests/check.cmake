@@ -2,11 +2,12 @@
 # program (not flagged) and one deliberate violation (detected, right call,
 # right call site, once per rank, fatal under HK_CHECK_FATAL=1); hk-jacobi's
 # own MPI calls in every mode (clean); HK_CHECK_MASTERONLY inside hybridkit
-# applies the level each hk-jacobi mode asked for.
+# applies the level each hk-jacobi mode asked for.  For `hybridkit check` (issue
+# 37): the HK_CHECK_OUTPUT records and HK_CHECK_ABORT ending a hang (below).
 set(CHECK_DIR ${CMAKE_CURRENT_SOURCE_DIR}/check)
 add_executable(check_levels ${CHECK_DIR}/check_levels.c)
 target_include_directories(check_levels PRIVATE ${CMAKE_SOURCE_DIR}/preload)
-target_compile_options(check_levels PRIVATE ${HK_WARN_FLAGS})
+target_compile_options(check_levels PRIVATE ${HK_WARN_FLAGS} -g) # file:line in the records
 target_link_libraries(check_levels PRIVATE MPI::MPI_C OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
 set_target_properties(check_levels PROPERTIES ENABLE_EXPORTS ON) # dladdr names the call site
 set(CHECK_LIB $<TARGET_FILE:hybridkit-check>)
@@ -108,3 +109,37 @@ tools_test(profile_quiet_garbage "${ASAN_PRE}$<TARGET_FILE:hybridkit-profile>" 0
   -1 "^hybridkit-profile: warning: HK_PROFILE_QUIET=maybe: expected 1/yes/true/on or 0/no/false/off. the summary is printed$"
   -1 "^hybridkit-profile: warning: HK_PROFILE_NO_ADDR2LINE=perhaps: expected .*. addr2line runs$"
   -- ${PLAIN2})
+
+# HK_CHECK_ABORT (issue 37): two threads of each rank wait in MPI_Recv under FUNNELED (a
+# hang); the checker stops the job at thread 1's call, before it reaches MPI: one line on
+# stderr and the job gone within seconds (the test's TIMEOUT is the hang)
+add_executable(check_hang ${CHECK_DIR}/check_hang.c)
+target_compile_options(check_hang PRIVATE ${HK_WARN_FLAGS} -g)
+target_link_libraries(check_hang PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
+tools_test(abort_hang "${CHECK_LIB}" 86 -e HK_CHECK_ABORT=1
+  -m "^hybridkit-check: rank [01]: MPI_Recv violates MPI_THREAD_FUNNELED: not the main thread \\(thread [0-9]+, OpenMP thread 1 of 2, parallel level 1\\). first at .*check_hang.*. stopping the job before the call reaches MPI \\(HK_CHECK_ABORT\\)$"
+  -- $<TARGET_FILE:check_hang>)
+set_tests_properties(check.tools.abort_hang PROPERTIES TIMEOUT 20)
+tools_test(abort_garbage "${CHECK_LIB}" 2 -e HK_CHECK_ABORT=maybe
+  -1 "^hybridkit-check: error: rank 0: HK_CHECK_ABORT=maybe: expected 1/yes/true/on or 0/no/false/off$"
+  -- ${CL} --level funneled --violate)
+
+# HK_CHECK_OUTPUT: the records `hybridkit check` reads (counts per rank, the first site as
+# file:line, thread, levels, calls checked), clean and violating, at 1-3 ranks
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  foreach(np 1 2 3)
+    foreach(case clean funneled)
+      set(args --level funneled)
+      if(case STREQUAL funneled)
+        list(APPEND args --violate)
+      endif()
+      add_test(NAME check.records.${case}.np${np}
+               COMMAND ${Python3_EXECUTABLE} ${CHECK_DIR}/check_records.py ${HK_MPI_IMPL}
+                       ${MPIEXEC_EXECUTABLE} ${np} ${CHECK_LIB} ${case} -- ${CL} ${args})
+      set_tests_properties(check.records.${case}.np${np} PROPERTIES LABELS "mpi;check"
+        TIMEOUT 120 PROCESSORS ${np}
+        ENVIRONMENT "OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive;${HK_TEST_ENV}")
+    endforeach()
+  endforeach()
+endif()
