@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hybridkit import __version__
-from hybridkit.commands import (advise, compare, profile, records, report, run, simulate, study,
-                                sweep, topology, tune)
+from hybridkit.commands import (advise, check, compare, profile, records, report, run, simulate,
+                                study, sweep, topology, tune)
 from hybridkit.errors import HKError, UsageError
 
 PROG = "hybridkit"
@@ -62,6 +62,8 @@ COMMANDS: Dict[str, Command] = {
                                                records.run_validate,
                                                description=records.VALIDATE_DESCRIPTION),
                        }),
+    "check": Command(check.HELP, check.add_arguments, check.run, description=check.DESCRIPTION,
+                     extra_args=True),
     "sweep": Command(sweep.HELP, sweep.add_arguments, sweep.run, description=sweep.DESCRIPTION),
     "study": Command(study.HELP, study.add_arguments, study.run, description=study.DESCRIPTION),
     "report": Command(report.HELP, report.add_arguments, report.run,

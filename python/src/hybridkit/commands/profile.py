@@ -93,9 +93,9 @@ def metric_regex(text: str) -> str:
     return text
 
 
-def find_library(mpi: str) -> Path:
-    """libhybridkit-profile.so: $HK_LIB_DIR, else next to the binaries (../lib of the
-    build's or the installation's bin)."""
+def find_library(mpi: str, name: str = LIBRARY) -> Path:
+    """libhybridkit-profile.so (or another of the build's libraries, `name`): $HK_LIB_DIR,
+    else next to the binaries (../lib of the build's or the installation's bin)."""
     dirs: List[Path] = [Path(os.environ["HK_LIB_DIR"])] if os.environ.get("HK_LIB_DIR") else []
     for d in binary_search_dirs(mpi):
         dirs += [d.parent / "lib", d]
@@ -104,9 +104,9 @@ def find_library(mpi: str) -> Path:
     except HKError:
         pass
     for d in dirs:
-        if (d / LIBRARY).is_file():
-            return (d / LIBRARY).resolve()
-    raise HKError(f"{LIBRARY} not found in {', '.join(map(str, dirs)) or 'HK_LIB_DIR'}; "
+        if (d / name).is_file():
+            return (d / name).resolve()
+    raise HKError(f"{name} not found in {', '.join(map(str, dirs)) or 'HK_LIB_DIR'}; "
                   f"build the C side first or set HK_LIB_DIR")
 
 
