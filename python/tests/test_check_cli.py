@@ -7,8 +7,8 @@ run for real under libhybridkit-check.so (HK_BIN_DIR's build, its ../lib):
               the function, rule, counts per rank, thread, parallel level, level asked,
               bad.c:LINE (probe_from_worker)
     hang      two threads of each rank in MPI_Recv nobody matches, FUNNELED: --abort ends it
-              within 10 s (exit 1, the violation, hang.c:LINE); without --abort --timeout
-              stops it and says what was seen
+              within 10 s (exit 1, the violation, hang.c:LINE)
+    stuck     thread 1 alone in such an MPI_Recv: --timeout stops it and says what was seen
     usage     no program, --np 0, no --np -> one error line, exit 2 (no MPI)
 """
 
@@ -92,6 +92,27 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
 #pragma omp parallel num_threads(2)
   wait_forever((rank + 1) % np);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+STUCK = r"""
+#include <mpi.h>
+#include <omp.h>
+/* FUNNELED; OpenMP thread 1 alone waits for a message nobody sends (the main thread waits
+   for it at the end of the region, outside MPI): hangs, with one thread inside MPI (two
+   at once, as in HANG, crash MPICH instead) */
+__attribute__((noinline)) static void wait_alone(void) {
+  int v = 0;
+  MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* STUCK */
+}
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 1)
+    wait_alone();
   MPI_Finalize();
   return 0;
 }
@@ -182,15 +203,17 @@ def test_abort_ends_a_hang(built, tmp_path):
 
 
 def test_timeout_says_what_was_seen(built, tmp_path):
-    exe = _build(tmp_path, "hang", HANG)
+    exe = _build(tmp_path, "stuck", STUCK)
     t0 = time.monotonic()
     r = _check(["--np", "2", "--threads", "2", "--oversubscribe", "--timeout", "4", "--",
                 str(exe)], tmp_path)
     assert time.monotonic() - t0 < 30, r.stdout + r.stderr
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "hybridkit check: hang was stopped after 4 s (--timeout 4) without ending; what " \
+    assert "hybridkit check: stuck was stopped after 4 s (--timeout 4) without ending; what " \
            "the checker saw until then:" in r.stdout, r.stdout
-    assert f"at hang.c:{_line_of(HANG, '/* HANG */')} (wait_forever)" in r.stdout, r.stdout
+    assert ("  MPI_Recv violates MPI_THREAD_FUNNELED: not the main thread; seen on 2 ranks "
+            "(0, 1); first on rank 0 by OpenMP thread 1 of 2, parallel level 1, at "
+            f"stuck.c:{_line_of(STUCK, '/* STUCK */')} (wait_alone)") in r.stdout, r.stdout
     assert _run_json(tmp_path)["status"] == "timeout"
 
 
