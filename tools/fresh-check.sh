@@ -62,9 +62,15 @@ cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt" 
 mnt() { mount "$@" && mounts+=("${@: -1}"); }
 # the root a mount point of its own: `ip netns exec` (the emulated cluster's tests) makes "/"
 # a slave mount, which fails with EINVAL when "/" is only a directory of the host's tree
-mnt --bind "$root" "$root" && mnt -t proc proc "$root/proc" && mnt -t sysfs sysfs "$root/sys" && mnt --bind /dev "$root/dev" \
+mnt --bind "$root" "$root" && mount --make-rprivate "$root" && mnt -t proc proc "$root/proc" && mnt -t sysfs sysfs "$root/sys" && mnt --bind /dev "$root/dev" \
   && mnt -t devpts devpts "$root/dev/pts" && mnt -t tmpfs tmpfs "$root/dev/shm" \
   || skip "cannot mount proc/sys/dev in the chroot (a container without CAP_SYS_ADMIN?)"
+# the cgroup hierarchies a booted machine has (systemd mounts them; slurmd 22.05 of the
+# emulated cluster's Slurm test needs them), never propagating back to the host's
+if mountpoint -q /sys/fs/cgroup; then
+  mnt --rbind /sys/fs/cgroup "$root/sys/fs/cgroup" && mount --make-rslave "$root/sys/fs/cgroup" \
+    || skip "cannot bind /sys/fs/cgroup into the chroot"
+fi
 git clone -q "$top" "$root/home/project" || exit 2
 echo "fresh-check: $(git -C "$top" log -1 --format='%h %s' | cut -c1-72)"
 

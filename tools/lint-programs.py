@@ -38,7 +38,7 @@ PROGRAMS = {
     "chmod": "coreutils", "chroot": "coreutils", "cmp": "diffutils", "cp": "coreutils",
     "cut": "coreutils", "date": "coreutils", "dirname": "coreutils", "du": "coreutils",
     "env": "coreutils", "expr": "coreutils", "false": "coreutils", "find": "findutils",
-    "flock": "util-linux", "grep": "grep", "gzip": "gzip", "head": "coreutils",
+    "flock": "util-linux", "mountpoint": "util-linux", "grep": "grep", "gzip": "gzip", "head": "coreutils",
     "hostname": "hostname", "id": "coreutils", "install": "coreutils", "kill": "procps",
     "ln": "coreutils", "ls": "coreutils", "lscpu": "util-linux", "mkdir": "coreutils",
     "mkfifo": "coreutils", "mktemp": "coreutils", "mount": "mount", "mv": "coreutils",
