@@ -126,6 +126,8 @@ def _build(tmp: Path, name: str, source: str, lang: str) -> Path:
 
 
 def _hk(args, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """hybridkit ARGS in cwd; the runs get --timeout below `timeout`, so that hybridkit
+    itself stops a hung program (and its ranks) before this call gives up."""
     env = python_env()
     env.pop("HK_APPS_PATH", None)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -144,13 +146,14 @@ def _needs_build():
 
 
 def _end_to_end(tmp_path: Path, exe: Path, args, profile_extra, name: str, unit: str):
-    r = _hk(["profile", "--np", "2", "--threads", "1", *profile_extra, "--", str(exe), *args],
-            tmp_path)
+    r = _hk(["profile", "--np", "2", "--threads", "1", "--timeout", "120", *profile_extra, "--",
+             str(exe), *args], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     desc = tmp_path / "results" / "apps" / f"{name}.toml"
     assert desc.is_file(), r.stdout
     assert f"hybridkit sweep {name} --quick --cores " in r.stdout
-    r = _hk(["sweep", name, "--quick", "--cores", "2", "--repeat", "2", "-o", "sw"], tmp_path)
+    r = _hk(["sweep", name, "--quick", "--cores", "2", "--repeat", "2", "-o", "sw", "--timeout",
+             "120"], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     out = r.stdout
     # the answer first: before the conditions line and the summary table
@@ -199,8 +202,8 @@ def test_fortran_program_metric_from_output(tmp_path):
 def test_funneled_violation_flagged_first(tmp_path):
     exe = _build(tmp_path, "bad", FUNNELED_BAD, "c")
     # 2 x 2 on the 2 cores of CI: oversubscribed, so no speed advice either
-    r = _hk(["profile", "--np", "2", "--threads", "2", "--oversubscribe", "--", str(exe)],
-            tmp_path)
+    r = _hk(["profile", "--np", "2", "--threads", "2", "--oversubscribe", "--timeout", "120",
+             "--", str(exe)], tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     first = next(i for i, l in enumerate(lines) if l.startswith(("CORRECTNESS", "ADVICE")))
