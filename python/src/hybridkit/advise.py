@@ -26,7 +26,8 @@ from hybridkit.binding import bindings, pus_per_core, verdict
 from hybridkit.errors import HKError
 from hybridkit.model import Prediction, predicted_speedup
 from hybridkit.modes import level_order
-from hybridkit.quality import BUSY_SHARE, FUNCTIONAL, Spread, is_busy, is_functional, spread
+from hybridkit.quality import (BUSY_SHARE, FUNCTIONAL, Spread, is_busy, is_functional, num,
+                               spread)
 from hybridkit.rundata import Entry, Run, entries
 
 PROBLEMS = ("topology", "intra-node communication", "inter-node bandwidth",
@@ -383,7 +384,7 @@ def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advi
             if other is not chosen:
                 gain = chosen.spread.median / other.spread.median - 1 \
                     if other.spread.median else 0.0
-                reason += (f". Best {kind}: {other.label()} at {other.spread.median:.4g} "
+                reason += (f". Best {kind}: {other.label()} at {num(other.spread.median)} "
                            f"{unit} (the recommended one {gain:+.0%} against it)")
         reason += "."
     if unreliable:

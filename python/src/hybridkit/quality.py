@@ -140,6 +140,15 @@ def load_text(info: Dict[str, Any]) -> str:
     return f"others used {load['share']:.0%} of the machine ({load['others_cpu_s']:.2f} CPU s)"
 
 
+def num(v: float) -> str:
+    """4 significant digits, without an exponent from 1e4 to 1e12 ('15800', not
+    '1.58e+04': Mop/s and bytes read better so)."""
+    a = abs(v)
+    if a != a or a == 0 or a < 1e4 or a >= 1e12:
+        return f"{v:.4g}"
+    return f"{round(v, 4 - len(str(int(a)))):.0f}"
+
+
 @dataclass(frozen=True)
 class Spread:
     median: float
@@ -147,12 +156,12 @@ class Spread:
     hi: float
     n: int
 
-    def text(self, unit: str = "", fmt: str = ".4g") -> str:
+    def text(self, unit: str = "") -> str:
         """'88.3 MLUP/s [80.1-90.2, 3 runs]': median, then min-max of the repeats."""
         u = f" {unit}" if unit else ""
         if self.n < 2:
-            return f"{self.median:{fmt}}{u} (1 run)"
-        return f"{self.median:{fmt}}{u} [{self.lo:{fmt}}-{self.hi:{fmt}}, {self.n} runs]"
+            return f"{num(self.median)}{u} (1 run)"
+        return f"{num(self.median)}{u} [{num(self.lo)}-{num(self.hi)}, {self.n} runs]"
 
     def overlaps(self, other: "Spread") -> bool:
         """Indistinguishable: each median lies inside the other's min-max (with single runs,

@@ -164,7 +164,7 @@ def summary(out: Path, what: str = "study") -> int:
 
     from hybridkit.advise import advise, usable
     from hybridkit.report import write_report
-    from hybridkit.quality import BUSY_SHARE, is_busy, is_functional
+    from hybridkit.quality import BUSY_SHARE, is_busy, is_functional, num
     from hybridkit.rundata import assign_apps, entries, find_runs
 
     apps = appdesc.load_all([out / "apps"])
@@ -211,8 +211,8 @@ def summary(out: Path, what: str = "study") -> int:
             cfg.add_column(col)
         for c in advice.configs:
             mark = " (recommended)" if c is advice.chosen else ""
-            cfg.add_row(f"{c.label()}{mark}", f"{c.spread.median:.4g}",
-                        f"{c.spread.lo:.4g}-{c.spread.hi:.4g}", str(c.spread.n))
+            cfg.add_row(f"{c.label()}{mark}", num(c.spread.median),
+                        f"{num(c.spread.lo)}-{num(c.spread.hi)}", str(c.spread.n))
         console.print(cfg)
     except HKError as exc:
         console.print(f"no recommendation: {exc}", markup=False)
