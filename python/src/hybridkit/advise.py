@@ -429,5 +429,11 @@ def program_facts(chosen: Config, every: Sequence[Entry]
         return {}, "not measured", "the runs were not profiled (no profile records)", errors
     scores = {q.name: q.score for q in probs}
     top = probs[0]
+    if top.score < SMALL_PROBLEM:  # the measured layouts say more than a remedy for it
+        return scores, top.name, (f"{top.score:.1%} of the run, too small to act on: the "
+                                  f"measured layouts decide ({top.evidence})"), errors
     return scores, top.name, f"{top.score:.1%} of the run: {top.evidence}; do: {top.advice}", \
         errors
+
+
+SMALL_PROBLEM = 0.05  # a user's program: below this share a mismatch problem gets no remedy
