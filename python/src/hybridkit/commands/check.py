@@ -25,12 +25,11 @@ from typing import Any, Dict, List, Optional, Tuple
 from hybridkit import __version__
 from hybridkit.cliargs import MAX_RANKS, MAX_THREADS, add_launch_arguments, \
     add_one_run_arguments, count
-from hybridkit.commands.profile import find_library
-from hybridkit.commands.run import check_cores, timed_out, warn
-from hybridkit.cpuset import local_cores
+from hybridkit.commands.profile import find_library, tool_launch
+from hybridkit.commands.run import check_cores, timed_out
 from hybridkit.errors import HKError, UsageError
 from hybridkit.execute import launcher_label, vcluster_launcher
-from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
+from hybridkit.launch import default_mpi, launcher_for
 from hybridkit.paths import find_binary
 from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
                               run_streaming, utc_now, write_json, write_launch)
@@ -283,14 +282,7 @@ def run(ns: argparse.Namespace) -> int:
     env = {"LD_PRELOAD": str(library), "HK_CHECK_OUTPUT": str(records_path)}
     if ns.abort:
         env["HK_CHECK_ABORT"] = "1"
-    spec = LaunchSpec(binary=str(binary), args=list(ns.extra[1:]), np=ns.np,
-                      threads=ns.threads, bind=ns.bind, mpi=mpi, hosts=ns.hosts or (),
-                      hostfile=ns.hostfile, oversubscribe=oversubscribed,
-                      cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores(),
-                      env=env)
-    launch = launcher.build(spec)
-    for message in launch.warnings:
-        warn(message)
+    launch = tool_launch(ns, launcher, binary, mpi, oversubscribed, env)
     if ns.dry_run:
         print(launch.shell_line())
         return 0

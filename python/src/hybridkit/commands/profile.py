@@ -142,6 +142,22 @@ def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path
     return lines
 
 
+def tool_launch(ns: argparse.Namespace, launcher, binary: Path, mpi: str,
+                oversubscribed: bool, env: dict):
+    """The launch of the program after '--' under a preloaded tool (profile, check): its
+    own arguments, the layout and binding of the command line, the tool's env; the
+    launcher's warnings printed."""
+    spec = LaunchSpec(binary=str(binary), args=list(ns.extra[1:]), np=ns.np,
+                      threads=ns.threads, bind=ns.bind, mpi=mpi, hosts=ns.hosts or (),
+                      hostfile=ns.hostfile, oversubscribe=oversubscribed,
+                      cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores(),
+                      env=env)
+    launch = launcher.build(spec)
+    for message in launch.warnings:
+        warn(message)
+    return launch
+
+
 UNSEEN = "MPI ran but MPI_Init never reached hybridkit-profile"
 
 
@@ -187,14 +203,8 @@ def run(ns: argparse.Namespace) -> int:
     results = ns.results.resolve()
     run_dir = results / "runs" / name if ns.dry_run else create_run_dir(results, name)
     records = run_dir / "records.jsonl"
-    spec = LaunchSpec(binary=str(binary), args=list(ns.extra[1:]), np=ns.np,
-                      threads=ns.threads, bind=ns.bind, mpi=mpi, hosts=ns.hosts or (),
-                      hostfile=ns.hostfile, oversubscribe=oversubscribed,
-                      cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores(),
-                      env={"LD_PRELOAD": str(library), "HK_PROFILE_OUTPUT": str(records)})
-    launch = launcher.build(spec)
-    for message in launch.warnings:
-        warn(message)
+    launch = tool_launch(ns, launcher, binary, mpi, oversubscribed,
+                         {"LD_PRELOAD": str(library), "HK_PROFILE_OUTPUT": str(records)})
     if ns.dry_run:
         print(launch.shell_line())
         return 0
