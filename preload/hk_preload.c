@@ -225,7 +225,9 @@ __attribute__((destructor)) static void unreached(void)
     return;
   fprintf(stderr, "hybridkit-preload: warning: MPI ran but its MPI_Init never reached "
           "libhybridkit-preload.so: no MPI_Allreduce was accelerated (a library before it in "
-          "LD_PRELOAD called PMPI_Init; put libhybridkit-preload.so first)\n");
+          "LD_PRELOAD called PMPI_Init: put libhybridkit-preload.so first; or the program "
+          "reaches MPI by a way the preload does not take: another Fortran compiler's symbol "
+          "names, a static MPI, PMPI_* called itself)\n");
 }
 
 HK_PUBLIC int MPI_Init(int *argc, char ***argv)

@@ -1,12 +1,19 @@
-/* preload/hk_preload_fortran.c: the preload library's Fortran entry points (mpif.h and
- * `use mpi`, gfortran's symbol names), Open MPI only (see hk_preload.c).
- * Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers never
- * see a Fortran program.  These take the Fortran symbols: init and finalize run
- * Open MPI's own Fortran binding (pmpi_*_, found at run time) around the same
- * logic as the C wrappers; MPI_Allreduce converts the handles and Open MPI's
- * Fortran MPI_IN_PLACE / MPI_BOTTOM (addresses of its common blocks) and calls
- * the C wrapper.  MPICH's Fortran bindings call the C MPI_* functions, so that
- * build needs none of this; `use mpi_f08` is not intercepted by either. */
+/* preload/hk_preload_fortran.c: the preload library's Fortran entry points (gfortran's
+ * symbol names; see hk_preload.c).
+ *
+ *                  mpif.h / use mpi              use mpi_f08
+ *   Open MPI 4.1   PMPI_* (libmpi_mpifh)         PMPI_* (libmpi_usempif08 -> ompi_*_f)
+ *   MPICH 4.0      C MPI_* (libmpichfort)        init, finalize, query: PMPI_*;
+ *                                                allreduce (_f08ts_): C MPI_Allreduce
+ *
+ * Open MPI: these take mpi_init_, mpi_init_thread_, mpi_query_thread_, mpi_finalize_,
+ * mpi_allreduce_ and their _f08_ names (mpi_f08 passes its one-INTEGER handles and its
+ * buffers by address, the same common blocks for MPI_IN_PLACE / MPI_BOTTOM, and an
+ * ierror that is NULL when the caller leaves it out): init and finalize run Open MPI's
+ * own Fortran binding (pmpi_*_, found at run time) around the same logic as the C
+ * wrappers; MPI_Allreduce converts the handles and the sentinels and calls the C
+ * wrapper.  MPICH: only mpi_f08's init, finalize and query need taking (the rest
+ * reaches the C wrappers); they call the C wrappers. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -36,12 +43,14 @@ static void *fortran_symbol(const char *name)
 static void f_init(MPI_Fint required, MPI_Fint *provided, MPI_Fint *ierr)
 {
   f_init_thread_t init = (f_init_thread_t)(uintptr_t)fortran_symbol("pmpi_init_thread_");
-  MPI_Fint ask = hk__preload_ask((int)required), got = MPI_THREAD_SINGLE;
-  init(&ask, &got, ierr);
+  MPI_Fint ask = hk__preload_ask((int)required), got = MPI_THREAD_SINGLE, rc = MPI_SUCCESS;
+  init(&ask, &got, &rc);
   int told = MPI_THREAD_SINGLE;
-  hk__preload_init_common((int)*ierr, (int)required, &told, (int)got);
+  rc = hk__preload_init_common((int)rc, (int)required, &told, (int)got);
   if (provided)
     *provided = told;
+  if (ierr) /* mpi_f08: NULL when the caller leaves ierror out */
+    *ierr = rc;
 }
 
 HK_PUBLIC void mpi_init_(MPI_Fint *ierr) { f_init(MPI_THREAD_SINGLE, NULL, ierr); }
@@ -54,15 +63,20 @@ HK_PUBLIC void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint
 HK_PUBLIC void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
 {
   int p = MPI_THREAD_SINGLE;
-  *ierr = MPI_Query_thread(&p);
+  int rc = MPI_Query_thread(&p);
   *provided = p;
+  if (ierr)
+    *ierr = rc;
 }
 
 HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr)
 {
   f_ierr_t fin = (f_ierr_t)(uintptr_t)fortran_symbol("pmpi_finalize_");
+  MPI_Fint rc = MPI_SUCCESS;
   hk__preload_finalize();
-  fin(ierr);
+  fin(&rc);
+  if (ierr)
+    *ierr = rc;
 }
 
 HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
@@ -81,7 +95,61 @@ HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint 
   else if (bottom && sbuf == bottom)
     s = MPI_BOTTOM;
   void *r = bottom && rbuf == bottom ? MPI_BOTTOM : rbuf;
-  *ierr = MPI_Allreduce(s, r, (int)*count, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
-                        PMPI_Comm_f2c(*comm));
+  int rc = MPI_Allreduce(s, r, (int)*count, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
+                         PMPI_Comm_f2c(*comm));
+  if (ierr)
+    *ierr = rc;
 }
-#endif /* OPEN_MPI */
+
+/* use mpi_f08: the same entry points */
+HK_PUBLIC void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));
+HK_PUBLIC void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+    __attribute__((alias("mpi_init_thread_")));
+HK_PUBLIC void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierr)
+    __attribute__((alias("mpi_query_thread_")));
+HK_PUBLIC void mpi_finalize_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_finalize_")));
+HK_PUBLIC void mpi_allreduce_f08_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                                  MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+    __attribute__((alias("mpi_allreduce_")));
+
+#elif defined(MPICH_VERSION)
+/* MPICH's mpi_f08: init, finalize and query call PMPI_* directly; here they go through
+ * the C wrappers (the thread level asked for and told, the summary at finalize) */
+HK_PUBLIC void mpi_init_f08_(MPI_Fint *ierr);
+HK_PUBLIC void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided,
+                                    MPI_Fint *ierr);
+HK_PUBLIC void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierr);
+HK_PUBLIC void mpi_finalize_f08_(MPI_Fint *ierr);
+
+void mpi_init_f08_(MPI_Fint *ierr)
+{
+  int rc = MPI_Init(NULL, NULL);
+  if (ierr)
+    *ierr = rc;
+}
+
+void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+  int got = MPI_THREAD_SINGLE;
+  int rc = MPI_Init_thread(NULL, NULL, (int)*required, &got);
+  *provided = got;
+  if (ierr)
+    *ierr = rc;
+}
+
+void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierr)
+{
+  int p = MPI_THREAD_SINGLE;
+  int rc = MPI_Query_thread(&p);
+  *provided = p;
+  if (ierr)
+    *ierr = rc;
+}
+
+void mpi_finalize_f08_(MPI_Fint *ierr)
+{
+  int rc = MPI_Finalize();
+  if (ierr)
+    *ierr = rc;
+}
+#endif

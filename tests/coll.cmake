@@ -167,7 +167,7 @@ foreach(np 3 4)
   coll_conformance(vnodes2.np${np} ${np} 2 ${PRELOAD_LIB} --level multiple)
 endforeach()
 
-# Fortran (`use mpi`) under the preload: Open MPI's Fortran bindings call PMPI_ directly,
+# Fortran (`use mpi`, `use mpi_f08`) under the preload: Open MPI's Fortran bindings call PMPI_ directly,
 # so the preload takes their symbols (mpi_init_, mpi_allreduce_, ...); MPICH's call the C
 # functions. Either way the calls must be intercepted and right (skipped without mpif90).
 foreach(np 1 2 3 4)
@@ -176,10 +176,15 @@ foreach(np 1 2 3 4)
   else()
     set(pat "[1-9][0-9]* accelerated \\(hierarchical")
   endif()
-  add_test(NAME coll.preload.fortran.np${np} COMMAND ${COLL_DIR}/fortran.sh ${HK_MPI_IMPL}
-           ${MPIEXEC_EXECUTABLE} ${np} ${PRELOAD_LIB} ${COLL_DIR}/fortran_allreduce.f90
-           ${CMAKE_CURRENT_BINARY_DIR}/fortran.np${np} ${pat})
-  set_tests_properties(coll.preload.fortran.np${np} PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
-    PROCESSORS ${np} SKIP_RETURN_CODE 77 ENVIRONMENT
-    "OMP_NUM_THREADS=2;${HK_TEST_ENV};${COLL_ENV};HK_ALLREDUCE_MIN_BYTES=0;HK_ALLREDUCE_ALGORITHM=hierarchical")
+  # use mpi, and use mpi_f08 (Open MPI: mpi_<name>_f08_ call PMPI_ too; MPICH: its init,
+  # finalize and query do)
+  foreach(binding IN ITEMS "" _f08)
+    add_test(NAME coll.preload.fortran${binding}.np${np} COMMAND ${COLL_DIR}/fortran.sh
+             ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE} ${np} ${PRELOAD_LIB}
+             ${COLL_DIR}/fortran_allreduce${binding}.f90
+             ${CMAKE_CURRENT_BINARY_DIR}/fortran${binding}.np${np} ${pat})
+    set_tests_properties(coll.preload.fortran${binding}.np${np} PROPERTIES LABELS "mpi;conformance"
+      TIMEOUT 120 PROCESSORS ${np} SKIP_RETURN_CODE 77 ENVIRONMENT
+      "OMP_NUM_THREADS=2;${HK_TEST_ENV};${COLL_ENV};HK_ALLREDUCE_MIN_BYTES=0;HK_ALLREDUCE_ALGORITHM=hierarchical")
+  endforeach()
 endforeach()
