@@ -212,3 +212,10 @@ def test_funneled_violation_flagged_first(tmp_path):
     if (os.cpu_count() or 1) < 4:
         assert "ADVICE (on speed): none from this run: it was oversubscribed" in r.stdout
         assert "dominating mismatch problem" not in r.stdout
+    # the sweep's answer says it first too (the 1 x 2 run breaks FUNNELED; 2 x 1 cannot)
+    r = _hk(["sweep", "bad", "--quick", "--cores", "2", "-o", "sw", "--timeout", "120"], tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    answer = r.stdout[r.stdout.index("ANSWER"):].splitlines()
+    assert answer[1].startswith("CORRECTNESS: the program asked for MPI_THREAD_FUNNELED"), \
+        r.stdout
+    assert "(run 1x2" in answer[1] and "recommendation: " in answer[2]

@@ -203,7 +203,7 @@ def summary(out: Path, what: str = "study") -> int:
         app = apps[advice.app]
         console.print("[bold]ANSWER[/]")
         for line in advice.lines():
-            console.print(line, markup=False)
+            console.print(line, markup=False, soft_wrap=True)
         cfg = Table(title=escape(f"{advice.app}: {app.metric.value} [{app.metric.unit}] on "
                                  f"{advice.cores} cores, median of the repeats (advised "
                                  f"problem)"))
