@@ -27,3 +27,15 @@ def test_busy_needs_share_and_more_than_the_noise_floor(monkeypatch):
     # much CPU time, but a small share of a long run: not busy
     assert not others_busy(2.0, 100.0, 2)
     assert others_busy(BUSY_FLOOR_S + 0.05, 0.5, 2)
+
+
+def test_garbage_busy_share_is_said_not_silent(monkeypatch, capsys):
+    """HK_BUSY_SHARE that is no number: the default, with one warning naming it (issue 40)"""
+    from hybridkit import errors
+    from hybridkit.quality import BUSY_SHARE, busy_share
+
+    monkeypatch.setattr(errors, "_warned", set())
+    monkeypatch.setenv("HK_BUSY_SHARE", "abc")
+    assert busy_share() == BUSY_SHARE and busy_share() == BUSY_SHARE
+    err = capsys.readouterr().err
+    assert err.count("hybridkit: warning: HK_BUSY_SHARE=abc is not a number: using 0.1") == 1

@@ -11,3 +11,30 @@ class UsageError(HKError):
     """The command line asks for something that cannot be done (exit code 2)."""
 
     exit_code = 2
+
+
+_warned: set = set()
+
+
+def warn_once(text: str) -> None:
+    """One `hybridkit: warning: TEXT` line on stderr per process and text."""
+    import sys
+
+    if text not in _warned:
+        _warned.add(text)
+        print(f"hybridkit: warning: {text}", file=sys.stderr)
+
+
+def env_dir(name: str):
+    """$name as a directory (pathlib.Path), None when unset or empty; set to something that is
+    no directory, it is ignored with one warning naming it (never silently)."""
+    import os
+    from pathlib import Path
+
+    value = os.environ.get(name)
+    if not value:
+        return None
+    if not Path(value).is_dir():
+        warn_once(f"{name}={value} is no directory: ignored")
+        return None
+    return Path(value)

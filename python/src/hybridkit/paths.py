@@ -75,10 +75,12 @@ def _is_executable(path: Path) -> bool:
 
 def binary_search_dirs(mpi: str) -> List[Path]:
     """The directories searched (before PATH) for a binary given by name."""
+    from hybridkit.errors import env_dir
+
     dirs = []
-    env_dir = os.environ.get("HK_BIN_DIR")
-    if env_dir:
-        dirs.append(Path(env_dir))
+    given = env_dir("HK_BIN_DIR")
+    if given is not None:
+        dirs.append(given)
     root = repo_root()
     if root is not None and mpi in BUILD_BIN_DIRS:
         dirs.append(root / BUILD_BIN_DIRS[mpi])

@@ -27,11 +27,21 @@ BUSY_SHARE = 0.10
 
 
 def _env_float(name: str, default: float) -> float:
-    """$name as a number, or `default` when unset, empty or not a number."""
-    try:
-        return float(os.environ[name]) if os.environ.get(name) else default
-    except ValueError:
+    """$name as a number, or `default` when unset or empty; not a number: `default` with one
+    warning naming the variable."""
+    value = os.environ.get(name)
+    if not value:
         return default
+    try:
+        v = float(value)
+        if v == v:
+            return v
+    except ValueError:
+        pass
+    from hybridkit.errors import warn_once
+
+    warn_once(f"{name}={value} is not a number: using {default:g}")
+    return default
 
 
 def busy_share() -> float:

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
 from hybridkit import __version__
 from hybridkit.commands.run import check_cores, check_layout, timed_out, warn
 from hybridkit.cpuset import local_cores
-from hybridkit.errors import HKError, UsageError
+from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.execute import launcher_label, vcluster_launcher
 from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import binary_search_dirs, find_binary
@@ -96,7 +95,8 @@ def metric_regex(text: str) -> str:
 def find_library(mpi: str, name: str = LIBRARY) -> Path:
     """libhybridkit-profile.so (or another of the build's libraries, `name`): $HK_LIB_DIR,
     else next to the binaries (../lib of the build's or the installation's bin)."""
-    dirs: List[Path] = [Path(os.environ["HK_LIB_DIR"])] if os.environ.get("HK_LIB_DIR") else []
+    lib_dir = env_dir("HK_LIB_DIR")
+    dirs: List[Path] = [lib_dir] if lib_dir is not None else []
     for d in binary_search_dirs(mpi):
         dirs += [d.parent / "lib", d]
     try:

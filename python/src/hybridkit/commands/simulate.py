@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import signal
@@ -32,7 +31,7 @@ from typing import Dict, List, Optional, Tuple
 from hybridkit import __version__
 from hybridkit.cliargs import DEFAULT_RUN_TIMEOUT, MAX_CORES, MAX_NODES, count, positive_float
 from hybridkit.elfneeded import NotELF, needed
-from hybridkit.errors import HKError, UsageError
+from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
 from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
                               run_dir_name, run_streaming, utc_now, write_json)
@@ -157,8 +156,9 @@ def smpi_binary(name: str) -> Path:
     if name not in KNOWN:
         raise UsageError(f"BINARY must be one of {', '.join(KNOWN)} or a path, not '{name}'")
     dirs = []
-    if os.environ.get("HK_SMPI_BIN_DIR"):
-        dirs.append(Path(os.environ["HK_SMPI_BIN_DIR"]))
+    smpi_dir = env_dir("HK_SMPI_BIN_DIR")
+    if smpi_dir is not None:
+        dirs.append(smpi_dir)
     root = repo_root()
     if root:
         dirs.append(root / SMPI_BUILD)
