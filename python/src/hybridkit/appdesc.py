@@ -364,6 +364,19 @@ def _param_set(table: Mapping[str, Any], where: str) -> ParamSet:
     return ParamSet(params=params, **layout)
 
 
+def regex_problem(regex: str) -> Optional[str]:
+    """What makes `regex` unfit to take a metric from a program's output (it must compile
+    and have exactly one group, around the number), or None."""
+    try:
+        groups = re.compile(regex).groups
+    except re.error as exc:
+        return f"{regex!r}: not a regular expression ({exc})"
+    if groups != 1:
+        return (f"{regex!r} has {groups} groups: give exactly one, around the number (e.g. "
+                f"'Mop/s total\\s*=\\s*(\\S+)')")
+    return None
+
+
 def parse(data: Mapping[str, Any], source: str) -> AppDesc:
     """An AppDesc from the parsed TOML of `source`; HKError names what is wrong."""
     def need(key: str, table: Mapping[str, Any] = data, where: str = source) -> Any:
@@ -392,13 +405,9 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
         if msource == "output":
             if not regex:
                 raise HKError(f"{source}: metric.source 'output' needs metric.regex")
-            try:
-                groups = re.compile(regex).groups
-            except re.error as exc:
-                raise HKError(f"{source}: metric.regex {regex!r}: {exc}") from None
-            if groups != 1:
-                raise HKError(f"{source}: metric.regex {regex!r} has {groups} groups: give "
-                              f"exactly one, around the number")
+            problem = regex_problem(regex)
+            if problem:
+                raise HKError(f"{source}: metric.regex {problem}")
         elif regex:
             raise HKError(f"{source}: metric.regex needs metric.source = 'output'")
         if msource != "records" and data.get("kind") != PROGRAM_KIND:
@@ -548,25 +557,23 @@ def load_file(path: Path) -> AppDesc:
 USER_APPS_DIR = Path("results") / "apps"  # where `hybridkit profile` writes descriptions
 
 
-def search_dirs() -> List[Path]:
-    """$HK_APPS_PATH, then results/apps of the current directory (the descriptions
-    `hybridkit profile` writes for users' programs), then the built-in ones."""
-    extra = [Path(p) for p in os.environ.get("HK_APPS_PATH", "").split(os.pathsep) if p]
-    return extra + [USER_APPS_DIR, APPS_DIR]
+def search_dirs(extra: Sequence[Path] = ()) -> List[Path]:
+    """$HK_APPS_PATH, then `extra` (e.g. the apps/ a sweep keeps of a user's program), then
+    results/apps of the current directory (the descriptions `hybridkit profile` writes for
+    users' programs), then the built-in ones."""
+    env = [Path(p) for p in os.environ.get("HK_APPS_PATH", "").split(os.pathsep) if p]
+    return env + list(extra) + [USER_APPS_DIR, APPS_DIR]
 
 
 _warned: set = set()
 
 
 def load_all(extra: Sequence[Path] = ()) -> Dict[str, AppDesc]:
-    """Every description, by name (the first directory of the search path wins; `extra`
-    directories, e.g. the apps/ a sweep keeps of a user's program, come after
-    $HK_APPS_PATH). A broken description disables only its app, with one warning line
-    naming the file and field."""
+    """Every description, by name (the first directory of search_dirs(extra) wins). A
+    broken description disables only its app, with one warning line naming the file and
+    field."""
     apps: Dict[str, AppDesc] = {}
-    dirs = search_dirs()
-    n_env = len(dirs) - 2
-    for d in dirs[:n_env] + list(extra) + dirs[n_env:]:
+    for d in search_dirs(extra):
         for path in sorted(d.glob("*.toml")):
             try:
                 desc = load_file(path)

@@ -15,7 +15,6 @@ regression").
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
@@ -40,18 +39,12 @@ class Change:
         return f"{app} {ranks}x{threads} " + " ".join(f"{k}={v}" for k, v in params)
 
 
-def superseded(run: Run) -> bool:
-    """An attempt a sweep moved aside and ran again (<id>.attempt-N: failed or made with
-    another launch; <id>.busy-N: made on a busy machine): the run <id> is the measurement."""
-    return re.search(r"\.(attempt|busy)-\d+$", run.path.name) is not None
-
-
 def missing(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[str]:
     """Why some of `runs` give no value: incomplete runs, and records that hold the metric
     without a finite number (null: the binary's NaN or inf).  A record without the metric
     at all is another kind of row (ping-pong at one node has no intra-node figures)."""
     out = [f"{r.path}: {r.status} ({r.problem})" for r in runs
-           if not r.complete and not superseded(r)]
+           if not r.complete and not r.superseded]
     for app in apps.values():
         for e in entries(runs, kind=app.kind, app=app.name, include_simulated=True):
             res = e.record["results"].get(app.metric.value)

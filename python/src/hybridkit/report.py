@@ -72,11 +72,17 @@ def machine_section(runs: Sequence[Run], meta: Dict[str, Any]) -> Section:
     return sec
 
 
-def conditions_section(runs: Sequence[Run]) -> Optional[Section]:
-    """The banner: runs made while others used the machine, oversubscribed runs."""
+def _flagged(runs: Sequence[Run]):
+    """(complete runs, those made on a busy machine, those oversubscribed)"""
     done = [r for r in runs if r.complete]
     busy = [r for r in done if is_busy(r.info) and not is_functional(r.info)]
     func = [r for r in done if is_functional(r.info)]
+    return done, busy, func
+
+
+def conditions_section(runs: Sequence[Run]) -> Optional[Section]:
+    """The banner: runs made while others used the machine, oversubscribed runs."""
+    done, busy, func = _flagged(runs)
     if not busy and not func:
         return None
     sec = Section("Flagged runs (busy machine, oversubscribed)", banner=True)
@@ -142,9 +148,7 @@ def answer_section(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Section:
 
 def conditions_line(runs: Sequence[Run]) -> Section:
     """One short line on how the runs were made, linking to the appendix's details."""
-    done = [r for r in runs if r.complete]
-    busy = [r for r in done if is_busy(r.info) and not is_functional(r.info)]
-    func = [r for r in done if is_functional(r.info)]
+    done, busy, func = _flagged(runs)
     bad = [r for r in runs if not r.complete]
     parts = [f"{len(done)} complete run(s)"]
     if busy:

@@ -19,6 +19,7 @@ platform's records.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -27,6 +28,8 @@ from hybridkit.appdesc import AppDesc, by_kind
 from hybridkit.errors import HKError, UsageError
 
 Record = Dict[str, Any]
+# the directories of attempts a sweep moved aside (hybridkit.sweep._move_aside)
+SET_ASIDE = re.compile(r"\.(attempt|busy)-\d+$")
 
 _COUNT = {"type": ["integer", "null"], "minimum": 1}
 _TEXT = {"type": ["string", "null"]}
@@ -93,6 +96,13 @@ class Run:
     @property
     def complete(self) -> bool:
         return self.status == "ok"
+
+    @property
+    def superseded(self) -> bool:
+        """An attempt a sweep moved aside and ran again (hybridkit.sweep._move_aside:
+        <id>.attempt-N failed or made with another launch, <id>.busy-N made on a busy
+        machine): the run <id> is the measurement."""
+        return SET_ASIDE.search(self.path.name) is not None
 
     @property
     def app(self) -> Optional[str]:

@@ -22,17 +22,16 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from hybridkit import __version__
 from hybridkit.cliargs import MAX_RANKS, MAX_THREADS, add_launch_arguments, \
     add_one_run_arguments, count
-from hybridkit.commands.profile import find_library, tool_launch
+from hybridkit.commands.profile import find_library, start_tool_run, tool_launch
 from hybridkit.commands.run import check_cores, timed_out
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import launcher_label, vcluster_launcher
+from hybridkit.execute import vcluster_launcher
 from hybridkit.launch import default_mpi, launcher_for
 from hybridkit.paths import find_binary
-from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
-                              run_streaming, utc_now, write_json, write_launch)
+from hybridkit.rundir import (TimedOut, create_run_dir, iso, run_dir_name, run_streaming,
+                              utc_now, write_json)
 
 LIBRARY = "libhybridkit-check.so"
 DEFAULT_TIMEOUT = 600.0  # a checker run of a hanging program should not wait an hour
@@ -290,18 +289,7 @@ def run(ns: argparse.Namespace) -> int:
         launcher.check_available()
     except HKError as exc:
         raise NoVerdict(str(exc)) from None
-    write_launch(run_dir, launch)
-    info: Dict[str, Any] = {
-        "hybridkit_version": __version__, "argv": launch.argv, "binary": str(binary),
-        "np": ns.np, "threads": ns.threads, "mode": None, "bind": ns.bind, "mpi": mpi,
-        "launcher": launcher_label(ns), "vcluster": ns.vcluster, "hosts": ns.hosts,
-        "hostfile": ns.hostfile, "oversubscribe": ns.oversubscribe, "abort": ns.abort,
-        "timeout_s": ns.timeout, "exit_code": None, "start": iso(utc_now()), "end": None,
-        "duration_s": None, "status": "running", "message": None, "violations": None,
-    }
-    write_json(run_dir / "run.json", info, reserve=RESERVE)
-    print(f"# run directory: {run_dir}", flush=True)
-    print(f"# command: {launch.shell_line()}", flush=True)
+    info = start_tool_run(ns, launch, run_dir, binary, mpi, abort=ns.abort, violations=None)
     t0 = time.monotonic()
     stopped: Optional[TimedOut] = None
     try:
@@ -328,8 +316,8 @@ def run(ns: argparse.Namespace) -> int:
                         + ("what the checker saw until then:" if broken else
                            "the checker saw no violation until then"))
     elif aborted:
-        lines.append(f"hybridkit check: the job was stopped at the first violation (--abort), "
-                     f"before the call reached MPI")
+        lines.append("hybridkit check: the job was stopped at the first violation (--abort), "
+                     "before the call reached MPI")
     elif broken and (code != 0 or not finished):
         lines.append(f"hybridkit check: {binary.name} exited with {code}")
     if not stopped:

@@ -26,7 +26,7 @@ from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.execute import launcher_label, vcluster_launcher
 from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import binary_search_dirs, find_binary
-from hybridkit.appdesc import USER_APPS_DIR
+from hybridkit.appdesc import USER_APPS_DIR, regex_problem
 from hybridkit.quality import LoadProbe, load_text
 from hybridkit.profile_advice import (ProgramMetric, advice_lines, allreduce_threshold,
                                       app_description,
@@ -79,16 +79,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def metric_regex(text: str) -> str:
-    """--metric: a regular expression with exactly one group."""
-    import re
-
-    try:
-        groups = re.compile(text).groups
-    except re.error as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: not a regular expression ({exc})")
-    if groups != 1:
-        raise argparse.ArgumentTypeError(f"{text!r} has {groups} groups: give exactly one, "
-                                         f"around the number (e.g. 'Mop/s total\\s*=\\s*(\\S+)')")
+    """--metric: a regular expression with exactly one group (appdesc.regex_problem)."""
+    problem = regex_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 
@@ -158,6 +152,26 @@ def tool_launch(ns: argparse.Namespace, launcher, binary: Path, mpi: str,
     return launch
 
 
+def start_tool_run(ns: argparse.Namespace, launch, run_dir: Path, binary: Path, mpi: str,
+                   **extra) -> dict:
+    """The run directory of a program under a tool (profile, check): its launch files and
+    run.json, status 'running' (room reserved), `extra` fields added; the two header lines
+    printed. Returns run.json's fields, for the caller to complete."""
+    write_launch(run_dir, launch)
+    info = {
+        "hybridkit_version": __version__, "argv": launch.argv, "binary": str(binary),
+        "np": ns.np, "threads": ns.threads, "mode": None, "bind": ns.bind,
+        "mpi": mpi, "launcher": launcher_label(ns), "vcluster": ns.vcluster,
+        "hosts": ns.hosts, "hostfile": ns.hostfile, "oversubscribe": ns.oversubscribe,
+        "timeout_s": ns.timeout, "exit_code": None, "start": iso(utc_now()), "end": None,
+        "duration_s": None, "status": "running", "message": None, **extra,
+    }
+    write_json(run_dir / "run.json", info, reserve=RESERVE)
+    print(f"# run directory: {run_dir}", flush=True)
+    print(f"# command: {launch.shell_line()}", flush=True)
+    return info
+
+
 UNSEEN = "MPI ran but MPI_Init never reached hybridkit-profile"
 
 
@@ -209,18 +223,7 @@ def run(ns: argparse.Namespace) -> int:
         print(launch.shell_line())
         return 0
     launcher.check_available()
-    write_launch(run_dir, launch)
-    info = {
-        "hybridkit_version": __version__, "argv": launch.argv, "binary": str(binary),
-        "np": ns.np, "threads": ns.threads, "mode": None, "bind": ns.bind,
-        "mpi": mpi, "launcher": launcher_label(ns), "vcluster": ns.vcluster,
-        "hosts": ns.hosts, "hostfile": ns.hostfile, "oversubscribe": ns.oversubscribe,
-        "timeout_s": ns.timeout, "exit_code": None, "start": iso(utc_now()), "end": None,
-        "duration_s": None, "status": "running", "message": None,
-    }
-    write_json(run_dir / "run.json", info, reserve=RESERVE)
-    print(f"# run directory: {run_dir}", flush=True)
-    print(f"# command: {launch.shell_line()}", flush=True)
+    info = start_tool_run(ns, launch, run_dir, binary, mpi)
     probe = LoadProbe.start()
     t0 = time.monotonic()
     try:
@@ -228,7 +231,9 @@ def run(ns: argparse.Namespace) -> int:
                              run_dir / "stderr.txt", timeout=ns.timeout)
     except TimedOut as exc:
         raise timed_out(info, run_dir, exc, t0, binary.name) from None
-    info.update(exit_code=code, end=iso(utc_now()), duration_s=round(time.monotonic() - t0, 3),
+    duration = round(time.monotonic() - t0, 3)
+    load = probe.finish(duration)
+    info.update(exit_code=code, end=iso(utc_now()), duration_s=duration, load=load,
                 status="ok" if code == 0 and records.is_file() else "failed",
                 message=None if code == 0 else f"{binary.name} exit code {code}")
     if not records.is_file():
@@ -236,9 +241,6 @@ def run(ns: argparse.Namespace) -> int:
     write_json(run_dir / "run.json", info)
     if not records.is_file():
         raise HKError(f"{info['message']}; no profile in {records} (see {run_dir}/stderr.txt)")
-    load = probe.finish(info["duration_s"])
-    info["load"] = load
-    write_json(run_dir / "run.json", info)
     why_not = []
     if oversubscribed:
         why_not.append(f"it was oversubscribed ({ns.np} x {ns.threads} on {local_cores()} "

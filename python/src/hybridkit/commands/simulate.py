@@ -33,6 +33,7 @@ from hybridkit.cliargs import DEFAULT_RUN_TIMEOUT, MAX_CORES, MAX_NODES, count, 
 from hybridkit.elfneeded import NotELF, needed
 from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
+from hybridkit.commands.run import timed_out
 from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
                               run_dir_name, run_streaming, utc_now, write_json)
 from hybridkit.simplatform import Platform, add_platform_arguments, platform_from_args
@@ -373,13 +374,13 @@ def launch(argv: List[str], env: Dict[str, str], run_dir: Path, info: Dict, name
     lost: List[str] = []
     caught = _Caught()
     code: Optional[int] = None
+    stopped: Optional[TimedOut] = None
     try:
         with caught:
             code = run_streaming(argv, env, run_dir / "stdout.txt", run_dir / "stderr.txt",
                                  lost=lost, timeout=timeout)
     except TimedOut as exc:
-        code = exc.code
-        info.update(status="timeout", message=f"no end after {timeout:g} s (timeout), stopped")
+        stopped, code = exc, exc.code
     except KeyboardInterrupt:  # a signal came after run_streaming had stopped the program
         caught.number = caught.number or signal.SIGINT
     info.update(exit_code=code, end=iso(utc_now()), duration_s=round(time.monotonic() - t0, 3),
@@ -393,10 +394,8 @@ def launch(argv: List[str], env: Dict[str, str], run_dir: Path, info: Dict, name
         print(f"hybridkit: error: {name} stopped: hybridkit got {sig} (see {run_dir})",
               file=sys.stderr)
         return exit_status(-caught.number)
-    if info["status"] == "timeout":
-        write_json(run_dir / "run.json", info)
-        raise HKError(f"{name} timed out after {timeout:g} s (--timeout {timeout:g}) and was "
-                      f"stopped (see {run_dir})")
+    if stopped is not None:  # run.json says timeout, as `hybridkit run`'s
+        raise timed_out(info, run_dir, stopped, t0, name)
     return finish(info, run_dir, name, code, lost)
 
 

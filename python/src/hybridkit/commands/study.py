@@ -175,15 +175,15 @@ def summary(out: Path, what: str = "study") -> int:
     for col in ("app", "runs ok", "incomplete", "flagged", "best on the most cores",
                 "median [min-max]"):
         table.add_column(col)
-    busy_runs = 0
+    busy_runs = func_runs = 0
     for app in apps.values():
-        mine = [r for r in runs if r.app == app.name and ".attempt-" not in r.path.name
-                and ".busy-" not in r.path.name]
+        mine = [r for r in runs if r.app == app.name and not r.superseded]
         if not mine:
             continue
         busy = sum(is_busy(r.info) and not is_functional(r.info) for r in mine if r.complete)
         func = sum(is_functional(r.info) for r in mine if r.complete)
         busy_runs += busy
+        func_runs += func
         flags = ", ".join(x for x in (f"{busy} busy" if busy else "",
                                       f"{func} functional only" if func else "") if x)
         best, value = "-", "-"
@@ -216,7 +216,6 @@ def summary(out: Path, what: str = "study") -> int:
         console.print(cfg)
     except HKError as exc:
         console.print(f"no recommendation: {exc}", markup=False)
-    func_runs = sum(is_functional(r.info) for r in runs if r.complete)
     if busy_runs or func_runs:
         console.print(f"[bold red]conditions:[/] {busy_runs} run(s) made while other programs "
                       f"used more than {BUSY_SHARE:.0%} of the machine (after repeating them), "
