@@ -416,13 +416,14 @@ def program_facts(chosen: Config, every: Sequence[Entry]
     from hybridkit.profile_advice import problems, split, violations
 
     errors: List[str] = []
+    seen: set = set()  # each violation once, with the first run that shows it
     for run in {id(e.run): e.run for e in every}.values():
         try:
             wrong = violations(split(run.records))
         except (HKError, KeyError, TypeError, ValueError):
             continue
-        errors += [f"{w} (run {run.label})" for w in wrong if w not in
-                   [x.rsplit(" (run ", 1)[0] for x in errors]]
+        errors += [f"{w} (run {run.label})" for w in wrong if w not in seen]
+        seen.update(wrong)
     try:
         probs = problems(split(chosen.rep.run.records))
     except (HKError, KeyError, TypeError, ValueError):

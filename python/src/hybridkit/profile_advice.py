@@ -162,8 +162,7 @@ def problems(p: Profile) -> List[Problem]:
     wall = max(p.stat("wall_time"), 1e-12)
     # the point-to-point share of the run: time in sends, receives and their completion
     # (not collectives, where waiting for late ranks is imbalance)
-    f_mpi = min(1.0, sum(float(s["results"]["time"]["avg"]) for s in p.sites
-                         if s["params"]["function"].startswith(P2P_PREFIXES)) / wall)
+    f_mpi = min(1.0, _fn_time(p, P2P_PREFIXES) / wall)
     intra, inter = p.value("p2p_bytes_intra"), p.value("p2p_bytes_inter")
     total = intra + inter
     out: List[Problem] = []
@@ -211,13 +210,14 @@ def problems(p: Profile) -> List[Problem]:
         "inside them absorb imbalance; NPB-MZ balances its zones this way)"))
 
     # collectives count too (a 1 MiB MPI_Allreduce can be most of the MPI time)
-    f_coll = min(1.0, _fn_time(p, COLL_PREFIXES) / wall)
+    t_coll = _fn_time(p, COLL_PREFIXES)
+    f_coll = min(1.0, t_coll / wall)
     colls = [s for s in p.sites if s["params"]["function"].startswith(COLL_PREFIXES)]
     top_c = max(colls, key=lambda s: float(s["results"]["time"]["avg"]), default=None)
     mpi_all = max(_fn_time(p, ("MPI_",)), 1e-12)
     out.append(Problem(
         "collective communication", f_coll,
-        (f"collectives take {f_coll:.1%} of the run ({_fn_time(p, COLL_PREFIXES) / mpi_all:.0%} "
+        (f"collectives take {f_coll:.1%} of the run ({t_coll / mpi_all:.0%} "
          f"of the MPI time); most at {_site_text(top_c)}" if top_c else "no collective calls"),
         "fewer ranks per node (threads instead) shrink every collective; large "
         "MPI_Allreduce calls: see the hybrid allreduce line below"))

@@ -428,13 +428,14 @@ class Executor:
 
         run_dir.mkdir(parents=True)
         records_path = run_dir / "records.jsonl"
-        launch = self.launcher.build(self.spec(app, run, records_path))
+        spec = self.spec(app, run, records_path)
+        launch = self.launcher.build(spec)
         write_launch(run_dir, launch)
         timeout = self.timeout or app.timeout
         info: Dict[str, Any] = {
             "hybridkit_version": __version__, "app": app.name, "id": run.run_id,
             "binary": app.binary, "argv": launch.argv, "np": run.ranks,
-            "program_argv": [app.binary, *self.spec(app, run, records_path).args],
+            "program_argv": [app.binary, *spec.args],
             "threads": run.threads, "params": run.param_dict, "repeat": run.repeat,
             "mode": run.param_dict.get("mode"),
             "bind": key["bind"], "mpi": self.mpi,
