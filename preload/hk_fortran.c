@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include "hk_check_ids.h"
 #include "hk_tool.h"
+#include "hk_fortran_init.h"
 
 #if defined(OPEN_MPI) || defined(MPICH_VERSION)
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "INTEGER and int differ");
@@ -319,28 +320,14 @@ HK_PUBLIC void F_INIT(MPI_Fint *ierr);
 HK_PUBLIC void F_INIT_THREAD(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 HK_PUBLIC void F_FINALIZE(MPI_Fint *ierr);
 
-void F_INIT(MPI_Fint *ierr)
-{
-  int rc = MPI_Init(NULL, NULL);
-  if (ierr)
-    *ierr = rc;
-}
+void F_INIT(MPI_Fint *ierr) { hk__f_init(ierr); }
 
 void F_INIT_THREAD(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
-  int got = MPI_THREAD_SINGLE;
-  int rc = MPI_Init_thread(NULL, NULL, (int)*required, &got);
-  *provided = got;
-  if (ierr)
-    *ierr = rc;
+  hk__f_init_thread(required, provided, ierr);
 }
 
-void F_FINALIZE(MPI_Fint *ierr)
-{
-  int rc = MPI_Finalize();
-  if (ierr)
-    *ierr = rc;
-}
+void F_FINALIZE(MPI_Fint *ierr) { hk__f_finalize(ierr); }
 
 #ifdef OPEN_MPI
 HK_PUBLIC void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "preload_internal.h"
+#include "hk_fortran_init.h"
 
 #ifdef OPEN_MPI
 void mpi_init_(MPI_Fint *ierr);
@@ -62,11 +63,7 @@ HK_PUBLIC void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint
 
 HK_PUBLIC void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr)
 {
-  int p = MPI_THREAD_SINGLE;
-  int rc = MPI_Query_thread(&p);
-  *provided = p;
-  if (ierr)
-    *ierr = rc;
+  hk__f_query_thread(provided, ierr);
 }
 
 HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr)
@@ -121,35 +118,17 @@ HK_PUBLIC void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided
 HK_PUBLIC void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierr);
 HK_PUBLIC void mpi_finalize_f08_(MPI_Fint *ierr);
 
-void mpi_init_f08_(MPI_Fint *ierr)
-{
-  int rc = MPI_Init(NULL, NULL);
-  if (ierr)
-    *ierr = rc;
-}
+void mpi_init_f08_(MPI_Fint *ierr) { hk__f_init(ierr); }
 
 void mpi_init_thread_f08_(const MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
-  int got = MPI_THREAD_SINGLE;
-  int rc = MPI_Init_thread(NULL, NULL, (int)*required, &got);
-  *provided = got;
-  if (ierr)
-    *ierr = rc;
+  hk__f_init_thread(required, provided, ierr);
 }
 
 void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierr)
 {
-  int p = MPI_THREAD_SINGLE;
-  int rc = MPI_Query_thread(&p);
-  *provided = p;
-  if (ierr)
-    *ierr = rc;
+  hk__f_query_thread(provided, ierr);
 }
 
-void mpi_finalize_f08_(MPI_Fint *ierr)
-{
-  int rc = MPI_Finalize();
-  if (ierr)
-    *ierr = rc;
-}
+void mpi_finalize_f08_(MPI_Fint *ierr) { hk__f_finalize(ierr); }
 #endif

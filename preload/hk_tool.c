@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hk_tool.h"
+#include "../src/internal/hk_launcher.h"
 
 int hk__tool_started;
 
@@ -192,22 +193,11 @@ static int add_binding(struct dl_phdr_info *info, size_t size, void *out)
   return 0;
 }
 
-static int rank_zero(void)
-{
-  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *v = getenv(vars[i]);
-    if (v)
-      return atoi(v) == 0;
-  }
-  return 1;
-}
-
 __attribute__((destructor)) static void unseen(void)
 {
   int up = 0;
   if (__atomic_load_n(&hk__tool_started, __ATOMIC_ACQUIRE) || PMPI_Initialized(&up) != MPI_SUCCESS ||
-      !up || !rank_zero())
+      !up || hk__launcher_rank() > 0)
     return;
 #if defined(OPEN_MPI)
   const char *mpi = "Open MPI";
