@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include "internal/hk_internal.h"
 
@@ -86,4 +87,37 @@ int hk__mpi_error(int mpierr, const char *file, int line, const char *func, cons
   if (MPI_Error_string(mpierr, mpitext, &len) != MPI_SUCCESS)
     snprintf(mpitext, sizeof mpitext, "MPI error %d", mpierr);
   return hk__error_set(HK_ERR_MPI, file, line, func, "%s failed: %s", expr, mpitext);
+}
+
+/* The test hook HK_TEST_ALLOC_FAIL=RANK:FUNC: the first hk__calloc in function FUNC on
+ * world rank RANK fails, once per process (tests/test_agree_alloc.c drives every
+ * collective constructor through it: one message, no hang). */
+static int alloc_fault(const char *func)
+{
+  static int fired = 0;
+  const char *hook = getenv("HK_TEST_ALLOC_FAIL");
+  if (fired || !hook || !*hook)
+    return 0;
+  int rank = -1, n = -1, init = 0;
+  if (sscanf(hook, "%d:%n", &rank, &n) != 1 || n < 0 || strcmp(hook + n, func) != 0)
+    return 0;
+  int me = 0;
+  if (MPI_Initialized(&init) == MPI_SUCCESS && init)
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (me != rank)
+    return 0;
+  fired = 1;
+  return 1;
+}
+
+void *hk__calloc(long long n, size_t size, int *err, const char *file, int line, const char *func)
+{
+  void *p = NULL;
+  int hook = alloc_fault(func);
+  if (!hook && n >= 0 && (n == 0 || (unsigned long long)n <= SIZE_MAX / size))
+    p = calloc(n > 0 ? (size_t)n : 1, size);
+  if (!p)
+    *err = hk__error_set(HK_ERR_NOMEM, file, line, func, "out of memory (%lld elements of %zu bytes)%s",
+                         n, size, hook ? " (test hook HK_TEST_ALLOC_FAIL)" : "");
+  return p;
 }

@@ -64,6 +64,45 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
     }                                                                             \
   } while (0)
 
+/* ---- agreed errors by construction (the rule of docs/design.md) ----
+ *
+ * Between two collectives of a function documented as collective no rank may jump to
+ * cleanup alone: the others would wait forever in the next collective.  Local steps
+ * there record an error and go on (a step after a failed one is skipped); HK_AGREE
+ * agrees the error over comm (hk_agree) and only then jumps, on every rank alike:
+ *
+ *   HK_ALLOC_LOCAL(err, buf, n);                    -> err set, no jump
+ *   HK_LOCAL(err, build_part(buf, n));              -> skipped when err is set
+ *   HK_AGREE(err, comm);                            -> all ranks jump, or none
+ *   HK_MPI_TRY(err, MPI_Allgather(...));
+ *
+ * HK_TRY / HK_ALLOC_TRY stay for local functions and before a function's first
+ * collective; tools/lint-agree.py fails on them between two collectives. */
+#define HK_LOCAL(errvar, expr)          \
+  do {                                  \
+    if ((errvar) == HK_SUCCESS)         \
+      (errvar) = (expr);                \
+  } while (0)
+
+#define HK_ALLOC_LOCAL(errvar, ptr, n)                                            \
+  do {                                                                            \
+    if ((errvar) == HK_SUCCESS)                                                   \
+      (ptr) = hk__calloc((long long)(n), sizeof(*(ptr)), &(errvar), __FILE__,     \
+                         __LINE__, __func__);                                     \
+  } while (0)
+
+#define HK_AGREE(errvar, comm)                  \
+  do {                                          \
+    (errvar) = hk_agree((comm), (errvar));      \
+    if ((errvar) != HK_SUCCESS)                 \
+      goto cleanup;                             \
+  } while (0)
+
+/* calloc of n elements of size bytes; n < 0, a product that overflows or no memory: NULL
+ * and *err = HK_ERR_NOMEM with the message.  The test hook HK_TEST_ALLOC_FAIL=RANK:FUNC
+ * makes the first allocation in function FUNC on world rank RANK fail (error.c). */
+void *hk__calloc(long long n, size_t size, int *err, const char *file, int line, const char *func);
+
 /* ---- env.c ---- */
 int hk__is_initialized(void);
 /* The values of the public getters that take out-parameters, for the library's own use
