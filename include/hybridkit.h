@@ -15,5 +15,6 @@
 #include "hybridkit/spmv.h"
 #include "hybridkit/dsm.h"
 #include "hybridkit/mem.h"
+#include "hybridkit/try.h"
 
 #endif

@@ -89,7 +89,7 @@ int hk__mpi_error(int mpierr, const char *file, int line, const char *func, cons
   return hk__error_set(HK_ERR_MPI, file, line, func, "%s failed: %s", expr, mpitext);
 }
 
-/* The test hook HK_TEST_ALLOC_FAIL=RANK:FUNC: the first hk__calloc in function FUNC on
+/* The test hook HK_TEST_ALLOC_FAIL=RANK:FUNC: the first hk_calloc_checked in function FUNC on
  * world rank RANK fails, once per process (tests/test_agree_alloc.c drives every
  * collective constructor through it: one message, no hang). */
 static int alloc_fault(const char *func)
@@ -110,7 +110,8 @@ static int alloc_fault(const char *func)
   return 1;
 }
 
-void *hk__calloc(long long n, size_t size, int *err, const char *file, int line, const char *func)
+void *hk_calloc_checked(long long n, size_t size, int *err, const char *file, int line,
+                        const char *func)
 {
   void *p = NULL;
   int hook = alloc_fault(func);

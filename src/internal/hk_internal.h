@@ -4,6 +4,7 @@
  *
  *   int err = HK_SUCCESS;
  *   HK_TRY(err, hk_something(...));                 -> goto cleanup on failure
+ *   (HK_LOCAL / HK_ALLOC_LOCAL / HK_AGREE between collectives: hybridkit/try.h)
  *   HK_MPI_TRY(err, MPI_Allreduce(...));            -> masteronly check + MPI error text
  *   if (bad) { err = HK_ERROR(HK_ERR_ARG, "size %d < 1", n); goto cleanup; }
  * cleanup:
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <hwloc.h>
 #include "hybridkit.h"
+#include "hybridkit/try.h"  /* HK_TRY, HK_LOCAL, HK_AGREE, HK_ALLOC_LOCAL, HK_ALLOC_TRY */
 
 #define HK_ERRMSG_MAX 512
 
@@ -33,13 +35,6 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
 
 #define HK_ERROR(err, ...) hk__error_set((err), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
-#define HK_TRY(errvar, expr)            \
-  do {                                  \
-    (errvar) = (expr);                  \
-    if ((errvar) != HK_SUCCESS)         \
-      goto cleanup;                     \
-  } while (0)
-
 #define HK_MPI_TRY(errvar, expr)                                                   \
   do {                                                                            \
     (errvar) = hk__masteronly_guard(__FILE__, __LINE__, __func__, #expr);         \
@@ -51,57 +46,6 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
       goto cleanup;                                                               \
     }                                                                             \
   } while (0)
-
-/* calloc of n elements (n < 0 or a product that overflows: an error, never a short block) */
-#define HK_ALLOC_TRY(errvar, ptr, n)                                              \
-  do {                                                                            \
-    long long hk__n = (long long)(n);                                             \
-    (ptr) = hk__n < 0 ? NULL : calloc(hk__n > 0 ? (size_t)hk__n : 1, sizeof(*(ptr))); \
-    if (!(ptr)) {                                                                 \
-      (errvar) = HK_ERROR(HK_ERR_NOMEM, "out of memory (%lld elements of %zu bytes)", \
-                          hk__n, sizeof(*(ptr)));                                 \
-      goto cleanup;                                                               \
-    }                                                                             \
-  } while (0)
-
-/* ---- agreed errors by construction (the rule of docs/design.md) ----
- *
- * Between two collectives of a function documented as collective no rank may jump to
- * cleanup alone: the others would wait forever in the next collective.  Local steps
- * there record an error and go on (a step after a failed one is skipped); HK_AGREE
- * agrees the error over comm (hk_agree) and only then jumps, on every rank alike:
- *
- *   HK_ALLOC_LOCAL(err, buf, n);                    -> err set, no jump
- *   HK_LOCAL(err, build_part(buf, n));              -> skipped when err is set
- *   HK_AGREE(err, comm);                            -> all ranks jump, or none
- *   HK_MPI_TRY(err, MPI_Allgather(...));
- *
- * HK_TRY / HK_ALLOC_TRY stay for local functions and before a function's first
- * collective; tools/lint-agree.py fails on them between two collectives. */
-#define HK_LOCAL(errvar, expr)          \
-  do {                                  \
-    if ((errvar) == HK_SUCCESS)         \
-      (errvar) = (expr);                \
-  } while (0)
-
-#define HK_ALLOC_LOCAL(errvar, ptr, n)                                            \
-  do {                                                                            \
-    if ((errvar) == HK_SUCCESS)                                                   \
-      (ptr) = hk__calloc((long long)(n), sizeof(*(ptr)), &(errvar), __FILE__,     \
-                         __LINE__, __func__);                                     \
-  } while (0)
-
-#define HK_AGREE(errvar, comm)                  \
-  do {                                          \
-    (errvar) = hk_agree((comm), (errvar));      \
-    if ((errvar) != HK_SUCCESS)                 \
-      goto cleanup;                             \
-  } while (0)
-
-/* calloc of n elements of size bytes; n < 0, a product that overflows or no memory: NULL
- * and *err = HK_ERR_NOMEM with the message.  The test hook HK_TEST_ALLOC_FAIL=RANK:FUNC
- * makes the first allocation in function FUNC on world rank RANK fail (error.c). */
-void *hk__calloc(long long n, size_t size, int *err, const char *file, int line, const char *func);
 
 /* ---- env.c ---- */
 int hk__is_initialized(void);
