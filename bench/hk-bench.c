@@ -29,7 +29,8 @@ static void general_help(FILE *out)
   for (int e = 0; e < NEXP; e++)
     fprintf(out, "  %-12s %s\n", experiments[e]->name, experiments[e]->summary);
   fprintf(out, "\nCommon options: -m MIN:MAX, -i ITERS, -x WARMUP, --output FILE.jsonl.  Results: an\n"
-               "OSU-style table on stdout and JSON Lines records (schema/record.schema.json).\n");
+               "OSU-style table on stdout and JSON Lines records\n"
+               "(python/src/hybridkit/schemas/record.schema.json).\n");
 }
 
 /* the common options, checked once they are parsed */

@@ -1,8 +1,9 @@
 /* preload/hk_profile_json.c: the records libhybridkit-profile.so appends to
  * $HK_PROFILE_OUTPUT at MPI_Finalize (rank 0): one of kind profile, one profile.site per
  * MPI function and call site, one profile.size per non-empty histogram bin, each with the
- * provenance every hybridkit record carries (schema/record.schema.json; the fields are
- * declared in hk_profile_kinds.c).  Written by hand: the program never called hk_init. */
+ * provenance every hybridkit record carries (python/src/hybridkit/schemas/record.schema.json;
+ * the fields are declared in hk_profile_kinds.c).  Written by hand: the program never
+ * called hk_init. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

@@ -6,7 +6,7 @@
  * timestamp).  A record is one measurement: parameters and results.  Emitting a
  * record writes, from rank 0, one row of an OSU-style table on stdout and one
  * JSON line to the output file, so the two channels cannot disagree.  The JSON
- * format is schema/record.schema.json (schema_version 1).
+ * format is python/src/hybridkit/schemas/record.schema.json (schema_version 1).
  *
  *   # hk-topology 0.1.0 (3f2a9c1) Open MPI v4.1.4 ...      <- reporter header
  *   # ranks: 2, threads/rank: 1, nodes: 1                    <- config lines
@@ -131,7 +131,7 @@ typedef struct hk_kind_decl {
  * of the time field, at most one rest.  Collective: local.  Threads: any.  Errors: HK_ERR_ARG. */
 HK_EXPORT int hk_kind_check(const hk_kind_decl_t *decl);
 /* hk_kind_schema_write: the JSON schema of records of this kind (on top of
- * schema/record.schema.json) to `out`.  Collective: local.  Threads: any.
+ * python/src/hybridkit/schemas/record.schema.json) to `out`.  Collective: local.  Threads: any.
  * Errors: HK_ERR_ARG (hk_kind_check), HK_ERR_NOMEM, HK_ERR_IO. */
 HK_EXPORT int hk_kind_schema_write(const hk_kind_decl_t *decl, FILE *out);
 /* hk_record_create_declared: a record of a declared kind: every field must be

@@ -1,4 +1,5 @@
-"""Record files against schema/record.schema.json: the valid fixture passes, bad ones name file:line."""
+"""Record files against hybridkit/schemas/record.schema.json: the valid fixture passes, bad
+ones name file:line."""
 
 from __future__ import annotations
 
@@ -101,6 +102,6 @@ def test_missing_schema_is_a_clear_error(fixtures, tmp_path, monkeypatch):
     with pytest.raises(HKError, match="HK_SCHEMA=.*none.json does not exist"):
         load_records(fixtures / "records" / "valid.jsonl")
     monkeypatch.delenv("HK_SCHEMA")
-    monkeypatch.setattr("hybridkit.paths.repo_root", lambda: None)
+    monkeypatch.setattr("hybridkit.paths.SCHEMAS_DIR", tmp_path)
     with pytest.raises(HKError, match="record schema not found: set HK_SCHEMA"):
         schema_path()

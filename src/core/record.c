@@ -1,6 +1,6 @@
 /* src/core/record.c: the one reporter: an OSU-style table on stdout and JSON
  * Lines records from the same record, with provenance gathered once.
- * Format: schema/record.schema.json. */
+ * Format: python/src/hybridkit/schemas/record.schema.json. */
 #include <ctype.h>
 #include <math.h>
 #include <omp.h>

@@ -1,7 +1,7 @@
 /* src/core/record_kind.c: declared record kinds: the check of a declaration, the
  * lookup of a field, and the JSON schema generated from it (on top of
- * schema/record.schema.json; written to build/schema/kinds/ at build time by
- * tools/hk-kinds and compared with the committed copy in ctest). */
+ * python/src/hybridkit/schemas/record.schema.json; written to build/schema/kinds/ at
+ * build time by tools/hk-kinds and compared with the committed copy in ctest). */
 #include <stdio.h>
 #include <string.h>
 #include "internal/hk_internal.h"

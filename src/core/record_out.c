@@ -1,6 +1,6 @@
 /* src/core/record_out.c: what the reporter (record.c) writes from rank 0: the
  * provenance (JSON, and the table's header lines), a record as rows of the OSU-style
- * table and as one JSON line (schema/record.schema.json). */
+ * table and as one JSON line (python/src/hybridkit/schemas/record.schema.json). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>

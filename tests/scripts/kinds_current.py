@@ -10,6 +10,13 @@ import json
 import sys
 from pathlib import Path
 
+# the record schema lives beside the kinds' (python/src/hybridkit/schemas/) but is no kind
+RECORD = "record.schema.json"
+
+
+def kind_schemas(folder):
+    return [p for p in folder.glob("*.schema.json") if p.name != RECORD]
+
 
 def main(argv):
     if len(argv) not in (3, 4) or (len(argv) == 4 and argv[3] != "--update"):
@@ -22,13 +29,13 @@ def main(argv):
         return 1
     if len(argv) == 4:
         com.mkdir(parents=True, exist_ok=True)
-        for p in com.glob("*.schema.json"):
+        for p in kind_schemas(com):
             if p.name not in generated:
                 p.unlink()
         for name, schema in generated.items():
             (com / name).write_text(json.dumps(schema, indent=2) + "\n")
         return 0
-    committed = {p.name: json.loads(p.read_text()) for p in com.glob("*.schema.json")}
+    committed = {p.name: json.loads(p.read_text()) for p in kind_schemas(com)}
     bad = sorted(n for n in set(generated) | set(committed)
                  if generated.get(n) != committed.get(n))
     for n in bad:

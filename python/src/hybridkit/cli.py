@@ -31,7 +31,7 @@ environment:
   HK_SMPI_BIN_DIR  where simulate finds hk-bench/hk-jacobi built for SimGrid SMPI
                  (default: the repository's build/smpi-release/bin)
   HK_MPI         default of --mpi (openmpi or mpich)
-  HK_SCHEMA      record schema (default: the repository's schema/record.schema.json)
+  HK_SCHEMA      record schema (default: the package's hybridkit/schemas/record.schema.json)
   HK_REPLAY_DIR  run directory replayed by --launcher replay (testing, no MPI)
 
 'hybridkit COMMAND --help' describes each command."""

@@ -1,5 +1,9 @@
 """Exceptions the CLI turns into one `hybridkit: error: ...` line and an exit code."""
 
+import os
+import sys
+from pathlib import Path
+
 
 class HKError(Exception):
     """A failure while doing the work (exit code 1)."""
@@ -18,8 +22,6 @@ _warned: set = set()
 
 def warn_once(text: str) -> None:
     """One `hybridkit: warning: TEXT` line on stderr per process and text."""
-    import sys
-
     if text not in _warned:
         _warned.add(text)
         print(f"hybridkit: warning: {text}", file=sys.stderr)
@@ -28,9 +30,6 @@ def warn_once(text: str) -> None:
 def env_dir(name: str):
     """$name as a directory (pathlib.Path), None when unset or empty; set to something that is
     no directory, it is ignored with one warning naming it (never silently)."""
-    import os
-    from pathlib import Path
-
     value = os.environ.get(name)
     if not value:
         return None

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from hybridkit.errors import HKError
-from hybridkit.paths import kind_schema_dir
+from hybridkit.paths import RECORD_SCHEMA, kind_schema_dir
 
 # the phases of one iteration add up to its time up to the rounding of the sums (the
 # records carry 17 significant digits).  The sign of the rest is not checked here: on a
@@ -64,7 +64,8 @@ def _fields(schema: Mapping[str, Any]) -> Dict[str, Mapping[str, Any]]:
 def kind_info(kind: str) -> Optional[KindInfo]:
     """The declaration of `kind`, None when it is not declared (or no schemas are found)."""
     folder = kind_schema_dir()
-    path = folder / f"{kind}.schema.json" if folder else None
+    name = f"{kind}.schema.json"
+    path = folder / name if folder and name != RECORD_SCHEMA else None  # the envelope: no kind
     if path is None or not path.is_file():
         return None
     try:

@@ -1,4 +1,4 @@
-"""Where hybridkit finds things: the repository, the built C binaries, the record schema.
+"""Where hybridkit finds things: the repository, the built C binaries, the schemas.
 
 A binary given by name (no `/`) is looked up in order:
 
@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 import shutil
+from importlib import resources
 from pathlib import Path
 from typing import List, Optional
 
-from hybridkit.errors import HKError
+from hybridkit.errors import HKError, env_dir
 
-SCHEMA_RELPATH = Path("schema") / "record.schema.json"
-KINDS_DIR = Path(__file__).with_name("schemas")
+# package data (hybridkit/schemas): the record schema every record follows and, beside it,
+# one schema per declared record kind (KIND.schema.json, generated from the C declarations)
+SCHEMAS_DIR = Path(str(resources.files("hybridkit") / "schemas"))
+RECORD_SCHEMA = "record.schema.json"
 
 # build directory of each MPI flavour, relative to the repository root
 BUILD_BIN_DIRS = {
@@ -75,8 +78,6 @@ def _is_executable(path: Path) -> bool:
 
 def binary_search_dirs(mpi: str) -> List[Path]:
     """The directories searched (before PATH) for a binary given by name."""
-    from hybridkit.errors import env_dir
-
     dirs = []
     given = env_dir("HK_BIN_DIR")
     if given is not None:
@@ -107,19 +108,18 @@ def find_binary(name: str, mpi: str = "openmpi") -> Path:
 
 
 def schema_path() -> Path:
-    """The record schema: $HK_SCHEMA, else <repo>/schema/record.schema.json."""
+    """The record schema: $HK_SCHEMA, else the package's hybridkit/schemas/record.schema.json."""
     env = os.environ.get("HK_SCHEMA")
     if env:
         path = Path(env)
         if not path.is_file():
             raise HKError(f"HK_SCHEMA={env} does not exist")
         return path
-    root = repo_root()
-    if root is not None and (root / SCHEMA_RELPATH).is_file():
-        return root / SCHEMA_RELPATH
+    path = SCHEMAS_DIR / RECORD_SCHEMA
+    if path.is_file():
+        return path
     raise HKError(
-        "record schema not found: set HK_SCHEMA to schema/record.schema.json of the "
-        "hybridkit repository"
+        f"record schema not found: set HK_SCHEMA to a record.schema.json ({path} is missing)"
     )
 
 
@@ -129,5 +129,5 @@ def kind_schema_dir() -> Optional[Path]:
     (hybridkit/schemas, package data, so an installed package has them too); None when
     the directory does not exist."""
     env = os.environ.get("HK_KIND_SCHEMAS")
-    path = Path(env) if env else KINDS_DIR
+    path = Path(env) if env else SCHEMAS_DIR
     return path if path.is_dir() else None

@@ -75,7 +75,7 @@ def _profile_provenance(records: List[Mapping[str, Any]]) -> Optional[Dict[str, 
 
 
 def _runner_provenance(info: Mapping[str, Any]) -> Dict[str, Any]:
-    """What the runner knows when no preload told it more (schema/record.schema.json)."""
+    """What the runner knows when no preload told it more (hybridkit/schemas/record.schema.json)."""
     mpi = str(info.get("mpi") or "")
     hosts = info.get("hosts") or [socket.gethostname()]
     cpus = os.cpu_count() or 1

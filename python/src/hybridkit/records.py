@@ -1,4 +1,5 @@
-"""JSONL records: load them and validate each line against schema/record.schema.json.
+"""JSONL records: load them and validate each line against the record schema
+(hybridkit/schemas/record.schema.json, package data).
 
 A record file holds one JSON object per line (blank lines are skipped). Every error names
 the file and the 1-based line, e.g.
@@ -99,8 +100,8 @@ def validator(path: Optional[PathLike] = None):
 def record_error(record: Any, schema: Optional[PathLike] = None,
                  declared: bool = False) -> Optional[str]:
     """The most relevant schema violation of one record, or None when it is valid: against
-    schema/record.schema.json and, with `declared`, against the declaration of its kind as
-    the C side declares it now (kinds.py; records of older versions may lack fields)."""
+    hybridkit/schemas/record.schema.json and, with `declared`, against the declaration of
+    its kind as the C side declares it now (kinds.py; records of older versions may lack fields)."""
     from jsonschema.exceptions import best_match
 
     error = best_match(validator(schema).iter_errors(record))

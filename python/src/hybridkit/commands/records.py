@@ -13,7 +13,7 @@ DESCRIPTION = "Read and check the JSONL records the hybridkit binaries write."
 VALIDATE_HELP = "validate JSONL record files against the record schema and the kinds' schemas"
 VALIDATE_DESCRIPTION = """\
 Validate every line of each FILE against the record schema ($HK_SCHEMA, else the
-repository's schema/record.schema.json) and, for a record kind declared in C, against its
+package's hybridkit/schemas/record.schema.json) and, for a record kind declared in C, against its
 schema ($HK_KIND_SCHEMAS, else the package's hybridkit/schemas/KIND.schema.json: every
 declared field, in its type and unit, nothing undeclared) and its phases (they add up to
 the time per iteration).
