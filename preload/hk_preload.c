@@ -60,7 +60,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hk_interpose.h"
-#include "hk_preload.h"
+#include "hybridkit/preload.h"
 #include "preload_internal.h"
 #include "internal/hk_env_word.h"
 #include "internal/hk_launcher.h"

@@ -1,7 +1,7 @@
 /* preload/hk_profile_kinds.c: the fields of the records of libhybridkit-profile.so
  * (hk_profile_out.c writes them), declared once; the schemas
  * python/src/hybridkit/schemas/profile*.schema.json are generated from here. */
-#include "hk_kind_fields.h"
+#include "hybridkit/kind_fields.h"
 #include "hk_profile_kinds.h"
 
 #define CL "calls"

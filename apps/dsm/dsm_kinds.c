@@ -1,7 +1,7 @@
 /* apps/dsm/dsm_kinds.c: the fields of hk-dsm-heat's record (kind "dsm.heat"), declared
  * once; the schema python/src/hybridkit/schemas/dsm.heat.schema.json is generated from it.
  * The DSM counters are those of hk_dsm_stats (hybridkit/dsm.h), per timed step. */
-#include "hk_kind_fields.h"
+#include "hybridkit/kind_fields.h"
 #include "dsm_kinds.h"
 
 static const hk_field_decl_t fields[] = {

@@ -1,7 +1,7 @@
 /* apps/jacobi/jacobi_kinds.c: the fields of hk-jacobi's records, declared once.
  * The report's metric, units, captions and time breakdown come from here (through
  * the generated python/src/hybridkit/schemas/jacobi.schema.json), not from the app description. */
-#include "hk_kind_fields.h"
+#include "hybridkit/kind_fields.h"
 #include "jacobi_kinds.h"
 
 static const hk_field_decl_t run_fields[] = {

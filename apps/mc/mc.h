@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 #include "hk_app.h"
-#include "hk_preload.h"
+#include "hybridkit/preload.h"
 #include "hybridkit.h"
 #include "mc_kinds.h"
 

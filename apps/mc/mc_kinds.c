@@ -1,6 +1,6 @@
 /* apps/mc/mc_kinds.c: the fields of hk-mc's record (kind "mc"), declared once; the
  * schema python/src/hybridkit/schemas/mc.schema.json is generated from it. */
-#include "hk_kind_fields.h"
+#include "hybridkit/kind_fields.h"
 #include "mc_kinds.h"
 
 static const hk_field_decl_t fields[] = {

@@ -1,6 +1,6 @@
 /* apps/mz/mz_kinds.c: the fields of hk-mz's record (kind "mz"), declared once; the
  * schema python/src/hybridkit/schemas/mz.schema.json is generated from it. */
-#include "hk_kind_fields.h"
+#include "hybridkit/kind_fields.h"
 #include "mz_kinds.h"
 
 static const hk_field_decl_t fields[] = {

@@ -1,9 +1,14 @@
-/* preload/hk_preload.h: what libhybridkit-preload.so tells a program that asks.
+/* hybridkit/preload.h: what libhybridkit-preload.so tells a program that asks.
  * A program finds out whether it runs under the preload library with
  *   hk_preload_query_fn q = (hk_preload_query_fn)dlsym(RTLD_DEFAULT, "hk_preload_query");
- * (NULL: not preloaded), so it needs no link dependency on the preload library. */
-#ifndef HK_PRELOAD_H
-#define HK_PRELOAD_H
+ * (NULL: not preloaded), so it needs no link dependency on the preload library.
+ * Not part of libhybridkit (hybridkit.h does not include it). */
+#ifndef HYBRIDKIT_PRELOAD_H
+#define HYBRIDKIT_PRELOAD_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct hk_preload_state {
   int active;               /* the preload library's MPI_Init(_thread) ran */
@@ -16,6 +21,11 @@ typedef struct hk_preload_state {
 } hk_preload_state_t;
 
 typedef int (*hk_preload_query_fn)(hk_preload_state_t *state);
-int hk_preload_query(hk_preload_state_t *state); /* exported by the preload library */
+/* hk_preload_query: the state of this rank.  Exported by libhybridkit-preload.so only.
+ * Collective: local.  Threads: any thread.  Errors: none (returns 0). */
+int hk_preload_query(hk_preload_state_t *state);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
