@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "hk_app.h"
 #include "hybridkit.h"
-#include "internal/hk_ckd.h"
+#include "hybridkit/ckd.h"
 
 static void print_default(const hk_opt_t *o, FILE *out)
 {

@@ -10,11 +10,11 @@
  * --schedule static,N).  One time step: every worker updates its rows from u into v,
  * then hk_dsm_barrier (the OpenMP barrier of Cluster OpenMP), then u and v swap.
  *
- * The problem is hk-jacobi --dims 2's (apps/jacobi/kernel.h): initial values
+ * The problem is hk-jacobi --dims 2's (apps/common/kernel.h): initial values
  * jac_initial, Dirichlet frame jac_boundary (or periodic wrap), the 5-point update
  * v = (c + xm + xp + ym + yp) * (1/5) summed in that order.  So the result is
  * bit-identical to hk-jacobi --dims 2 for the same grid, sweeps and boundary; it is
- * checked against the same frozen serial reference (apps/jacobi/jacobi_ref.c) that
+ * checked against the same frozen serial reference (apps/common/jacobi_ref.c) that
  * hk-jacobi is checked against.  Exit code 1 when not identical.
  */
 #include <omp.h>
@@ -297,7 +297,7 @@ static int run(void *arg)
             ndiff += memcmp(&u[y * h.S + x], &ref[(x - 1) + h.NX * (y - 1)], sizeof(double)) != 0;
         if (ndiff)
           local = hk_error_set(HK_ERR_STATE, "%lld of %.0f cells differ from the serial reference "
-                               "(apps/jacobi/jacobi_ref.c)", ndiff, cells);
+                               "(apps/common/jacobi_ref.c)", ndiff, cells);
       }
     }
   }

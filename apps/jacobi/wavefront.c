@@ -13,7 +13,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal/hk_ckd.h"
+#include "hybridkit/ckd.h"
 #include "kernel.h"
 #include "wavefront.h"
 

@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal/hk_ckd.h"
+#include "hybridkit/ckd.h"
 #include "mc.h"
 
 static uint64_t splitmix(uint64_t z)

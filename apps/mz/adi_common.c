@@ -13,7 +13,7 @@
  */
 #include "adi_common.h"
 #include "adi_internal.h"
-#include "internal/hk_ckd.h"
+#include "hybridkit/ckd.h"
 
 #include <math.h>
 #include <stdlib.h>

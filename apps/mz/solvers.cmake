@@ -3,6 +3,6 @@
 add_library(hkmz_numerics STATIC ${CMAKE_SOURCE_DIR}/apps/mz/adi_common.c
                                  ${CMAKE_SOURCE_DIR}/apps/mz/adi_rhs.c
                                  ${CMAKE_SOURCE_DIR}/apps/mz/sp.c)
-target_include_directories(hkmz_numerics PUBLIC ${CMAKE_SOURCE_DIR}/apps/mz PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_include_directories(hkmz_numerics PUBLIC ${CMAKE_SOURCE_DIR}/apps/mz PRIVATE ${CMAKE_SOURCE_DIR}/include)
 target_compile_options(hkmz_numerics PRIVATE ${HK_WARN_FLAGS} ${HK_ARCH_FLAGS} -O3 -fno-math-errno)
 target_link_libraries(hkmz_numerics PUBLIC OpenMP::OpenMP_C m)

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "hk_app.h"
 #include "hybridkit.h"
-#include "../jacobi/stream.h"
+#include "stream.h"
 
 static struct {
   const char *matrix, *format, *mode, *solver, *output, *verify;

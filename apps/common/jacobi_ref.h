@@ -1,4 +1,4 @@
-/* apps/jacobi/jacobi_ref.h: the frozen serial reference (the test oracle). */
+/* apps/common/jacobi_ref.h: the frozen serial reference (the test oracle). */
 #ifndef HK_JACOBI_REF_H
 #define HK_JACOBI_REF_H
 

@@ -1,4 +1,4 @@
-/* apps/jacobi/kernel.h: the Jacobi problem shared by hk-jacobi and its frozen
+/* apps/common/kernel.h: the Jacobi problem shared by hk-jacobi and its frozen
  * reference: initial values, Dirichlet boundary values and the update of one
  * cell, each a function of global indices only, so every decomposition, mode
  * and thread count computes the same numbers in the same order.

@@ -1,4 +1,4 @@
-/* apps/jacobi/stream.h: a STREAM-style bandwidth measurement for the roofline. */
+/* apps/common/stream.h: a STREAM-style bandwidth measurement for the roofline. */
 #ifndef HK_JACOBI_STREAM_H
 #define HK_JACOBI_STREAM_H
 

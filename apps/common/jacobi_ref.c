@@ -1,4 +1,4 @@
-/* apps/jacobi/jacobi_ref.c: the frozen, obviously correct serial reference.
+/* apps/common/jacobi_ref.c: the frozen, obviously correct serial reference.
  * One global array with a one-cell frame; the frame is refilled before every
  * sweep (periodic copies or the Dirichlet values); one plain loop nest.
  * Do not optimise this file: tests compare hk-jacobi against it bit for bit. */

@@ -1,4 +1,4 @@
-/* apps/jacobi/kernel.c: the optimised sweep.  One contiguous x-run per row
+/* apps/common/kernel.c: the optimised sweep.  One contiguous x-run per row
  * (AVX-512 on cache lines where the build has it, else auto-vectorised); in 3D
  * the rows are walked in blocks of y-rows, k innermost over a block, so the three
  * plane slices the stencil touches (k-1, k, k+1) stay in cache ("layer

@@ -1,4 +1,4 @@
-/* apps/jacobi/stream.c: scale kernel bandwidth (STREAM's "scale"), first touch
+/* apps/common/stream.c: scale kernel bandwidth (STREAM's "scale"), first touch
  * and measurement by the same threads, static schedule as in the sweeps. */
 #include <omp.h>
 #include <stdlib.h>
