@@ -1,11 +1,11 @@
 # hk_read_modes(NAMES_VAR LINES_VAR): the hybrid modes of the library's one table
-# (src/halo/modes.c, rows `[HK_MODE_X] = {"name", HK_THREAD_LEVEL, overlaps, ...}`), in
+# (src/modes/table.c, rows `[HK_MODE_X] = {"name", HK_THREAD_LEVEL, overlaps, ...}`), in
 # table order: NAMES_VAR gets the names, LINES_VAR the lines `name level overlaps` that
 # `hk-jacobi --list-modes` prints (the test tools.list_modes checks the two agree, so this
 # reader cannot drift from the table).  The tests loop over these names instead of
 # repeating the list.
 function(hk_read_modes names_var lines_var)
-  set(src ${PROJECT_SOURCE_DIR}/src/halo/modes.c)
+  set(src ${PROJECT_SOURCE_DIR}/src/modes/table.c)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
   file(READ ${src} text)
   string(REGEX MATCHALL "\\[HK_MODE_[A-Z_]+\\] *= *{\"[a-z-]+\", *HK_THREAD_[A-Z]+, *[01]"

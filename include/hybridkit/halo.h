@@ -14,7 +14,7 @@
  *        g o o o o g
  *        . g g g g .
  *
- * Modes (hk_mode_t, one dispatch table in src/halo/modes.c; all give bit-identical
+ * Modes (hk_mode_t of hybridkit/modes.h, run by the one mode engine; all give bit-identical
  * fields for the same problem):
  *   pure              1 thread per rank; pack, Isend/Irecv, Waitall, unpack, update   SINGLE
  *   pure-nb           1 thread; post, update interior, Waitall, unpack, update boundary SINGLE
@@ -41,36 +41,11 @@
 #include "hybridkit/cart.h"
 #include "hybridkit/env.h"
 #include "hybridkit/export.h"
+#include "hybridkit/modes.h" /* hk_mode_t, hk_mode_parse, hk_mode_name, ... */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum hk_mode {
-  HK_MODE_PURE = 0,
-  HK_MODE_PURE_NB,
-  HK_MODE_MASTERONLY,
-  HK_MODE_FUNNELED,
-  HK_MODE_TASK,
-  HK_MODE_TASK_BALANCED,
-  HK_MODE_MULTIPLE,
-  HK_MODE_MULTIPLE_RESERVED,
-  HK_MODE_COUNT
-} hk_mode_t;
-
-/* "pure", "pure-nb", "masteronly", "funneled", "task", "task-balanced", "multiple",
- * "multiple-reserved".  Collective: local.  Threads: any thread.
- * Errors: none (an unknown value gives "invalid"). */
-HK_EXPORT const char *hk_mode_name(hk_mode_t mode);
-/* hk_mode_parse: Collective: local.  Threads: any thread.
- * Errors: HK_ERR_ARG naming the known names. */
-HK_EXPORT int hk_mode_parse(const char *name, hk_mode_t *mode);
-/* hk_mode_thread_level: the thread level a mode needs (checked by hk_halo_create).
- * Collective: local.  Threads: any thread.  Errors: none (HK_THREAD_MULTIPLE for an invalid mode). */
-HK_EXPORT hk_thread_level_t hk_mode_thread_level(hk_mode_t mode);
-/* hk_mode_overlaps: *overlaps = 1 when the mode overlaps communication with computation.
- * Collective: local.  Threads: any thread.  Errors: HK_ERR_ARG for an invalid mode or NULL. */
-HK_EXPORT int hk_mode_overlaps(hk_mode_t mode, int *overlaps);
 
 /* A box of cells in local coordinates: owned cells are [0, n), ghosts are
  * negative or >= n.  Cells [lo, hi) in every dimension (z: [0, 1) in 2D). */

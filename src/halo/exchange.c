@@ -1,8 +1,7 @@
-/* src/halo/exchange.c: the building blocks every mode is made of: pack and
- * unpack (thread-parallel over rows of the message boxes), post and wait
- * (for any subset of the messages, so several threads can share them), box
- * splitting for static and dynamic work distribution, and time accounting. */
-#include <math.h>
+/* src/halo/exchange.c: the halo's operations for the mode engine (src/modes): pack and
+ * unpack of rows of the message boxes, post and wait (for any subset of the messages, so
+ * several threads can share them), box splitting for static and dynamic work
+ * distribution, and the statistics. */
 #include <omp.h>
 #include <string.h>
 #include "halo/halo_internal.h"
@@ -70,55 +69,9 @@ void hk__halo_unpack_rows(const hk_halo_t *h, double *field, int first, int last
   }
 }
 
-/* pack_all and unpack_all time a thread's own rows, then wait at the barrier untimed: a
- * thread's timed phases then lie between the barriers that separate the phases, so the
- * maximum over the threads of each phase (hk__halo_account) adds up to at most the wall time.
- * With the barrier inside the timer, a thread preempted while the barrier released the others
- * (oversubscribed: hk-jacobi multiple, 2 ranks x 4 threads on 2 cores) counted the time it
- * waited for a core as packing while the others already communicated: the phases exceeded
- * the measured time by 13 %. */
-void hk__halo_pack_all(hk_halo_t *h, double *field)
-{
-  double t0 = omp_get_wtime();
-#pragma omp for schedule(static) nowait
-  for (int r = 0; r < h->nsend_rows; r++)
-    hk__halo_pack_rows(h, field, r, r + 1);
-  h->tt[omp_get_thread_num()].pack += omp_get_wtime() - t0;
-#pragma omp barrier
-}
-
-void hk__halo_unpack_all(hk_halo_t *h, double *field)
-{
-  double t0 = omp_get_wtime();
-#pragma omp for schedule(static) nowait
-  for (int r = 0; r < h->nrecv_rows; r++)
-    hk__halo_unpack_rows(h, field, r, r + 1);
-  h->tt[omp_get_thread_num()].unpack += omp_get_wtime() - t0;
-#pragma omp barrier
-}
-
-void hk__halo_unpack_msgs(const hk_halo_t *h, double *field, int first, int stride)
-{
-  double t0 = omp_get_wtime();
-  for (int i = first; i < h->nmsg; i += stride)
-    hk__halo_unpack_rows(h, field, h->recv[i].row_begin, h->recv[i].row_end);
-  h->tt[omp_get_thread_num()].unpack += omp_get_wtime() - t0;
-}
-
-int hk__halo_exchange_msgs(hk_halo_t *h, double *field, int first, int stride)
-{
-  int e = hk__halo_post(h, first, stride);
-  if (e == HK_SUCCESS)
-    e = hk__halo_wait(h, first, stride);
-  if (e == HK_SUCCESS)
-    hk__halo_unpack_msgs(h, field, first, stride);
-  return e;
-}
-
 int hk__halo_post(hk_halo_t *h, int first, int stride)
 {
   int err = HK_SUCCESS;
-  double t0 = omp_get_wtime();
   for (int i = first; i < h->nmsg; i += stride) {
     hk_msg_t *m = &h->recv[i];
     if (m->kind == HK_PEER_SELF)
@@ -135,14 +88,12 @@ int hk__halo_post(hk_halo_t *h, int first, int stride)
                               h->comm, &h->sreq[i]));
   }
 cleanup:
-  h->tt[omp_get_thread_num()].post += omp_get_wtime() - t0;
   return err;
 }
 
 int hk__halo_wait(hk_halo_t *h, int first, int stride)
 {
   int err = HK_SUCCESS;
-  double t0 = omp_get_wtime();
   if (first == 0 && stride == 1) {
     HK_MPI_TRY(err, MPI_Waitall(h->nmsg, h->rreq, MPI_STATUSES_IGNORE));
     HK_MPI_TRY(err, MPI_Waitall(h->nmsg, h->sreq, MPI_STATUSES_IGNORE));
@@ -153,7 +104,6 @@ int hk__halo_wait(hk_halo_t *h, int first, int stride)
       HK_MPI_TRY(err, MPI_Wait(&h->sreq[i], MPI_STATUS_IGNORE));
   }
 cleanup:
-  h->tt[omp_get_thread_num()].wait += omp_get_wtime() - t0;
   return err;
 }
 
@@ -194,48 +144,16 @@ void hk__update_boxes(const hk_halo_work_t *work, const hk_box_t *boxes, int nbo
   }
 }
 
-void hk__update_timed(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
-                      int part, double *slot)
-{
-  double t0 = omp_get_wtime();
-  hk__update_boxes(work, boxes, nboxes, parts, part);
-  *slot += omp_get_wtime() - t0;
-}
-
-void hk__halo_keep_error(int *shared, int err)
-{
-  if (err == HK_SUCCESS)
-    return;
-#pragma omp critical(hk_halo_error)
-  if (*shared == HK_SUCCESS)
-    *shared = err;
-}
-
-void hk__halo_account(hk_halo_t *h, int ncomm, int compute_first)
+void hk__halo_account(hk_halo_t *h, const hk_mode_times_t *t)
 {
   hk_halo_stats_t *s = &h->stats;
-  double pack = 0, post = 0, wait = 0, unpack = 0, comm = 0, interior = 0, boundary = 0, update = 0;
-  for (int t = 0; t < h->nthreads; t++) {
-    hk_thread_times_t *x = &h->tt[t];
-    pack = fmax(pack, x->pack);
-    post = fmax(post, x->post);
-    wait = fmax(wait, x->wait);
-    unpack = fmax(unpack, x->unpack);
-    if (t < ncomm)
-      comm = fmax(comm, x->post + x->wait + x->unpack);
-    if (t >= compute_first)
-      interior = fmax(interior, x->interior);
-    boundary = fmax(boundary, x->boundary);
-    update = fmax(update, x->update);
-    memset(x, 0, sizeof *x);
-  }
   s->exchanges++;
-  s->pack += pack;
-  s->post += post;
-  s->wait += wait;
-  s->unpack += unpack;
-  s->comm += comm;
-  s->interior += interior;
-  s->boundary += boundary;
-  s->update += update;
+  s->pack += t->pack;
+  s->post += t->post;
+  s->wait += t->wait;
+  s->unpack += t->unpack;
+  s->comm += t->comm;
+  s->interior += t->local_overlap;
+  s->boundary += t->boundary;
+  s->update += t->whole;
 }

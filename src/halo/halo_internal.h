@@ -14,6 +14,7 @@
 
 #include "internal/hk_internal.h"
 #include "hybridkit/halo.h"
+#include "modes/modes_internal.h"
 
 enum { HK_PEER_SELF = 0, HK_PEER_INTRA = 1, HK_PEER_INTER = 2 };
 
@@ -55,12 +56,6 @@ typedef struct hk_row {
   long long self_at;
 } hk_row_t;
 
-/* Phase times of one thread in one exchange; padded against false sharing. */
-typedef struct hk_thread_times {
-  _Alignas(64) double pack;
-  double post, wait, unpack, interior, boundary, update;
-} hk_thread_times_t;
-
 struct hk_halo {
   hk_halo_desc_t desc;
   MPI_Comm comm;        /* a duplicate of the cart communicator: halo traffic is apart */
@@ -76,27 +71,19 @@ struct hk_halo {
   int nsend_rows, nrecv_rows;
   double *sendbuf, *recvbuf;
   MPI_Request *sreq, *rreq;
-  hk_thread_times_t *tt; /* [nthreads] */
+  hk_mode_times_t split; /* hk_halo_begin's times until hk_halo_end folds them */
   hk_halo_stats_t stats;
 };
 
-/* ---- exchange.c: primitives, each safe to call inside a parallel region ---- */
+/* ---- exchange.c: the operations the mode engine runs (src/modes), each safe to call
+ * inside a parallel region ---- */
 /* Pack/unpack rows [first, last) of the send/recv row table. */
 void hk__halo_pack_rows(const hk_halo_t *h, double *field, int first, int last);
 void hk__halo_unpack_rows(const hk_halo_t *h, double *field, int first, int last);
-/* Every thread of the current team packs (unpacks) its static share of all rows
- * (an orphaned `omp for` with its implicit barrier; also fine outside a region). */
-void hk__halo_pack_all(hk_halo_t *h, double *field);
-void hk__halo_unpack_all(hk_halo_t *h, double *field);
-/* Post / wait for / unpack messages i = first, first+stride, ... (Irecv before
- * Isend).  post and wait return HK_SUCCESS or an error; they call MPI. */
+/* Post / wait for messages i = first, first+stride, ... (Irecv before Isend); they call
+ * MPI and return HK_SUCCESS or an error. */
 int hk__halo_post(hk_halo_t *h, int first, int stride);
 int hk__halo_wait(hk_halo_t *h, int first, int stride);
-void hk__halo_unpack_msgs(const hk_halo_t *h, double *field, int first, int stride);
-/* post + wait + unpack of messages first, first+stride, ... by the calling thread (the
- * exchange of thread 0 in the task modes, of each communicating thread in the multiple
- * modes) */
-int hk__halo_exchange_msgs(hk_halo_t *h, double *field, int first, int stride);
 /* part `part` of `parts` of a box, split along its outermost dimension that is
  * long enough (the same split everywhere, so first touch matches the updates). */
 void hk__box_split(const hk_box_t *box, int parts, int part, hk_box_t *out);
@@ -104,23 +91,7 @@ int hk__box_empty(const hk_box_t *box);
 /* Apply work to part `part` of `parts` of each box of a list (static split). */
 void hk__update_boxes(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
                       int part);
-/* The same, adding the time it took to *slot (a phase of the calling thread). */
-void hk__update_timed(const hk_halo_work_t *work, const hk_box_t *boxes, int nboxes, int parts,
-                      int part, double *slot);
-/* Fold the per-thread times of one exchange into the statistics (max over threads):
- * comm threads [0, ncomm) and compute threads [compute_first, nthreads). */
-void hk__halo_account(hk_halo_t *h, int ncomm, int compute_first);
-/* Record an error from inside a parallel region (first one wins). */
-void hk__halo_keep_error(int *shared, int err);
-
-/* ---- modes: one step function per mode ----
- * work == NULL: exchange only (r is NULL); else the update's regions r, computed and
- * checked once by the dispatcher (modes.c). */
-typedef int hk_step_fn_t(hk_halo_t *h, double *field, const hk_halo_work_t *work,
-                         const hk_halo_regions_t *r);
-hk_step_fn_t hk__step_pure, hk__step_pure_nb;                        /* modes_single.c */
-hk_step_fn_t hk__step_masteronly, hk__step_funneled, hk__step_task,
-    hk__step_task_balanced;                                          /* modes_funneled.c */
-hk_step_fn_t hk__step_multiple, hk__step_multiple_reserved;          /* modes_multiple.c */
+/* Add one exchange's times to the statistics. */
+void hk__halo_account(hk_halo_t *h, const hk_mode_times_t *t);
 
 #endif

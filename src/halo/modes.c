@@ -1,60 +1,88 @@
-/* src/halo/modes.c: the mode table (name, thread level, overlap, step function)
- * and the entry points that dispatch through it.  A mode is data: adding one
- * is a row here and a step function in a modes_*.c file. */
+/* src/halo/modes.c: the halo's operations table for the mode engine (src/modes) and the
+ * entry points that run it.  The engine decides which thread packs, posts, waits,
+ * unpacks and updates which part, and when; this file only says what those operations
+ * are for a halo plan and a field:
+ *
+ *   pack/unpack       rows of the message boxes (static split over the threads)
+ *   post/wait         messages first, first+stride, ... (hk__halo_post/wait)
+ *   unpack_msgs       the rows of the messages a thread waited for itself
+ *   local/boundary    the application's update on the interior / the boundary slabs
+ *   whole             the update on the whole region (modes without overlap)
+ */
+#include <math.h>
 #include <omp.h>
-#include <stdio.h>
-#include <string.h>
 #include "halo/halo_internal.h"
 
-static const struct {
-  const char *name;
-  hk_thread_level_t level;
-  int overlaps;
-  hk_step_fn_t *step;
-} hk_modes[HK_MODE_COUNT] = {
-  [HK_MODE_PURE] = {"pure", HK_THREAD_SINGLE, 0, hk__step_pure},
-  [HK_MODE_PURE_NB] = {"pure-nb", HK_THREAD_SINGLE, 1, hk__step_pure_nb},
-  [HK_MODE_MASTERONLY] = {"masteronly", HK_THREAD_MASTERONLY, 0, hk__step_masteronly},
-  [HK_MODE_FUNNELED] = {"funneled", HK_THREAD_FUNNELED, 0, hk__step_funneled},
-  [HK_MODE_TASK] = {"task", HK_THREAD_FUNNELED, 1, hk__step_task},
-  [HK_MODE_TASK_BALANCED] = {"task-balanced", HK_THREAD_FUNNELED, 1, hk__step_task_balanced},
-  [HK_MODE_MULTIPLE] = {"multiple", HK_THREAD_MULTIPLE, 0, hk__step_multiple},
-  [HK_MODE_MULTIPLE_RESERVED] = {"multiple-reserved", HK_THREAD_MULTIPLE, 1,
-                                 hk__step_multiple_reserved},
-};
+typedef struct halo_run {
+  hk_halo_t *h;
+  double *field;
+  const hk_halo_work_t *work;
+  const hk_halo_regions_t *r;
+} halo_run_t;
 
-const char *hk_mode_name(hk_mode_t mode)
+static void op_pack(void *arg, int piece, int pieces)
 {
-  return (int)mode >= 0 && mode < HK_MODE_COUNT ? hk_modes[mode].name : "invalid";
+  const halo_run_t *x = arg;
+  long long lo, hi;
+  hk__mode_split(x->h->nsend_rows, pieces, piece, &lo, &hi);
+  hk__halo_pack_rows(x->h, x->field, (int)lo, (int)hi);
 }
 
-int hk_mode_parse(const char *name, hk_mode_t *mode)
+static void op_unpack(void *arg, int piece, int pieces)
 {
-  for (int m = 0; name && m < HK_MODE_COUNT; m++)
-    if (strcmp(name, hk_modes[m].name) == 0) {
-      *mode = (hk_mode_t)m;
-      return HK_SUCCESS;
-    }
-  char known[256] = "";
-  size_t used = 0;
-  for (int m = 0; m < HK_MODE_COUNT && used < sizeof known; m++)
-    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", m ? ", " : "",
-                             hk_modes[m].name);
-  return HK_ERROR(HK_ERR_ARG, "unknown mode '%s' (%s)", name ? name : "(null)", known);
+  const halo_run_t *x = arg;
+  long long lo, hi;
+  hk__mode_split(x->h->nrecv_rows, pieces, piece, &lo, &hi);
+  hk__halo_unpack_rows(x->h, x->field, (int)lo, (int)hi);
 }
 
-hk_thread_level_t hk_mode_thread_level(hk_mode_t mode)
+static void op_unpack_msgs(void *arg, int first, int stride)
 {
-  return (int)mode >= 0 && mode < HK_MODE_COUNT ? hk_modes[mode].level : HK_THREAD_MULTIPLE;
+  const halo_run_t *x = arg;
+  for (int i = first; i < x->h->nmsg; i += stride)
+    hk__halo_unpack_rows(x->h, x->field, x->h->recv[i].row_begin, x->h->recv[i].row_end);
 }
 
-int hk_mode_overlaps(hk_mode_t mode, int *overlaps)
+static int op_post(void *arg, int first, int stride)
 {
-  if (!overlaps || (int)mode < 0 || mode >= HK_MODE_COUNT)
-    return HK_ERROR(HK_ERR_ARG, "mode %d is not in 0..%d (or overlaps is NULL)", (int)mode,
-                    HK_MODE_COUNT - 1);
-  *overlaps = hk_modes[mode].overlaps;
-  return HK_SUCCESS;
+  return hk__halo_post(((const halo_run_t *)arg)->h, first, stride);
+}
+
+static int op_wait(void *arg, int first, int stride)
+{
+  return hk__halo_wait(((const halo_run_t *)arg)->h, first, stride);
+}
+
+static void op_local(void *arg, int piece, int pieces)
+{
+  const halo_run_t *x = arg;
+  hk__update_boxes(x->work, &x->r->interior, 1, pieces, piece);
+}
+
+static void op_boundary(void *arg, int piece, int pieces)
+{
+  const halo_run_t *x = arg;
+  hk__update_boxes(x->work, x->r->boundary, x->r->nboundary, pieces, piece);
+}
+
+static void op_whole(void *arg, int piece, int pieces)
+{
+  const halo_run_t *x = arg;
+  hk__update_boxes(x->work, &x->r->all, 1, pieces, piece);
+}
+
+/* exchange only (work NULL): no update operations */
+static int run(hk_halo_t *h, double *field, const hk_halo_work_t *work, const hk_halo_regions_t *r)
+{
+  halo_run_t x = {h, field, work, r};
+  const hk_mode_ops_t ops = {
+    .arg = &x, .pack = op_pack, .post = op_post, .wait = op_wait, .unpack = op_unpack,
+    .unpack_msgs = op_unpack_msgs, .local = work ? op_local : NULL,
+    .boundary = work ? op_boundary : NULL, .whole = work ? op_whole : NULL};
+  hk_mode_times_t t;
+  int err = hk_mode_run(h->desc.mode, h->nthreads, h->reserved, &ops, &t);
+  hk__halo_account(h, &t);
+  return err;
 }
 
 static int check_call(const hk_halo_t *h, const double *field)
@@ -76,13 +104,27 @@ int hk_halo_step(hk_halo_t *h, double *field, const hk_halo_work_t *work)
     err = HK_ERROR(HK_ERR_ARG, "work->update must not be NULL");
   if (err == HK_SUCCESS)
     err = hk_halo_regions(h, work->extend, &r);
-  return err == HK_SUCCESS ? hk_modes[h->desc.mode].step(h, field, work, &r) : err;
+  return err == HK_SUCCESS ? run(h, field, work, &r) : err;
 }
 
 int hk_halo_exchange(hk_halo_t *h, double *field)
 {
   int err = check_call(h, field);
-  return err == HK_SUCCESS ? hk_modes[h->desc.mode].step(h, field, NULL, NULL) : err;
+  return err == HK_SUCCESS ? run(h, field, NULL, NULL) : err;
+}
+
+/* the split phase: every thread its share of pack (unpack), the slowest thread's time */
+static double share_timed(hk_halo_t *h, double *field, void (*op)(void *, int, int))
+{
+  halo_run_t x = {h, field, NULL, NULL};
+  double slowest = 0;
+#pragma omp parallel num_threads(h->nthreads) reduction(max : slowest)
+  {
+    double t0 = omp_get_wtime();
+    op(&x, omp_get_thread_num(), omp_get_num_threads());
+    slowest = omp_get_wtime() - t0;
+  }
+  return slowest;
 }
 
 int hk_halo_begin(hk_halo_t *h, double *field)
@@ -90,20 +132,25 @@ int hk_halo_begin(hk_halo_t *h, double *field)
   int err = check_call(h, field);
   if (err != HK_SUCCESS)
     return err;
-#pragma omp parallel num_threads(h->nthreads)
-  hk__halo_pack_all(h, field);
-  return hk__halo_post(h, 0, 1);
+  h->split = (hk_mode_times_t){.pack = share_timed(h, field, op_pack)};
+  double t0 = omp_get_wtime();
+  err = hk__halo_post(h, 0, 1);
+  h->split.post = omp_get_wtime() - t0;
+  return err;
 }
 
 int hk_halo_end(hk_halo_t *h, double *field)
 {
   int err = check_call(h, field);
+  double t0 = omp_get_wtime();
   if (err == HK_SUCCESS)
     err = hk__halo_wait(h, 0, 1);
   if (err != HK_SUCCESS)
     return err;
-#pragma omp parallel num_threads(h->nthreads)
-  hk__halo_unpack_all(h, field);
-  hk__halo_account(h, 1, 0);
+  h->split.wait = omp_get_wtime() - t0;
+  h->split.unpack = share_timed(h, field, op_unpack);
+  h->split.comm = h->split.post + h->split.wait + h->split.unpack;
+  hk__halo_account(h, &h->split);
+  h->split = (hk_mode_times_t){0};
   return HK_SUCCESS;
 }

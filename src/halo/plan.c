@@ -304,11 +304,6 @@ static int plan_buffers(hk_halo_t *h)
   HK_TRY(err, build_rows(h->send, h->nmsg, &h->L, &h->send_rows, &h->nsend_rows));
   HK_TRY(err, build_rows(h->recv, h->nmsg, &h->L, &h->recv_rows, &h->nrecv_rows));
   HK_TRY(err, pair_self_rows(h));
-  /* hk_thread_times_t is _Alignas(64): calloc only promises 16 */
-  h->tt = aligned_alloc(_Alignof(hk_thread_times_t), (size_t)h->nthreads * sizeof *h->tt);
-  if (!h->tt)
-    return HK_ERROR(HK_ERR_NOMEM, "no memory for the times of %d threads", h->nthreads);
-  memset(h->tt, 0, (size_t)h->nthreads * sizeof *h->tt);
 cleanup:
   return err;
 }
@@ -362,7 +357,6 @@ void hk__free_plan(hk_halo_t *h)
   free(h->recvbuf);
   free(h->sreq);
   free(h->rreq);
-  free(h->tt);
 }
 
 int hk_halo_destroy(hk_halo_t **halo)
