@@ -72,7 +72,7 @@ def bin_dir(tmp_path, monkeypatch) -> Path:
     monkeypatch.delenv("HK_MPI", raising=False)
     monkeypatch.delenv("HK_REPLAY_DIR", raising=False)
     monkeypatch.setattr("hybridkit.commands.run.local_cores", lambda: 2)
-    monkeypatch.setattr("hybridkit.execute.local_cores", lambda: 2)
+    monkeypatch.setattr("hybridkit.study.execute.local_cores", lambda: 2)
     monkeypatch.chdir(tmp_path)
     return d
 

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from hybridkit.binding import ThreadBinding, bindings, pus_per_core, render, verdict
+from hybridkit.launch.binding import ThreadBinding, bindings, pus_per_core, render, verdict
 from hybridkit.records import load_records
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import PYTHON, python_env
 from hybridkit import __version__
 from hybridkit.cli import COMMANDS
-from hybridkit.cpuset import local_cores
+from hybridkit.launch.cpuset import local_cores
 
 OMPI_2x1 = ("-np 2 --map-by slot:PE=1 --bind-to core -x OMP_NUM_THREADS=1 "
             "-x OMP_PLACES=cores -x OMP_PROC_BIND=close")
@@ -216,7 +216,7 @@ def test_vcluster_rate_shapes_the_links(bin_dir, monkeypatch, tmp_path):
     import argparse
     import os
 
-    from hybridkit.execute import vcluster_launcher
+    from hybridkit.study.execute import vcluster_launcher
 
     log, state = tmp_path / "calls", tmp_path / "state"
     tool = tmp_path / "vcluster"

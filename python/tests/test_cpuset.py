@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hybridkit.cpuset import format_cpuset, local_cores, parse_cpuset
+from hybridkit.launch.cpuset import format_cpuset, local_cores, parse_cpuset
 
 
 @pytest.mark.parametrize("text,pus", [

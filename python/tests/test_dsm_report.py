@@ -1,4 +1,4 @@
-"""The report's DSM section (issue 21, hybridkit.report_dsm) on a synthetic set of records:
+"""The report's DSM section (issue 21, hybridkit.report.dsm) on a synthetic set of records:
 hk-dsm-heat's (kind dsm.heat) at two grids, two rank counts, two schedules, with repeats,
 and hk-jacobi --dims 2's (kind jacobi) as the MPI reference at one grid. The expected table
 is computed here by hand from the numbers written into the records."""
@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 from hybridkit import appdesc
-from hybridkit.report import build, markdown
-from hybridkit.report_dsm import dsm_section
-from hybridkit.rundata import Run, assign_apps, find_runs, study_meta
+from hybridkit.report.document import build, markdown
+from hybridkit.report.dsm import dsm_section
+from hybridkit.study.rundata import Run, assign_apps, find_runs, study_meta
 
 
 def _stats(v):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, python_env
-from hybridkit.binding import bindings, pus_per_core, verdict
-from hybridkit.cpuset import local_cores, parse_cpuset
+from hybridkit.launch.binding import bindings, pus_per_core, verdict
+from hybridkit.launch.cpuset import local_cores, parse_cpuset
 from hybridkit.records import load_records
 
 BIN_DIR = os.environ.get("HK_BIN_DIR", "")

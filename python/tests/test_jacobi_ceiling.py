@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, last_level_cache_bytes, python_env
-from hybridkit.rundata import entries, find_runs
+from hybridkit.study.rundata import entries, find_runs
 
 BIN_DIR = os.environ.get("HK_BIN_DIR", "")
 JACOBI = Path(BIN_DIR) / "hk-jacobi" if BIN_DIR else None

@@ -7,7 +7,7 @@ import shlex
 import pytest
 
 from hybridkit.errors import UsageError
-from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
+from hybridkit.launch.launchers import LaunchSpec, default_mpi, launcher_for
 
 ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 INSTALLED = {"mpirun.openmpi", "mpirun", "mpiexec.mpich", "mpiexec.hydra", "srun"}
@@ -201,7 +201,7 @@ def test_cores_per_rank_share_the_host(cores, np, threads, pe):
 
 
 def test_vcluster_launch_line():
-    from hybridkit.launch import Vcluster
+    from hybridkit.launch.launchers import Vcluster
 
     spec = LaunchSpec(binary="/b/app", args=["--no-tree"], np=4, threads=2, bind="compact")
     launch = Vcluster("/repo/tools/vcluster/vcluster", nodes=2, euid=1000).build(spec)

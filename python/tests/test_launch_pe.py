@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridkit.launch import LaunchSpec, launcher_for
+from hybridkit.launch.launchers import LaunchSpec, launcher_for
 
 BIN_DIR = os.environ.get("HK_BIN_DIR", "")
 TOPOLOGY = Path(BIN_DIR) / "hk-topology" if BIN_DIR else None

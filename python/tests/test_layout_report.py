@@ -1,4 +1,4 @@
-"""The report's data-layout section (issue 23, hybridkit.report_layout): hand-made hk-mz
+"""The report's data-layout section (issue 23, hybridkit.report.layout): hand-made hk-mz
 records (kind mz) of several layouts and thread counts, with repeats, an unverified run, a
 busy one and the measured pages_max_node; the medians and the sentences are checked by hand."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hybridkit import appdesc
-from hybridkit.report_apps import app_sections
-from hybridkit.report_layout import layout_section, single_node_sentence
-from hybridkit.rundata import Entry, Run
+from hybridkit.report.apps import app_sections
+from hybridkit.report.layout import layout_section, single_node_sentence
+from hybridkit.study.rundata import Entry, Run
 
 
 def mz_run(layout, threads, mops, pages=(1.0, 1.0), verified=1, busy=False, ranks=1,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from hybridkit import meshsplit
+from hybridkit.advice import meshsplit
 from hybridkit.cli import main
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from hybridkit import appdesc
-from hybridkit.profile_advice import (ProgramMetric, allreduce_advice, app_description, fixture_summary,
+from hybridkit.advice.profile import (ProgramMetric, allreduce_advice, app_description, fixture_summary,
                                       problems, split)
 from hybridkit.records import load_records
 
@@ -193,7 +193,7 @@ def test_thread_level_violation_comes_before_speed_advice(tmp_path, cli):
 
 
 def test_single_level_calls_in_parallel_regions_and_missing_level(tmp_path):
-    from hybridkit.profile_advice import violations
+    from hybridkit.advice.profile import violations
 
     path = scenario(tmp_path, "single", procs=2, nodes=1, threads=2, wall=1.0, outside=0.3,
                     p2p_time=0.3, intra=1, inter=0)
@@ -214,7 +214,7 @@ def test_single_level_calls_in_parallel_regions_and_missing_level(tmp_path):
 
 
 def test_oversubscribed_run_gets_no_speed_advice(tmp_path):
-    from hybridkit.profile_advice import advice_lines
+    from hybridkit.advice.profile import advice_lines
 
     path = scenario(tmp_path, "over", procs=4, nodes=1, threads=2, wall=10.0, outside=3.0,
                     p2p_time=3.0, intra=1 << 30, inter=0)

@@ -1,4 +1,4 @@
-"""The report's profile section (issue 25, hybridkit.report_profile) on hand-made records of
+"""The report's profile section (issue 25, hybridkit.report.profile) on hand-made records of
 the kinds libhybridkit-profile.so writes: time per function summed over call sites, the size
 histograms, the allreduces at or above the hybrid allreduce's threshold, checked by hand."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hybridkit.report_profile import profile_section, size_histograms, time_per_function
-from hybridkit.rundata import Entry, Run
+from hybridkit.report.profile import profile_section, size_histograms, time_per_function
+from hybridkit.study.rundata import Entry, Run
 
 
 def site(fn, where, calls, t, nbytes=0, intra=0):

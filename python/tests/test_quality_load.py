@@ -2,7 +2,7 @@
 process worked must not be called busy because of it."""
 import time
 
-from hybridkit.quality import LoadProbe
+from hybridkit.study.quality import LoadProbe
 
 
 def test_front_end_cpu_is_own_time():
@@ -16,7 +16,7 @@ def test_front_end_cpu_is_own_time():
 
 
 def test_busy_needs_share_and_more_than_the_noise_floor(monkeypatch):
-    from hybridkit.quality import BUSY_FLOOR_S, others_busy
+    from hybridkit.study.quality import BUSY_FLOOR_S, others_busy
 
     monkeypatch.delenv("HK_BUSY_SHARE", raising=False)
     monkeypatch.delenv("HK_BUSY_FLOOR_S", raising=False)
@@ -32,7 +32,7 @@ def test_busy_needs_share_and_more_than_the_noise_floor(monkeypatch):
 def test_garbage_busy_share_is_said_not_silent(monkeypatch, capsys):
     """HK_BUSY_SHARE that is no number: the default, with one warning naming it (issue 40)"""
     from hybridkit import errors
-    from hybridkit.quality import BUSY_SHARE, busy_share
+    from hybridkit.study.quality import BUSY_SHARE, busy_share
 
     monkeypatch.setattr(errors, "_warned", set())
     monkeypatch.setenv("HK_BUSY_SHARE", "abc")

@@ -1,4 +1,4 @@
-"""The report's 'performance vs looseness' figure (hybridkit.report_temporal) on hand-made
+"""The report's 'performance vs looseness' figure (hybridkit.report.temporal) on hand-made
 records of the jacobi-temporal app: the pipeline's median per (dl, du), the wavefront and off
 flat over the panel's du range, a busy run flagged, and no figure without pipeline runs."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hybridkit import appdesc
-from hybridkit.report_temporal import looseness_data, looseness_figure
-from hybridkit.rundata import Entry, Run
+from hybridkit.report.temporal import looseness_data, looseness_figure
+from hybridkit.study.rundata import Entry, Run
 
 
 def entry(temporal: str, mlups: float, looseness: str = "", busy: bool = False) -> Entry:
@@ -44,7 +44,7 @@ def test_no_pipeline_no_figure():
 
 
 def test_quick_plan_passes_scheme_and_looseness():
-    from hybridkit.sweep import Cluster, expand
+    from hybridkit.study.sweep import Cluster, expand
 
     app = appdesc.get("jacobi-temporal")
     runs = expand(app, "quick", Cluster(cores=2))
@@ -68,7 +68,7 @@ def ceil_entry(temporal: str, mlups: float, w: int, roof: float, incore: float, 
 
 
 def test_ceiling_table_share_of_limit():
-    from hybridkit.report_temporal import CEILING_HEADERS, ceiling_table
+    from hybridkit.report.temporal import CEILING_HEADERS, ceiling_table
 
     app = appdesc.get("jacobi")
     es = [ceil_entry("wavefront", 540, 4, 400, 900, "in-core"),
@@ -88,6 +88,6 @@ def test_ceiling_table_share_of_limit():
 
 
 def test_no_ceiling_table_without_roofline():
-    from hybridkit.report_temporal import ceiling_table
+    from hybridkit.report.temporal import ceiling_table
 
     assert ceiling_table(appdesc.get("jacobi"), [entry("off", 90)]) is None

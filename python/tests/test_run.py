@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridkit.rundir import create_run_dir, run_dir_name, run_streaming
+from hybridkit.study.rundir import create_run_dir, run_dir_name, run_streaming
 
 RUN_FILES = {"command.txt", "env.json", "stdout.txt", "stderr.txt", "records.jsonl", "run.json"}
 
@@ -153,7 +153,7 @@ def test_replay_script_alone(tmp_path, fixtures):
 
     import hybridkit
 
-    script = Path(hybridkit.__file__).with_name("replay.py")
+    script = Path(hybridkit.__file__).parent / "launch" / "replay.py"
     target = tmp_path / "r.jsonl"
     proc = subprocess.run([sys.executable, str(script), str(fixtures / "replay" / "failed"), "--",
                            "bin", "--output", str(target)], capture_output=True, text=True)

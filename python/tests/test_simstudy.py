@@ -1,4 +1,4 @@
-"""The simulated study of the seeds' experiments (hybridkit.simstudy, issue 26): the study file
+"""The simulated study of the seeds' experiments (hybridkit.simulate.study, issue 26): the study file
 loads, expands into `hybridkit simulate` calls that cover every comparison of the report, and
 (once `hybridkit simulate` is there) each call parses with its own options."""
 
@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from hybridkit import report_bench, report_simulate, seedvalues as sv, simstudy
+from hybridkit.report import bench as report_bench
+
+from hybridkit.report import simulate as report_simulate
+
+from hybridkit.simulate import seedvalues as sv
+
+from hybridkit.simulate import study as simstudy
 from hybridkit.errors import HKError
 
 

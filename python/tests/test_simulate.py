@@ -25,7 +25,7 @@ from conftest import python_env
 from hybridkit.commands.simulate import smpi_binary
 from hybridkit.errors import HKError, UsageError
 from hybridkit.records import record_error
-from hybridkit.simplatform import (NAMED, Platform, parse_bw, parse_lat, parse_xml_counts,
+from hybridkit.simulate.platform import (NAMED, Platform, parse_bw, parse_lat, parse_xml_counts,
                                    platform_dir)
 
 
@@ -88,13 +88,13 @@ def test_units():
 
 @pytest.mark.parametrize("name", sorted(NAMED))
 def test_committed_platforms_are_the_generated_ones(name):
-    """python/src/hybridkit/platforms/NAME.xml is what NAMED[NAME] generates (no drift)."""
+    """python/src/hybridkit/simulate/platforms/NAME.xml is what NAMED[NAME] generates (no drift)."""
     assert (platform_dir() / f"{name}.xml").read_text() == NAMED[name].xml()
 
 
 def test_generator_cli(tmp_path):
     xml, hosts = tmp_path / "p.xml", tmp_path / "hosts"
-    subprocess.run([sys.executable, "-m", "hybridkit.simplatform", "--nodes", "3", "--cores",
+    subprocess.run([sys.executable, "-m", "hybridkit.simulate.platform", "--nodes", "3", "--cores",
                     "4", "--link-bw", "10GBps", "--link-lat", "2us", "--nic-per-node", "2",
                     "--cpu-injection", "4GBps", "--name", "mine", "--xml", str(xml),
                     "--hostfile", str(hosts)], check=True)

@@ -13,15 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from hybridkit import appdesc, seedvalues as sv
-from hybridkit.advise import advise
-from hybridkit.compare import compare
+from hybridkit import appdesc
+
+from hybridkit.simulate import seedvalues as sv
+from hybridkit.advice.advise import advise
+from hybridkit.study.compare import compare
 from hybridkit.errors import HKError
 from hybridkit.records import record_error
-from hybridkit.report import build, csv_text, markdown
-from hybridkit.report_simulate import (beff_table_section, mapping_section, multipath_section,
+from hybridkit.report.document import build, csv_text, markdown
+from hybridkit.report.simulate import (beff_table_section, mapping_section, multipath_section,
                                        orthogonal_section)
-from hybridkit.rundata import Run, assign_apps, entries, find_runs, split_simulated
+from hybridkit.study.rundata import Run, assign_apps, entries, find_runs, split_simulated
 
 from test_study_advise import make_run, template  # noqa: F401 (fixture)
 
@@ -113,9 +115,8 @@ def test_one_name_two_parameter_sets_are_two_platforms():
 
 @pytest.fixture
 def figures(monkeypatch):
-    """hybridkit.plot.lines records its series instead of drawing."""
-    from hybridkit import plot
-
+    """hybridkit.report.plot.lines records its series instead of drawing."""
+    from hybridkit.report import plot
     drawn = []
 
     def fake(panels, *args, **kwargs):
@@ -434,7 +435,7 @@ def test_markdown_has_the_seed_columns():
 def test_every_simulated_figure_draws():
     """matplotlib draws each figure of the simulated sections (seed points of one value,
     bar panels of the mappings)."""
-    from hybridkit.report import html_page
+    from hybridkit.report.document import html_page
 
     p = dict(PLATFORM, name="all", nodes=2, cores_per_node=8)
     recs = [ortho(L, 100.0, 150.0, p) for L in (8192, MIB, 2 * MIB)]

@@ -1,4 +1,4 @@
-"""The report's mesh-splitting section (issue 24, hybridkit.report_split): hand-made hk-mz
+"""The report's mesh-splitting section (issue 24, hybridkit.report.split): hand-made hk-mz
 records of pure MPI runs with split zones and unsplit hybrid runs at equal cores, repeats, a
 busy repeat, residual histories in run directories; expected values computed here by hand."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hybridkit import appdesc
-from hybridkit.report_apps import app_sections
-from hybridkit.report_split import compare, histories, points_table, split_entries, split_section
-from hybridkit.rundata import Run
+from hybridkit.report.apps import app_sections
+from hybridkit.report.split import compare, histories, points_table, split_entries, split_section
+from hybridkit.study.rundata import Run
 
 UNSPLIT = 3456  # SP-MZ class S: 4 zones of 24x24x6
 
@@ -98,7 +98,7 @@ def test_section_in_the_report():
 
 
 def test_study_entry_argv_and_quick_plan():
-    from hybridkit.sweep import Cluster, expand
+    from hybridkit.study.sweep import Cluster, expand
     app = appdesc.get("mz-split")
     plan = [(r.ranks, r.threads, r.param_dict["split"])
             for r in expand(app, "quick", Cluster(cores=2))]

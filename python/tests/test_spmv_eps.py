@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from hybridkit import appdesc
-from hybridkit.report import build, markdown
-from hybridkit.rundata import assign_apps, find_runs, study_meta
+from hybridkit.report.document import build, markdown
+from hybridkit.study.rundata import assign_apps, find_runs, study_meta
 
 
 def test_epsilon_section(fixtures):
@@ -48,7 +48,7 @@ def test_epsilon_section(fixtures):
 
 
 def test_epsilon_where_the_runs_ran():
-    from hybridkit.report_bench import _spmv_where
+    from hybridkit.report.bench import _spmv_where
 
     assert _spmv_where({"launcher": "vcluster", "nodes": 2, "link_rate": "100mbit"}) == (
         "2 emulated nodes (tools/vcluster, TCP between them, links limited to 100mbit)")

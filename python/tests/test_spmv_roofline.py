@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, last_level_cache_bytes, python_env
-from hybridkit.rundata import entries, find_runs
+from hybridkit.study.rundata import entries, find_runs
 
 BIN_DIR = os.environ.get("HK_BIN_DIR", "")
 SPMV = Path(BIN_DIR) / "hk-spmv" if BIN_DIR else None

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from hybridkit import appdesc
-from hybridkit.advise import advise
+from hybridkit.advice.advise import advise
 from hybridkit.modes import parse as parse_modes
-from hybridkit.rundata import assign_apps, find_runs
+from hybridkit.study.rundata import assign_apps, find_runs
 
 from conftest import FAKE_MODES
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, python_env
-from hybridkit.cpuset import local_cores
+from hybridkit.launch.cpuset import local_cores
 
 BIN_DIR = os.environ.get("HK_BIN_DIR", "")
 NEEDED = ("hk-jacobi", "hk-bench")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hybridkit.model import (best_f, eps_max, eps_max_f, eps_min, model_eps,
+from hybridkit.advice.model import (best_f, eps_max, eps_max_f, eps_min, model_eps,
                              predicted_speedup)
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from browser import chromium, render
 from hybridkit import appdesc
-from hybridkit.report import build, csv_text, html_page, markdown
-from hybridkit.rundata import assign_apps, find_runs, study_meta
+from hybridkit.report.document import build, csv_text, html_page, markdown
+from hybridkit.study.rundata import assign_apps, find_runs, study_meta
 
 FIGURE_CAPTIONS = [  # one per plot the quick study feeds
     "jacobi on 2 cores: mlups (MLUP/s, higher is better) of every configuration",
@@ -169,7 +169,7 @@ def test_busy_run_gets_a_banner_a_flag_and_is_left_out(tmp_path, fixtures):
 
 
 def test_repeats_are_plotted_as_medians_and_single_rank_halo_is_marked(quick):
-    from hybridkit.report import _medians
+    from hybridkit.report.document import _medians
 
     assert _medians({"a": [(8, 3.0), (8, 1.0), (8, 2.0), (16, 5.0)]}) == \
         {"a": [(8, 2.0), (16, 5.0)]}
@@ -187,7 +187,7 @@ def test_halo_faces_vs_full_table(tmp_path):
     import shutil
 
     from conftest import FIXTURES
-    from hybridkit.report import halo_section
+    from hybridkit.report.document import halo_section
 
     src = next((FIXTURES / "study" / "quick" / "runs" / "halo").glob("2x1-*"))
     for stencil, msgs, scale in (("faces", 4, 1.0), ("full", 36, 1.5)):

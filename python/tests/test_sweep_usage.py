@@ -56,7 +56,7 @@ def test_usage_exit_0_means_none(cli, replay, tmp_path, monkeypatch):
 
 
 def test_failed_run_on_a_busy_machine_is_not_tagged_busy(cli, replay, tmp_path, monkeypatch):
-    monkeypatch.setattr("hybridkit.quality.LoadProbe.finish",
+    monkeypatch.setattr("hybridkit.study.quality.LoadProbe.finish",
                         lambda self, wall: {"busy": True, "share": 0.5, "others_cpu_s": 1.0})
     replay(3, "hk-jacobi: verification FAILED\n")
     result = cli([*SWEEP, "-o", str(tmp_path / "sw")])

@@ -115,7 +115,7 @@ def test_cli_errors(cli, args, code, err):
 
 
 def test_cli_refuses_oversubscription(cli, monkeypatch):
-    monkeypatch.setattr("hybridkit.cpuset.local_cores", lambda: 2)
+    monkeypatch.setattr("hybridkit.launch.cpuset.local_cores", lambda: 2)
     res = cli(["tune", "allreduce", "--np", "2", "--threads", "2"])
     assert res.code == 2
     assert "2 ranks x 2 threads need 4 cores, this machine has 2" in res.err

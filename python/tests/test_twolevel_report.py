@@ -1,4 +1,4 @@
-"""The report's two-level section (issue 24, hybridkit.report_twolevel): hk-mz records (kind
+"""The report's two-level section (issue 24, hybridkit.report.twolevel): hk-mz records (kind
 mz) of the OpenMP and the MPI second level at several N1 x N2, with repeats, an unverified run
 and a busy one; the ratios time(MPI) / time(hybrid) are computed here by hand."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from hybridkit import appdesc
-from hybridkit.report_apps import app_sections
-from hybridkit.report_twolevel import twolevel_section
-from hybridkit.rundata import Run
+from hybridkit.report.apps import app_sections
+from hybridkit.report.twolevel import twolevel_section
+from hybridkit.study.rundata import Run
 
 
 def mz_run(level, n1, n2, t, verified=1, busy=False, bench="sp", cls="W"):

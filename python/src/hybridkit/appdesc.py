@@ -88,7 +88,7 @@ else:  # pragma: no cover
 APPS_DIR = Path(__file__).with_name("apps")
 SETS = ("quick", "full")
 PROGRAM_KIND = "program"  # the records the runner writes for a user's program (metric.source)
-LLC_VALUE = re.compile(r"^llc\*(\d+(\.\d+)?)$")  # an edge from the last-level cache (hybridkit.sweep)
+LLC_VALUE = re.compile(r"^llc\*(\d+(\.\d+)?)$")  # an edge from the last-level cache (hybridkit.study.sweep)
 
 
 def _positive_int(v: Any) -> bool:
@@ -156,7 +156,7 @@ class Problem:
 
 # parameters that describe the layout or how a run was checked, never the problem
 LAYOUT_PARAMS = ("threads", "procs", "ranks", "verification")
-# what the runner's record of a user's program says about how it was run (hybridkit.program)
+# what the runner's record of a user's program says about how it was run (hybridkit.study.program)
 PROGRAM_INFO_PARAMS = ("command", "metric_source")
 
 
@@ -250,7 +250,6 @@ class AppDesc:
     def mode_table(self):
         """The hybrid modes of the binary (`BINARY [subcommand] --list-modes`)."""
         from hybridkit import modes
-
         return modes.table(self.binary, *(self.modes.subcommand if self.modes else ()))
 
     def values(self, name: str, value: Any) -> Tuple[Any, ...]:
@@ -539,7 +538,7 @@ def _check_templates(desc: Mapping[str, Any], source: str) -> None:
 
 def load_file(path: Path) -> AppDesc:
     """One description, checked against APP_SCHEMA: HKError names the file and the field."""
-    from hybridkit.rundata import schema_problem
+    from hybridkit.study.rundata import schema_problem
 
     try:
         if not path.is_file():

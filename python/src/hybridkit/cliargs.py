@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import List, Tuple
 
-from hybridkit.launch import BINDS, LAUNCHER_HELP, MPIS, launcher_names
+from hybridkit.launch.launchers import BINDS, LAUNCHER_HELP, MPIS, launcher_names
 
 MODE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
 

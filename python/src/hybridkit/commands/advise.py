@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hybridkit.cliargs import MAX_CORES, MAX_THREADS, count, count_list
 from hybridkit.errors import UsageError
-from hybridkit.rundata import load_results as load
+from hybridkit.study.rundata import load_results as load
 
 HELP = "recommend processes x threads, mode and binding from measured runs (overlap model)"
 DESCRIPTION = """\
@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from hybridkit.advise import advise
+    from hybridkit.advice.advise import advise
 
     if ns.mesh_split:
         if ns.rundirs:
@@ -73,8 +73,7 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def _mesh_split(ns: argparse.Namespace) -> int:
-    from hybridkit import meshsplit
-
+    from hybridkit.advice import meshsplit
     try:
         if ":" in ns.mesh_split:
             zones = meshsplit.npb_zones(*ns.mesh_split.split(":", 1))

@@ -27,10 +27,10 @@ from hybridkit.cliargs import MAX_RANKS, MAX_THREADS, add_launch_arguments, \
 from hybridkit.commands.profile import find_library, start_tool_run, tool_launch
 from hybridkit.commands.run import check_cores, timed_out
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import vcluster_launcher
-from hybridkit.launch import default_mpi, launcher_for
+from hybridkit.study.execute import vcluster_launcher
+from hybridkit.launch.launchers import default_mpi, launcher_for
 from hybridkit.paths import find_binary
-from hybridkit.rundir import (TimedOut, create_run_dir, iso, run_dir_name, run_streaming,
+from hybridkit.study.rundir import (TimedOut, create_run_dir, iso, run_dir_name, run_streaming,
                               utc_now, write_json)
 
 LIBRARY = "libhybridkit-check.so"

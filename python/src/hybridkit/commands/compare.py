@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hybridkit.rundata import load_results as load
+from hybridkit.study.rundata import load_results as load
 from hybridkit.errors import HKError
 
 HELP = "compare two run sets metric by metric; exit 1 on a regression beyond the tolerance"
@@ -37,9 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from hybridkit.compare import compare
+    from hybridkit.study.compare import compare
 
-    from hybridkit.compare import lacking, missing
+    from hybridkit.study.compare import lacking, missing
 
     runs_a, apps = load([ns.a])
     runs_b, _ = load([ns.b])

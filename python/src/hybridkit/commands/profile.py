@@ -4,7 +4,7 @@
     HK_PROFILE_OUTPUT=<rundir>/records.jsonl)   --dry-run: print it, stop
     --> run in <results>/runs/<stamp>-profile-<program>-<R>x<T> (stdout/stderr teed: the
         library's summary comes on stderr) --> records (kinds profile, profile.site,
-        profile.size) --> ADVICE (hybridkit.profile_advice) + an app description for
+        profile.size) --> ADVICE (hybridkit.advice.profile) + an app description for
         `hybridkit sweep` in <rundir>/apps/<program>.toml
     --from FILE.jsonl: the advice for records profiled before (no run)
 """
@@ -21,17 +21,17 @@ from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
                                add_one_run_arguments, count)
 from hybridkit import __version__
 from hybridkit.commands.run import check_cores, check_layout, timed_out, warn
-from hybridkit.cpuset import local_cores
+from hybridkit.launch.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError, env_dir
-from hybridkit.execute import launcher_label, vcluster_launcher
-from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
+from hybridkit.study.execute import launcher_label, vcluster_launcher
+from hybridkit.launch.launchers import LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import binary_search_dirs, find_binary
 from hybridkit.appdesc import USER_APPS_DIR, regex_problem
-from hybridkit.quality import LoadProbe, load_text
-from hybridkit.profile_advice import (ProgramMetric, advice_lines, allreduce_threshold,
+from hybridkit.study.quality import LoadProbe, load_text
+from hybridkit.advice.profile import (ProgramMetric, advice_lines, allreduce_threshold,
                                       app_description,
                                       app_name, split)
-from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
+from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
                               run_streaming, utc_now, write_json, write_launch)
 
 HELP = "run a program under libhybridkit-profile.so: its MPI time, sleeping threads, advice"

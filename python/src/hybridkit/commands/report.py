@@ -1,7 +1,7 @@
 """`hybridkit report RUNDIR... -o report.html [--format md] [--csv]`: the report of run sets.
 
 Reads the run directories under each RUNDIR (a study, a sweep or single runs), keeps only
-schema-valid records, and writes one self-contained page (hybridkit.report).
+schema-valid records, and writes one self-contained page (hybridkit.report.document).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import sys
 
 from hybridkit.errors import HKError
-from hybridkit.report import write_report
-from hybridkit.rundata import check_usable, known_kind, load_results as load, unknown_kinds
+from hybridkit.report.document import write_report
+from hybridkit.study.rundata import check_usable, known_kind, load_results as load, unknown_kinds
 
 HELP = "write an HTML (or Markdown) report with plots and advice from run directories"
 DESCRIPTION = """\

@@ -18,12 +18,12 @@ from typing import List, Optional
 from hybridkit import __version__
 from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
                                add_one_run_arguments, count, mode_name)
-from hybridkit.cpuset import local_cores
+from hybridkit.launch.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import launcher_label, vcluster_launcher
-from hybridkit.launch import Launch, LaunchSpec, default_mpi, launcher_for
+from hybridkit.study.execute import launcher_label, vcluster_launcher
+from hybridkit.launch.launchers import Launch, LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import find_binary
-from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
+from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
                               run_streaming, utc_now, write_json, write_launch)
 
 HELP = "launch a hybridkit binary with MPI ranks x OpenMP threads and check its records"
@@ -149,7 +149,7 @@ def run(ns: argparse.Namespace) -> int:
 
 def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path: Path,
             mpi: str) -> int:
-    from hybridkit.binding import render
+    from hybridkit.launch.binding import render
     from hybridkit.records import load_records
 
     write_launch(run_dir, launch)

@@ -12,7 +12,7 @@
         and status ok / failed / timeout / signal
 
 The model (what a CPU, a NIC, a node are; how compute phases are timed) is in
-docs/simulate.md and hybridkit.simplatform.
+docs/simulate.md and hybridkit.simulate.platform.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from typing import Dict, List, Optional, Tuple
 
 from hybridkit import __version__
 from hybridkit.cliargs import DEFAULT_RUN_TIMEOUT, MAX_CORES, MAX_NODES, count, positive_float
-from hybridkit.elfneeded import NotELF, needed
+from hybridkit.simulate.elfneeded import NotELF, needed
 from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
 from hybridkit.commands.run import timed_out
-from hybridkit.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
+from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
                               run_dir_name, run_streaming, utc_now, write_json)
-from hybridkit.simplatform import Platform, add_platform_arguments, platform_from_args
+from hybridkit.simulate.platform import Platform, add_platform_arguments, platform_from_args
 
 HELP = "run hk-bench, hk-jacobi or an smpicc-built program on a simulated cluster (SimGrid SMPI)"
 DESCRIPTION = """\

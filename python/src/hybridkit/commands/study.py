@@ -22,12 +22,12 @@ from hybridkit import __version__, appdesc
 from hybridkit.appdesc import AppDesc
 from hybridkit.cliargs import MAX_REPEAT, add_target_arguments, count, csv_list
 from hybridkit.errors import HKError, UsageError
-from hybridkit.execute import (execute_plan, launcher_label, print_plan,
+from hybridkit.study.execute import (execute_plan, launcher_label, print_plan,
                                report_failures, target)
-from hybridkit.launch import provenance_env, singleton_env
+from hybridkit.launch.launchers import provenance_env, singleton_env
 from hybridkit.paths import find_binary
-from hybridkit.rundir import iso, utc_now, write_json
-from hybridkit.sweep import Cluster, Executor, PlannedRun, ResultsLock, expand
+from hybridkit.study.rundir import iso, utc_now, write_json
+from hybridkit.study.sweep import Cluster, Executor, PlannedRun, ResultsLock, expand
 
 HELP = "run the planned experiments of every app, write the HTML report and advise"
 DESCRIPTION = """\
@@ -138,9 +138,9 @@ def write_provenance(out: Path, ns: argparse.Namespace, items, mpi: str) -> None
 def _best_config(app: AppDesc, es):
     """The best configuration (median of its repeats) of the largest problem on the most
     cores, from performance results only (not busy, not oversubscribed)."""
-    from hybridkit.advise import configurations, usable
+    from hybridkit.advice.advise import configurations, usable
 
-    from hybridkit.quality import is_functional
+    from hybridkit.study.quality import is_functional
 
     es = [e for e in es if e.result(app.metric.value) is not None]
     es = [e for e in es if usable(e)] or [e for e in es if not is_functional(e.run.info)]
@@ -162,10 +162,10 @@ def summary(out: Path, what: str = "study") -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from hybridkit.advise import advise, usable
-    from hybridkit.report import write_report
-    from hybridkit.quality import BUSY_SHARE, is_busy, is_functional, num
-    from hybridkit.rundata import assign_apps, entries, find_runs
+    from hybridkit.advice.advise import advise, usable
+    from hybridkit.report.document import write_report
+    from hybridkit.study.quality import BUSY_SHARE, is_busy, is_functional, num
+    from hybridkit.study.rundata import assign_apps, entries, find_runs
 
     apps = appdesc.load_all([out / "apps"])
     runs = find_runs([out])

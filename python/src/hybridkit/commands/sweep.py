@@ -1,6 +1,6 @@
 """`hybridkit sweep APP --cores C ...`: an app's parameter product, one directory per run.
 
-    description (apps/APP.toml) + --cores/--modes/--sizes/--param --> plan (hybridkit.sweep)
+    description (apps/APP.toml) + --cores/--modes/--sizes/--param --> plan (hybridkit.study.sweep)
         --dry-run: list it (todo / done / redo) and stop
     --> each run through the launcher (progress bar per run), finished runs skipped
     --> summary: ok / failed per run, exit 1 if any failed
@@ -17,9 +17,9 @@ from hybridkit import appdesc
 from hybridkit.cliargs import (MAX_CORES, MAX_REPEAT, add_target_arguments, count, csv_list,
                                param_override)
 from hybridkit.errors import UsageError
-from hybridkit.execute import (binaries_for, execute_plan, launcher_label,
+from hybridkit.study.execute import (binaries_for, execute_plan, launcher_label,
                                print_plan, report_failures, target)
-from hybridkit.sweep import Executor, check_fits, expand
+from hybridkit.study.sweep import Executor, check_fits, expand
 
 HELP = "run an app over every ranks x threads factorisation of C cores x modes x sizes"
 DESCRIPTION = """\
@@ -112,7 +112,7 @@ def run(ns: argparse.Namespace) -> int:
     if ns.submit:
         if ns.launcher != "srun":
             raise UsageError("--submit submits batch jobs to Slurm: give --launcher srun")
-        from hybridkit.launch import SbatchWrap
+        from hybridkit.launch.launchers import SbatchWrap
         launcher = SbatchWrap(launcher, ns.vcluster or cluster.nodes)
     out = (ns.out or Path("results") / f"sweep-{app.name}").resolve()
     set_name = "quick" if ns.quick else "full"
@@ -130,7 +130,7 @@ def run(ns: argparse.Namespace) -> int:
     if ns.dry_run:
         print_plan(items, out, executor)
         if ns.submit:  # the batch job of every run
-            from hybridkit.sweep import run_dir_of
+            from hybridkit.study.sweep import run_dir_of
             for a, r in items:
                 records = run_dir_of(out, r) / "records.jsonl"
                 print(executor.launcher.build(executor.spec(a, r, records)).shell_line())

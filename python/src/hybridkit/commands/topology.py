@@ -6,9 +6,9 @@ import argparse
 import os
 import subprocess
 
-from hybridkit.launch import default_mpi, singleton_env
+from hybridkit.launch.launchers import default_mpi, singleton_env
 from hybridkit.paths import find_binary
-from hybridkit.rundir import exit_status
+from hybridkit.study.rundir import exit_status
 
 BINARY = "hk-topology"
 HELP = "show the machine and where ranks/threads would be (or are) bound (runs hk-topology)"

@@ -68,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_allreduce_arguments(parser: argparse.ArgumentParser) -> None:
-    from hybridkit.launch import MPIS
+    from hybridkit.launch.launchers import MPIS
 
     parser.add_argument("--np", type=count(MAX_RANKS), default=2, metavar="R",
                         help=f"MPI ranks, 1 to {MAX_RANKS} (default: %(default)s)")
@@ -171,8 +171,8 @@ def load(paths: Sequence[Path]) -> List[dict]:
 
 def measure(ns: argparse.Namespace, records_path: Path) -> None:
     """Run hk-bench allreduce once, writing its records to records_path."""
-    from hybridkit.cpuset import local_cores
-    from hybridkit.launch import LaunchSpec, default_mpi, launcher_for
+    from hybridkit.launch.cpuset import local_cores
+    from hybridkit.launch.launchers import LaunchSpec, default_mpi, launcher_for
     from hybridkit.paths import find_binary
 
     mpi = ns.mpi or default_mpi()
