@@ -196,7 +196,7 @@ static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, vo
                         "elements", v->alg->name, v->threads, type_names[t], count, allbad);
   long long bytes = count * (long long)type_size(t);
   hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-  hk_record_create(c->rep, "bench.allreduce", &rec);
+  hk_record_create_declared(c->rep, &bench_kind_allreduce, &rec);
   hk_record_param_str(rec, "type", type_names[t]);
   hk_record_param_str(rec, "algorithm", v->alg->name);
   hk_record_param_int(rec, "threads", v->threads);

@@ -146,7 +146,7 @@ static int run(hk_bench_ctx_t *c)
         if (err != HK_SUCCESS)
           return err;
         hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-        hk_record_create(c->rep, "bench.barrier", &rec);
+        hk_record_create_declared(c->rep, &bench_kind_barrier, &rec);
         hk_record_param_int(rec, "threads", t);
         hk_record_param_str(rec, "placement", hk_bind_policy_name(placements[p]));
         hk_record_param_str(rec, "barrier", barrier_names[k]);

@@ -35,7 +35,7 @@ int beff_emit_sizes(hk_bench_ctx_t *c, const run_set_t *rs, const long long *siz
       double v = k == 0 ? x->ring_at[i] : k == 1 ? x->random_at[i] : k == 2 ? x->beff_at[i]
                                                                                : rs->b[P_CYC][i];
       hk_record_t *rec = NULL;
-      hk_record_create(c->rep, "bench.beff", &rec);
+      hk_record_create_declared(c->rep, &bench_kind_beff, &rec);
       hk_record_param_str(rec, "run", rs->name);
       hk_record_param_str(rec, "pattern", names[k]);
       hk_record_param_int(rec, "size", sizes[i]);
@@ -64,7 +64,7 @@ int beff_emit_patterns(hk_bench_ctx_t *c, const run_set_t *rs)
         }
     double avg = beff_arith_mean(rs->b[p], NMSG);
     hk_record_t *rec = NULL;
-    hk_record_create(c->rep, "bench.beff.pattern", &rec);
+    hk_record_create_declared(c->rep, &bench_kind_beff_pattern, &rec);
     hk_record_param_str(rec, "run", rs->name);
     hk_record_param_str(rec, "pattern", rs->pat[p].name);
     hk_record_param_int(rec, "messages", rs->all_msg0[p]);
@@ -85,7 +85,7 @@ int beff_emit_summary(hk_bench_ctx_t *c, const run_set_t *rs, const beff_numbers
   const double v[4] = {x->beff, x->beff_lmax, x->cyc, x->cyc_lmax};
   hk_record_t *rec = NULL;
   char name[48];
-  hk_record_create(c->rep, "bench.beff.summary", &rec);
+  hk_record_create_declared(c->rep, &bench_kind_beff_summary, &rec);
   hk_record_param_str(rec, "run", rs->name);
   hk_record_param_int(rec, "procs", procs);
   hk_record_param_int(rec, "nodes", nodes);
@@ -114,7 +114,7 @@ int beff_emit_compare(hk_bench_ctx_t *c, const beff_numbers_t *xm, const beff_nu
     const double ml[4] = {xm->ring_lmax, xm->random_at[NMSG - 1], xm->cyc_lmax, xm->beff_lmax};
     const double hl[4] = {xh->ring_lmax, xh->random_at[NMSG - 1], xh->cyc_lmax, xh->beff_lmax};
     hk_record_t *rec = NULL;
-    hk_record_create(c->rep, "bench.beff.hybrid", &rec);
+    hk_record_create_declared(c->rep, &bench_kind_beff_hybrid, &rec);
     hk_record_param_str(rec, "pattern", names[p]);
     hk_record_value(rec, "b_mpp_per_node", ma[p] / nodes / 1e6, "MB/s");
     hk_record_value(rec, "b_hybrid_per_node", ha[p] / nodes / 1e6, "MB/s");

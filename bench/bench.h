@@ -10,6 +10,7 @@
 #ifndef HK_BENCH_H
 #define HK_BENCH_H
 
+#include "bench_kinds.h"
 #include "hk_app.h"
 #include "hybridkit.h"
 

@@ -140,7 +140,7 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
   int threads = 1;
   hk_halo_threads(h, &threads); /* h is valid: cannot fail */
   hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-  hk_record_create(c->rep, "bench.halo", &rec);
+  hk_record_create_declared(c->rep, &bench_kind_halo, &rec);
   hk_record_param_str(rec, "mode", hk_mode_name(mode));
   hk_record_param_str(rec, "block", block);
   hk_record_param_str(rec, "stencil", full ? "full" : "faces");

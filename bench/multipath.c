@@ -84,7 +84,7 @@ static int report(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long 
   hk_stats_t bws = {out[0], tot[0] / l->npaired, -out[1]};
   hk_stats_t ts = {out[2], tot[1] / l->npaired, -out[3]};
   hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-  hk_record_create(c->rep, "bench.multipath", &rec);
+  hk_record_create_declared(c->rep, &bench_kind_multipath, &rec);
   hk_record_param_str(rec, "mode", opt_threads ? "threads" : "processes");
   hk_record_param_int(rec, "paths", k);
   hk_record_param_int(rec, "stride", s);

@@ -149,7 +149,7 @@ static int run(hk_bench_ctx_t *c)
         (err = measure(c, lr == 0, &hyb, sbuf, rbuf, iters, warmup, "masteronly", &th)) != HK_SUCCESS)
       goto done;
     hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-    hk_record_create(c->rep, "bench.orthogonal", &rec);
+    hk_record_create_declared(c->rep, &bench_kind_orthogonal, &rec);
     hk_record_param_int(rec, "size", L);
     hk_record_param_int(rec, "hybrid_size", L * ppn);
     hk_record_param_int(rec, "iters", iters);

@@ -173,7 +173,7 @@ static int run(hk_bench_ctx_t *c)
         if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
           goto done;
         hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-        hk_record_create(c->rep, "bench.overlap", &rec);
+        hk_record_create_declared(c->rep, &bench_kind_overlap, &rec);
         hk_record_param_int(rec, "size", size);
         hk_record_param_str(rec, "variant", v == 2 ? "nonblocking" : "task");
         hk_record_param_double(rec, "delay_factor", factors[f]);

@@ -233,7 +233,7 @@ static int run_baseline(hk_bench_ctx_t *c, int partner, const char *kind, unsign
                        &ta)) != HK_SUCCESS)
       return err;
     hk_record_t *rec = NULL;
-    hk_record_create(c->rep, "bench.pingpong.baseline", &rec);
+    hk_record_create_declared(c->rep, &bench_kind_pingpong_baseline, &rec);
     hk_record_param_str(rec, "pair", kind);
     hk_record_param_int(rec, "size", sizes[s]);
     add_latency(rec, "harness", &harness, sizes[s]);
@@ -299,7 +299,7 @@ static int run(hk_bench_ctx_t *c)
     osu_iters(c->common, K_LATENCY, size, &iters, &warmup);
     osu_iters(c->common, K_UNI, size, &bw_iters, &bw_warmup);
     hk_record_t *rec = NULL;
-    hk_record_create(c->rep, "bench.pingpong", &rec);
+    hk_record_create_declared(c->rep, &bench_kind_pingpong, &rec);
     hk_record_param_int(rec, "size", size);
     hk_record_param_int(rec, "iters", iters);
     hk_record_param_int(rec, "bw_iters", opt_window > 0 ? bw_iters : 0);

@@ -199,7 +199,7 @@ static int emit(hk_bench_ctx_t *c, variant_t v, int nt, long long size, int iter
                 const hk_stats_t *half, const char *warning)
 {
   hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-  hk_record_create(c->rep, "bench.threads-pingpong", &rec);
+  hk_record_create_declared(c->rep, &bench_kind_threads_pingpong, &rec);
   hk_record_param_str(rec, "variant", variant_names[v]);
   hk_record_param_int(rec, "threads", nt);
   hk_record_param_int(rec, "size", size);

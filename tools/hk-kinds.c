@@ -9,15 +9,24 @@
 #include <stdio.h>
 #include <string.h>
 #include "hybridkit.h"
+#include "bench_kinds.h"
 #include "dsm_kinds.h"
 #include "hk_profile_kinds.h"
 #include "jacobi_kinds.h"
 #include "mc_kinds.h"
 #include "mz_kinds.h"
+#include "topology_kinds.h"
 
 static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind, &mc_kind,
                                                &dsm_heat_kind, &hk_profile_kind,
-                                               &hk_profile_site_kind, &hk_profile_size_kind};
+                                               &hk_profile_site_kind, &hk_profile_size_kind,
+                                               &bench_kind_pingpong, &bench_kind_pingpong_baseline,
+                                               &bench_kind_barrier, &bench_kind_beff,
+                                               &bench_kind_beff_pattern, &bench_kind_beff_summary,
+                                               &bench_kind_beff_hybrid, &bench_kind_orthogonal,
+                                               &bench_kind_multipath, &bench_kind_threads_pingpong,
+                                               &bench_kind_allreduce, &bench_kind_overlap,
+                                               &bench_kind_halo, &topology_kind_binding};
 
 int main(int argc, char **argv)
 {

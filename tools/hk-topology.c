@@ -13,6 +13,7 @@
 #include <string.h>
 #include "hk_app.h"
 #include "hybridkit.h"
+#include "topology_kinds.h"
 
 static struct {
   const char *policy;
@@ -67,34 +68,32 @@ static int dry_run(void)
   hk_binding_t *map = NULL;
   hk_bind_policy_t policy = HK_BIND_COMPACT;
   int err = HK_SUCCESS;
-  if (opt.policy && (err = hk_bind_policy_parse(opt.policy, &policy)) != HK_SUCCESS)
-    return err;
-  if ((err = hk_machine_load(opt.topology, &m)) != HK_SUCCESS)
-    return err;
+  if (opt.policy)
+    HK_TRY(err, hk_bind_policy_parse(opt.policy, &policy));
+  HK_TRY(err, hk_machine_load(opt.topology, &m));
   hk_launch_map_desc_t d = {.ranks = opt.ranks, .threads = opt.threads, .nodes = opt.nodes,
                      .policy = policy, .oversubscribe = opt.oversubscribe};
-  err = hk_launch_map_compute(m, &d, &map);
-  if (err == HK_SUCCESS) {
-    if (!opt.no_tree)
-      hk_machine_print(m, stdout);
-    hk_machine_info_t mi;
-    hk_machine_info(m, &mi);
-    int per_node = (opt.ranks + opt.nodes - 1) / opt.nodes, share = 0;
-    hk_launch_map_share(mi.cores, per_node, opt.threads, &share);
-    /* the launch the map models: policy none binds neither ranks nor threads */
-    char launch[128];
-    if (policy == HK_BIND_NONE)
-      snprintf(launch, sizeof launch, "mpirun --bind-to none, no OMP_PLACES/OMP_PROC_BIND");
-    else
-      snprintf(launch, sizeof launch,
-               "mpirun --map-by slot:PE=%d --bind-to core, OMP_PLACES=cores OMP_PROC_BIND=%s",
-               share, policy == HK_BIND_SCATTER ? "spread" : "close");
-    printf("# dry run: %d rank(s) x %d thread(s) on %d node(s), policy %s (%s)\n", opt.ranks,
-           opt.threads, opt.nodes, hk_bind_policy_name(policy), launch);
-    hk_binding_print(map, stdout);
-    for (int i = 0; i < map->nwarnings; i++)
-      printf("# WARNING: %s\n", map->warnings[i]);
-  }
+  HK_TRY(err, hk_launch_map_compute(m, &d, &map));
+  if (!opt.no_tree)
+    hk_machine_print(m, stdout);
+  hk_machine_info_t mi;
+  hk_machine_info(m, &mi);
+  int per_node = (opt.ranks + opt.nodes - 1) / opt.nodes, share = 0;
+  hk_launch_map_share(mi.cores, per_node, opt.threads, &share);
+  /* the launch the map models: policy none binds neither ranks nor threads */
+  char launch[128];
+  if (policy == HK_BIND_NONE)
+    snprintf(launch, sizeof launch, "mpirun --bind-to none, no OMP_PLACES/OMP_PROC_BIND");
+  else
+    snprintf(launch, sizeof launch,
+             "mpirun --map-by slot:PE=%d --bind-to core, OMP_PLACES=cores OMP_PROC_BIND=%s",
+             share, policy == HK_BIND_SCATTER ? "spread" : "close");
+  printf("# dry run: %d rank(s) x %d thread(s) on %d node(s), policy %s (%s)\n", opt.ranks,
+         opt.threads, opt.nodes, hk_bind_policy_name(policy), launch);
+  hk_binding_print(map, stdout);
+  for (int i = 0; i < map->nwarnings; i++)
+    printf("# WARNING: %s\n", map->warnings[i]);
+cleanup:
   hk_binding_destroy(&map);
   hk_machine_destroy(&m);
   return err;
@@ -111,17 +110,16 @@ static int run(void *unused)
   hk_bind_policy_t policy = HK_BIND_NONE;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   /* every rank checks the same inputs, so they fail together */
-  if (opt.policy && (err = hk_bind_policy_parse(opt.policy, &policy)) != HK_SUCCESS)
-    goto done;
-  if ((err = hk_machine_load(opt.topology, &m)) != HK_SUCCESS)
-    goto done;
-  if ((err = hk_nodes_create(MPI_COMM_WORLD, &nodes)) != HK_SUCCESS)
-    goto done;
-  if (opt.policy && (err = hk_agree(MPI_COMM_WORLD, hk_bind_threads(policy))) != HK_SUCCESS)
-    goto done;
+  if (opt.policy)
+    HK_TRY(err, hk_bind_policy_parse(opt.policy, &policy));
+  HK_TRY(err, hk_machine_load(opt.topology, &m));
+  HK_TRY(err, hk_nodes_create(MPI_COMM_WORLD, &nodes));
+  if (opt.policy) {
+    HK_LOCAL(err, hk_bind_threads(policy));
+    HK_AGREE(err, MPI_COMM_WORLD);
+  }
   hk_reporter_desc_t rd = {.program = app.program, .output = opt.output, .nodes = nodes};
-  if ((err = hk_reporter_create(MPI_COMM_WORLD, &rd, &rep)) != HK_SUCCESS)
-    goto done;
+  HK_TRY(err, hk_reporter_create(MPI_COMM_WORLD, &rd, &rep));
   if (rank == 0 && !opt.no_tree)
     hk_machine_print(m, stdout);
   if (rank == 0)
@@ -133,18 +131,17 @@ static int run(void *unused)
   hk_machine_info(m, &mi);
   hk_nodes_info(nodes, &ni);
   const hk_binding_t *b = hk_reporter_binding(rep);
-  if ((err = hk_record_create(rep, "topology.binding", &rec)) != HK_SUCCESS ||
-      (err = hk_record_param_str(rec, "policy", opt.policy ? opt.policy : "launcher")) != HK_SUCCESS ||
-      (err = hk_record_param_str(rec, "machine", mi.source)) != HK_SUCCESS ||
-      (err = hk_record_value_int(rec, "nodes", ni.nnodes, NULL)) != HK_SUCCESS ||
-      (err = hk_record_value_int(rec, "cores", mi.cores, NULL)) != HK_SUCCESS ||
-      (err = hk_record_value_int(rec, "pus", mi.pus, NULL)) != HK_SUCCESS ||
-      (err = hk_record_value_int(rec, "threads", b->nentries, NULL)) != HK_SUCCESS ||
-      (err = hk_record_value_int(rec, "binding_warnings", b->nwarnings, NULL)) != HK_SUCCESS)
-    goto done;
+  /* no error tests: a record keeps its first error and the emit returns it, agreed */
+  hk_record_create_declared(rep, &topology_kind_binding, &rec);
+  hk_record_param_str(rec, "policy", opt.policy ? opt.policy : "launcher");
+  hk_record_param_str(rec, "machine", mi.source);
+  hk_record_value_int(rec, "nodes", ni.nnodes, NULL);
+  hk_record_value_int(rec, "cores", mi.cores, NULL);
+  hk_record_value_int(rec, "pus", mi.pus, NULL);
+  hk_record_value_int(rec, "threads", b->nentries, NULL);
+  hk_record_value_int(rec, "binding_warnings", b->nwarnings, NULL);
   err = hk_record_emit(&rec);
-done:
-  hk_record_discard(&rec);
+cleanup:
   hk_reporter_destroy(&rep);
   hk_nodes_destroy(&nodes);
   hk_machine_destroy(&m);
