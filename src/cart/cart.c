@@ -28,6 +28,18 @@ static void coords_of(const int procs[3], int p, int c[3])
   c[2] = p / (procs[0] * procs[1]);
 }
 
+/* node_of[r] = the node of rank r of the size ranks */
+static int nodes_of_ranks(const hk_nodes_t *nodes, int size, int *node_of)
+{
+  for (int r = 0; r < size; r++) {
+    node_of[r] = hk__nodes_node_of(nodes, r);
+    if (node_of[r] < 0)
+      return HK_ERROR(HK_ERR_ARG, "nodes has no node for rank %d of %d (made for another comm?)",
+                      r, size);
+  }
+  return HK_SUCCESS;
+}
+
 /* FNV-1a over a buffer, to compare layouts between ranks. */
 static unsigned long long hash_bytes(unsigned long long h, const void *buf, size_t len)
 {
@@ -35,6 +47,43 @@ static unsigned long long hash_bytes(unsigned long long h, const void *buf, size
   for (size_t i = 0; i < len; i++)
     h = (h ^ b[i]) * 1099511628211ULL;
   return h;
+}
+
+/* the desc as used: chosen procs, 2D z extent 1, periodic 0/1, halo width >= 1 */
+static hk_cart_desc_t desc_used(const hk_cart_desc_t *desc, const hk_cart_layout_t *layout)
+{
+  hk_cart_desc_t used = *desc;
+  for (int i = 0; i < 3; i++) {
+    used.procs[i] = layout->procs[i];
+    used.periodic[i] = i < desc->dims && desc->periodic[i] != 0;
+    if (i >= desc->dims)
+      used.global[i] = 1;
+  }
+  if (used.halo_width < 1)
+    used.halo_width = 1;
+  return used;
+}
+
+/* Every rank must have planned the same layout (same desc everywhere): the min over ranks
+ * of (hash, ~hash) is a pair only when all hashes are equal.  Collective: comm; the result
+ * is the same on every rank. */
+static int same_layout(MPI_Comm comm, int size, const hk_cart_layout_t *layout,
+                       const hk_cart_desc_t *used)
+{
+  int err = HK_SUCCESS;
+  unsigned long long h = 14695981039346656037ULL, both[2], agreed[2];
+  h = hash_bytes(h, layout->rank_of_pos, (size_t)size * sizeof *layout->rank_of_pos);
+  h = hash_bytes(h, used->procs, sizeof used->procs);
+  h = hash_bytes(h, used->global, sizeof used->global);
+  h = hash_bytes(h, used->periodic, sizeof used->periodic);
+  h = hash_bytes(h, &used->halo_width, sizeof used->halo_width);
+  both[0] = h;
+  both[1] = ~h;
+  HK_MPI_TRY(err, MPI_Allreduce(both, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
+  if (agreed[0] != ~agreed[1])
+    err = HK_ERROR(HK_ERR_ARG, "the ranks passed different descriptions (their layouts differ)");
+cleanup:
+  return err;
 }
 
 int hk_cart_create(MPI_Comm comm, const hk_nodes_t *nodes, const hk_cart_desc_t *desc,
@@ -52,61 +101,31 @@ int hk_cart_create(MPI_Comm comm, const hk_nodes_t *nodes, const hk_cart_desc_t 
   HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
   if (!cart || !desc)
     err = HK_ERROR(HK_ERR_ARG, "desc and cart must not be NULL");
-  HK_TRY(err, hk_agree(comm, err));
+  HK_AGREE(err, comm);
   if (!nodes) {
     HK_TRY(err, hk_nodes_create(comm, &own));
     nodes = own;
   }
-  HK_ALLOC_TRY(err, node_of, size);
-  for (int r = 0; r < size && err == HK_SUCCESS; r++) {
-    node_of[r] = hk__nodes_node_of(nodes, r);
-    if (node_of[r] < 0)
-      err = HK_ERROR(HK_ERR_ARG, "nodes has no node for rank %d of %d (made for another comm?)",
-                     r, size);
-  }
-  if (err == HK_SUCCESS)
-    err = hk_cart_plan(desc, size, node_of, &layout);
-  HK_TRY(err, hk_agree(comm, err));
+  HK_ALLOC_LOCAL(err, node_of, size);
+  HK_LOCAL(err, nodes_of_ranks(nodes, size, node_of));
+  HK_LOCAL(err, hk_cart_plan(desc, size, node_of, &layout));
+  HK_ALLOC_LOCAL(err, c, 1);
+  if (c)
+    c->comm = MPI_COMM_NULL;
+  HK_AGREE(err, comm);
 
-  /* the desc as used: chosen procs, 2D z extent 1, periodic 0/1, halo width >= 1 */
-  hk_cart_desc_t used = *desc;
-  for (int i = 0; i < 3; i++) {
-    used.procs[i] = layout->procs[i];
-    used.periodic[i] = i < desc->dims && desc->periodic[i] != 0;
-    if (i >= desc->dims)
-      used.global[i] = 1;
-  }
-  if (used.halo_width < 1)
-    used.halo_width = 1;
-
-  /* Every rank must have planned the same layout (same desc everywhere). */
-  unsigned long long h = 14695981039346656037ULL, both[2], agreed[2];
-  h = hash_bytes(h, layout->rank_of_pos, (size_t)size * sizeof *layout->rank_of_pos);
-  h = hash_bytes(h, used.procs, sizeof used.procs);
-  h = hash_bytes(h, used.global, sizeof used.global);
-  h = hash_bytes(h, used.periodic, sizeof used.periodic);
-  h = hash_bytes(h, &used.halo_width, sizeof used.halo_width);
-  both[0] = h;
-  both[1] = ~h;
-  HK_MPI_TRY(err, MPI_Allreduce(both, agreed, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
-  if (agreed[0] != ~agreed[1]) {
-    err = HK_ERROR(HK_ERR_ARG, "the ranks passed different descriptions (their layouts differ)");
-    goto cleanup;
-  }
-
+  c->desc = desc_used(desc, layout);
+  HK_TRY(err, same_layout(comm, size, layout, &c->desc));
   int pos = -1;
   for (int p = 0; p < size; p++)
     if (layout->rank_of_pos[p] == rank)
       pos = p;
-  HK_ALLOC_TRY(err, c, 1);
-  c->comm = MPI_COMM_NULL;
   HK_MPI_TRY(err, MPI_Comm_split(comm, 0, pos, &c->comm));
   HK_MPI_TRY(err, MPI_Comm_rank(c->comm, &c->rank));
   if (c->rank != pos) {
     err = HK_ERROR(HK_ERR_MPI, "MPI_Comm_split gave rank %d to position %d", c->rank, pos);
     goto cleanup;
   }
-  c->desc = used;
   c->layout = layout;
   layout = NULL;
   *cart = c;

@@ -132,7 +132,8 @@ static int create(MPI_Comm comm, hk__coll_cache_t **out)
 {
   int err = HK_SUCCESS, rc;
   hk__coll_cache_t *c = NULL;
-  HK_ALLOC_TRY(err, c, 1);
+  HK_ALLOC_LOCAL(err, c, 1);
+  HK_AGREE(err, comm);
   c->comm = comm;
   c->leaders = MPI_COMM_NULL;
   c->win = MPI_WIN_NULL;

@@ -65,57 +65,55 @@ static int check_rows(const hk_spmv_crs_t *crs)
   return HK_SUCCESS;
 }
 
-int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
+/* the checks every rank makes on its own desc and rows (agreed by the caller) */
+static int check_desc(const hk_spmv_desc_t *desc, int rank)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS;
-  hk_spmv_t *s = NULL;
-  long long *meta = NULL, *begin = NULL, *remote = NULL, *want = NULL;
-  int *lrow = NULL, *lcol = NULL, *hrow = NULL, *hcol = NULL, *scnt = NULL, *rcnt = NULL;
-  double *lval = NULL, *hval = NULL;
-  MPI_Request *req = NULL;
-  if (!desc || !spmv || !desc->crs)
-    return HK_ERROR(HK_ERR_ARG, "desc, its crs and spmv must not be NULL");
-  *spmv = NULL;
   const hk_spmv_crs_t *crs = desc->crs;
-  int nprocs, rank;
-  HK_MPI_TRY(err, MPI_Comm_size(desc->comm, &nprocs));
-  HK_MPI_TRY(err, MPI_Comm_rank(desc->comm, &rank));
+  int err = HK_SUCCESS;
   if ((int)desc->mode < 0 || desc->mode >= HK_MODE_COUNT)
-    local = HK_ERROR(HK_ERR_ARG, "invalid mode %d", (int)desc->mode);
-  else if ((int)desc->format < 0 || desc->format >= HK_SPMV_FORMAT_COUNT)
-    local = HK_ERROR(HK_ERR_ARG, "invalid format %d", (int)desc->format);
-  else if (desc->chunk < 0 || desc->sigma < 0)
-    local = HK_ERROR(HK_ERR_ARG, "SELL chunk and sigma must be >= 0");
-  else
-    local = hk_require_thread_level(hk_mode_thread_level(desc->mode), hk_mode_name(desc->mode));
-  if (local == HK_SUCCESS)
-    local = check_rows(crs);
-  if (local == HK_SUCCESS && crs->nglobal >= INT_MAX / 2)
-    local = HK_ERROR(HK_ERR_ARG, "%lld rows: at most %d", crs->nglobal, INT_MAX / 2 - 1);
-  HK_TRY(err, hk_agree(desc->comm, local));
+    return HK_ERROR(HK_ERR_ARG, "invalid mode %d", (int)desc->mode);
+  if ((int)desc->format < 0 || desc->format >= HK_SPMV_FORMAT_COUNT)
+    return HK_ERROR(HK_ERR_ARG, "invalid format %d", (int)desc->format);
+  if (desc->chunk < 0 || desc->sigma < 0)
+    return HK_ERROR(HK_ERR_ARG, "SELL chunk and sigma must be >= 0");
+  HK_TRY(err, hk_require_thread_level(hk_mode_thread_level(desc->mode), hk_mode_name(desc->mode)));
+  HK_TRY(err, check_rows(crs));
+  if (crs->nglobal >= INT_MAX / 2)
+    return HK_ERROR(HK_ERR_ARG, "%lld rows: at most %d", crs->nglobal, INT_MAX / 2 - 1);
+  const long long nnz = crs->nrows > 0 ? crs->rowptr[crs->nrows] : 0;
+  if (nnz >= INT_MAX)
+    return HK_ERROR(HK_ERR_ARG, "%lld entries on rank %d: at most %d", nnz, rank, INT_MAX - 1);
+cleanup:
+  return err;
+}
 
-  /* the row blocks of all ranks */
-  HK_ALLOC_TRY(err, meta, 3LL * nprocs);
-  HK_ALLOC_TRY(err, begin, nprocs + 1);
-  long long mine[3] = {crs->nglobal, crs->row_begin, crs->nrows};
-  HK_MPI_TRY(err, MPI_Allgather(mine, 3, MPI_LONG_LONG, meta, 3, MPI_LONG_LONG, desc->comm));
+/* begin[r] = the first row of rank r (begin[nprocs] = nglobal) from meta = {nglobal,
+ * row_begin, nrows} of every rank; HK_ERR_ARG unless the blocks are contiguous in rank
+ * order and of the same matrix */
+static int check_blocks(const long long *meta, const hk_spmv_crs_t *crs, int nprocs, int rank,
+                        long long *begin)
+{
   long long next = 0;
-  for (int r = 0; r < nprocs && local == HK_SUCCESS; r++) {
+  for (int r = 0; r < nprocs; r++) {
     if (meta[3 * r] != crs->nglobal)
-      local = HK_ERROR(HK_ERR_ARG, "rank %d has a matrix of %lld rows, rank %d of %lld", r,
-                       meta[3 * r], rank, crs->nglobal);
-    else if (meta[3 * r + 1] != next)
-      local = HK_ERROR(HK_ERR_ARG, "rank %d's rows start at %lld; the blocks must be contiguous in "
-                       "rank order (expected %lld)", r, meta[3 * r + 1], next);
+      return HK_ERROR(HK_ERR_ARG, "rank %d has a matrix of %lld rows, rank %d of %lld", r,
+                      meta[3 * r], rank, crs->nglobal);
+    if (meta[3 * r + 1] != next)
+      return HK_ERROR(HK_ERR_ARG, "rank %d's rows start at %lld; the blocks must be contiguous in "
+                      "rank order (expected %lld)", r, meta[3 * r + 1], next);
     begin[r] = meta[3 * r + 1];
     next = meta[3 * r + 1] + meta[3 * r + 2];
   }
-  if (local == HK_SUCCESS && next != crs->nglobal)
-    local = HK_ERROR(HK_ERR_ARG, "the row blocks cover %lld of the %lld rows", next, crs->nglobal);
+  if (next != crs->nglobal)
+    return HK_ERROR(HK_ERR_ARG, "the row blocks cover %lld of the %lld rows", next, crs->nglobal);
   begin[nprocs] = next;
-  HK_TRY(err, hk_agree(desc->comm, local));
+  return HK_SUCCESS;
+}
 
-  HK_ALLOC_TRY(err, s, 1);
+/* the fields of s known from desc before planning (s->comm: MPI_COMM_NULL) */
+static int init_spmv(hk_spmv_t *s, const hk_spmv_desc_t *desc, int rank, int nprocs)
+{
+  const hk_spmv_crs_t *crs = desc->crs;
   s->comm = MPI_COMM_NULL;
   s->desc = *desc;
   s->desc.crs = NULL;
@@ -126,30 +124,35 @@ int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
   s->nrows = crs->nrows;
   s->nthreads = (desc->mode == HK_MODE_PURE || desc->mode == HK_MODE_PURE_NB) ? 1 : omp_get_max_threads();
   s->reserved = desc->mode == HK_MODE_MULTIPLE_RESERVED && desc->reserved > 0 ? desc->reserved : 1;
-  HK_MPI_TRY(err, MPI_Comm_dup(desc->comm, &s->comm));
+  return HK_SUCCESS;
+}
 
-  /* halo columns: remote columns, ascending, unique */
+/* remote[0, *nh): the remote columns of crs, ascending, unique; rcnt[r]: how many rank r owns */
+static int halo_columns(const hk_spmv_crs_t *crs, const long long *begin, int nprocs,
+                        long long *remote, long long *nh, int *rcnt)
+{
   const long long lo = crs->row_begin, hi = crs->row_begin + crs->nrows;
   const long long nnz = crs->nrows > 0 ? crs->rowptr[crs->nrows] : 0;
-  long long nremote = 0;
-  HK_ALLOC_TRY(err, remote, nnz);
+  long long nremote = 0, n = 0;
   for (long long e = 0; e < nnz; e++)
     if (crs->col[e] < lo || crs->col[e] >= hi)
       remote[nremote++] = crs->col[e];
   qsort(remote, (size_t)nremote, sizeof *remote, cmp_ll);
-  long long nh = 0;
   for (long long k = 0; k < nremote; k++)
     if (k == 0 || remote[k] != remote[k - 1])
-      remote[nh++] = remote[k];
-  s->nhalo = (int)nh;
-
-  /* receive side: peers in rank order (ascending columns are grouped by owner) */
-  HK_ALLOC_TRY(err, rcnt, nprocs);
-  HK_ALLOC_TRY(err, scnt, nprocs);
-  for (long long k = 0; k < nh; k++)
+      remote[n++] = remote[k];
+  /* peers in rank order (ascending columns are grouped by owner) */
+  for (long long k = 0; k < n; k++)
     rcnt[owner_of(begin, nprocs, remote[k])]++;
-  HK_MPI_TRY(err, MPI_Alltoall(rcnt, 1, MPI_INT, scnt, 1, MPI_INT, s->comm));
-  for (int r = 0; r < nprocs; r++) {
+  *nh = n;
+  return HK_SUCCESS;
+}
+
+/* one message per peer in each direction from the counts; *stotal: entries sent */
+static int plan_peers(hk_spmv_t *s, const int *rcnt, const int *scnt, long long *stotal)
+{
+  int err = HK_SUCCESS;
+  for (int r = 0; r < s->nprocs; r++) {
     s->nrecv += rcnt[r] > 0;
     s->nsend += scnt[r] > 0;
   }
@@ -159,26 +162,37 @@ int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
   HK_ALLOC_TRY(err, s->send_peer, s->nsend);
   HK_ALLOC_TRY(err, s->send_off, s->nsend);
   HK_ALLOC_TRY(err, s->send_cnt, s->nsend);
-  long long stotal = 0;
-  for (int r = 0, i = 0, o = 0; r < nprocs; r++)
+  HK_ALLOC_TRY(err, s->sreq, s->nsend);
+  HK_ALLOC_TRY(err, s->rreq, s->nrecv);
+  *stotal = 0;
+  for (int r = 0, i = 0, o = 0; r < s->nprocs; r++)
     if (rcnt[r] > 0) {
       s->recv_peer[i] = r;
       s->recv_off[i] = o;
       s->recv_cnt[i++] = rcnt[r];
       o += rcnt[r];
     }
-  for (int r = 0, i = 0; r < nprocs; r++)
+  for (int r = 0, i = 0; r < s->nprocs; r++)
     if (scnt[r] > 0) {
       s->send_peer[i] = r;
-      s->send_off[i] = (int)stotal;
+      s->send_off[i] = (int)*stotal;
       s->send_cnt[i++] = scnt[r];
-      stotal += scnt[r];
+      *stotal += scnt[r];
     }
-  /* each owner learns which of its entries a peer needs (global indices) */
-  HK_ALLOC_TRY(err, want, stotal);
-  HK_ALLOC_TRY(err, s->send_idx, stotal);
-  HK_ALLOC_TRY(err, s->sendbuf, stotal);
-  HK_ALLOC_TRY(err, req, s->nsend + s->nrecv);
+  for (int i = 0; i < s->nsend; i++)
+    s->sreq[i] = MPI_REQUEST_NULL;
+  for (int i = 0; i < s->nrecv; i++)
+    s->rreq[i] = MPI_REQUEST_NULL;
+cleanup:
+  return err;
+}
+
+/* each owner learns which of its entries a peer needs (global indices into want, then
+ * s->send_idx local ones).  Collective: the peers (every rank posts all its messages). */
+static int exchange_wants(hk_spmv_t *s, const long long *remote, long long *want, long long stotal,
+                          MPI_Request *req)
+{
+  int err = HK_SUCCESS;
   for (int i = 0; i < s->nsend; i++)
     HK_MPI_TRY(err, MPI_Irecv(want + s->send_off[i], s->send_cnt[i], MPI_LONG_LONG, s->send_peer[i],
                               1, s->comm, &req[i]));
@@ -187,26 +201,28 @@ int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
                               s->recv_peer[i], 1, s->comm, &req[s->nsend + i]));
   HK_MPI_TRY(err, MPI_Waitall(s->nsend + s->nrecv, req, MPI_STATUSES_IGNORE));
   for (long long k = 0; k < stotal; k++)
-    s->send_idx[k] = (int)(want[k] - lo);
-  HK_ALLOC_TRY(err, s->sreq, s->nsend);
-  HK_ALLOC_TRY(err, s->rreq, s->nrecv);
-  for (int i = 0; i < s->nsend; i++)
-    s->sreq[i] = MPI_REQUEST_NULL;
-  for (int i = 0; i < s->nrecv; i++)
-    s->rreq[i] = MPI_REQUEST_NULL;
+    s->send_idx[k] = (int)(want[k] - s->row_begin);
+cleanup:
+  return err;
+}
 
-  /* the two parts over the extended x, each row's entries in ascending columns */
+/* the local and halo parts over the extended x (halo column k is n + k), each row's
+ * entries in ascending columns, stored in the desc's format; the per-thread times */
+static int build_parts(hk_spmv_t *s, const hk_spmv_desc_t *desc, const long long *remote,
+                       long long nh)
+{
+  const hk_spmv_crs_t *crs = desc->crs;
+  const long long lo = crs->row_begin, hi = crs->row_begin + crs->nrows;
+  const long long nnz = crs->nrows > 0 ? crs->rowptr[crs->nrows] : 0;
   const int n = crs->nrows;
+  int err = HK_SUCCESS, *lrow = NULL, *lcol = NULL, *hrow = NULL, *hcol = NULL;
+  double *lval = NULL, *hval = NULL;
   HK_ALLOC_TRY(err, lrow, n + 1);
   HK_ALLOC_TRY(err, hrow, n + 1);
   HK_ALLOC_TRY(err, lcol, nnz);
   HK_ALLOC_TRY(err, hcol, nnz);
   HK_ALLOC_TRY(err, lval, nnz);
   HK_ALLOC_TRY(err, hval, nnz);
-  if (nnz >= INT_MAX) {
-    err = HK_ERROR(HK_ERR_ARG, "%lld entries on rank %d: at most %d", nnz, rank, INT_MAX - 1);
-    goto cleanup;
-  }
   for (int r = 0; r < n; r++) {
     lrow[r + 1] = lrow[r];
     hrow[r + 1] = hrow[r];
@@ -221,13 +237,72 @@ int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
       }
     }
   }
-  local = hk__spmv_part_build(&s->local, desc->format, n, lrow, lcol, lval, desc->chunk, desc->sigma);
-  if (local == HK_SUCCESS)
-    local = hk__spmv_part_build(&s->halo, desc->format, n, hrow, hcol, hval, desc->chunk, desc->sigma);
-  if (local == HK_SUCCESS && !(s->tt = aligned_alloc(64, (size_t)s->nthreads * sizeof *s->tt)))
-    local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  HK_TRY(err, hk_agree(desc->comm, local));
+  HK_TRY(err, hk__spmv_part_build(&s->local, desc->format, n, lrow, lcol, lval, desc->chunk,
+                                  desc->sigma));
+  HK_TRY(err, hk__spmv_part_build(&s->halo, desc->format, n, hrow, hcol, hval, desc->chunk,
+                                  desc->sigma));
+  /* hk_spmv_tt_t is cache-line aligned: calloc only promises 16 */
+  if (!(s->tt = aligned_alloc(64, (size_t)s->nthreads * sizeof *s->tt))) {
+    err = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+    goto cleanup;
+  }
   memset(s->tt, 0, (size_t)s->nthreads * sizeof *s->tt);
+cleanup:
+  free(lrow);
+  free(lcol);
+  free(hrow);
+  free(hcol);
+  free(lval);
+  free(hval);
+  return err;
+}
+
+/* Collective steps, each preceded by an agreement on the local steps before it:
+ * checks | Allgather of the row blocks | Comm_dup | Alltoall of the counts |
+ * exchange of the wanted entries | build (agreed at the end). */
+int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
+{
+  int err = HK_SUCCESS, nprocs = 0, rank = 0, *scnt = NULL, *rcnt = NULL;
+  hk_spmv_t *s = NULL;
+  long long *meta = NULL, *begin = NULL, *remote = NULL, *want = NULL, nh = 0, stotal = 0;
+  MPI_Request *req = NULL;
+  if (!desc || !spmv || !desc->crs)
+    return HK_ERROR(HK_ERR_ARG, "desc, its crs and spmv must not be NULL");
+  *spmv = NULL;
+  const hk_spmv_crs_t *crs = desc->crs;
+  HK_MPI_TRY(err, MPI_Comm_size(desc->comm, &nprocs));
+  HK_MPI_TRY(err, MPI_Comm_rank(desc->comm, &rank));
+  HK_LOCAL(err, check_desc(desc, rank));
+  HK_ALLOC_LOCAL(err, meta, 3LL * nprocs);
+  HK_ALLOC_LOCAL(err, begin, nprocs + 1);
+  HK_AGREE(err, desc->comm);
+
+  long long mine[3] = {crs->nglobal, crs->row_begin, crs->nrows};
+  HK_MPI_TRY(err, MPI_Allgather(mine, 3, MPI_LONG_LONG, meta, 3, MPI_LONG_LONG, desc->comm));
+  HK_LOCAL(err, check_blocks(meta, crs, nprocs, rank, begin));
+  HK_ALLOC_LOCAL(err, s, 1);
+  HK_LOCAL(err, init_spmv(s, desc, rank, nprocs));
+  HK_AGREE(err, desc->comm);
+  HK_MPI_TRY(err, MPI_Comm_dup(desc->comm, &s->comm));
+
+  HK_ALLOC_LOCAL(err, remote, crs->nrows > 0 ? crs->rowptr[crs->nrows] : 0);
+  HK_ALLOC_LOCAL(err, rcnt, nprocs);
+  HK_ALLOC_LOCAL(err, scnt, nprocs);
+  HK_LOCAL(err, halo_columns(crs, begin, nprocs, remote, &nh, rcnt));
+  HK_AGREE(err, desc->comm);
+  s->nhalo = (int)nh;
+  HK_MPI_TRY(err, MPI_Alltoall(rcnt, 1, MPI_INT, scnt, 1, MPI_INT, s->comm));
+
+  HK_LOCAL(err, plan_peers(s, rcnt, scnt, &stotal));
+  HK_ALLOC_LOCAL(err, want, stotal);
+  HK_ALLOC_LOCAL(err, s->send_idx, stotal);
+  HK_ALLOC_LOCAL(err, s->sendbuf, stotal);
+  HK_ALLOC_LOCAL(err, req, s->nsend + s->nrecv);
+  HK_AGREE(err, desc->comm);
+  HK_TRY(err, exchange_wants(s, remote, want, stotal, req));
+
+  HK_LOCAL(err, build_parts(s, desc, remote, nh));
+  HK_AGREE(err, desc->comm);
   *spmv = s;
   s = NULL;
 cleanup:
@@ -237,12 +312,6 @@ cleanup:
   free(begin);
   free(remote);
   free(want);
-  free(lrow);
-  free(lcol);
-  free(hrow);
-  free(hcol);
-  free(lval);
-  free(hval);
   free(scnt);
   free(rcnt);
   free(req);

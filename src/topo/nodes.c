@@ -59,9 +59,27 @@ static int virtual_node_size(int nranks, int *k)
   return HK_SUCCESS;
 }
 
+/* node_of[r] = the position of leader[r] among the distinct leader ranks (ascending) */
+static int number_nodes(const int *leader, int size, int *node_of, int *nnodes)
+{
+  int err = HK_SUCCESS, *id = NULL, next = 0;
+  HK_ALLOC_TRY(err, id, size);
+  for (int r = 0; r < size; r++)
+    id[r] = -1;
+  for (int r = 0; r < size; r++)
+    if (id[leader[r]] < 0)
+      id[leader[r]] = next++;
+  for (int r = 0; r < size; r++)
+    node_of[r] = id[leader[r]];
+  *nnodes = next;
+cleanup:
+  free(id);
+  return err;
+}
+
 int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes)
 {
-  int err = HK_SUCCESS, rank = 0, size = 0, k = 0, leader = 0;
+  int err = HK_SUCCESS, rank = 0, size = 0, k = 0, leader = 0, *leaders = NULL;
   hk_nodes_t *n = NULL;
   if (!nodes)
     return HK_ERROR(HK_ERR_ARG, "nodes is NULL");
@@ -69,11 +87,13 @@ int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes)
   HK_MPI_TRY(err, PMPI_Comm_rank(comm, &rank));
   HK_MPI_TRY(err, PMPI_Comm_size(comm, &size));
   err = virtual_node_size(size, &k);
-  HK_TRY(err, hk_agree(comm, err));
-  HK_ALLOC_TRY(err, n, 1);
-  n->comm = MPI_COMM_NULL;
+  HK_ALLOC_LOCAL(err, n, 1);
+  if (n)
+    n->comm = MPI_COMM_NULL;
+  HK_ALLOC_LOCAL(err, n->node_of, size);
+  HK_ALLOC_LOCAL(err, leaders, size);
+  HK_AGREE(err, comm);
   n->nranks = size;
-  HK_ALLOC_TRY(err, n->node_of, size);
   if (k > 0) {
     HK_MPI_TRY(err, PMPI_Comm_split(comm, rank / k, rank, &n->comm));
     n->info.is_virtual = 1;
@@ -84,28 +104,14 @@ int hk_nodes_create(MPI_Comm comm, hk_nodes_t **nodes)
   HK_MPI_TRY(err, PMPI_Comm_size(n->comm, &n->info.local_size));
   /* The node's id: its lowest rank's position among all node leaders. */
   HK_MPI_TRY(err, PMPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, n->comm));
-  int *leaders = n->node_of; /* reuse as scratch: leader rank of every rank */
   HK_MPI_TRY(err, PMPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, comm));
-  {
-    /* renumber leader ranks 0..nnodes-1 in increasing order */
-    int *id = NULL;
-    HK_ALLOC_TRY(err, id, size);
-    for (int r = 0; r < size; r++)
-      id[r] = -1;
-    int next = 0;
-    for (int r = 0; r < size; r++)
-      if (id[leaders[r]] < 0)
-        id[leaders[r]] = next++;
-    for (int r = 0; r < size; r++)
-      n->node_of[r] = id[leaders[r]];
-    free(id);
-    n->info.nnodes = next;
-  }
+  HK_LOCAL(err, number_nodes(leaders, size, n->node_of, &n->info.nnodes));
+  HK_AGREE(err, comm);
   n->info.node = n->node_of[rank];
   HK_MPI_TRY(err, PMPI_Allreduce(&n->info.local_size, &n->info.max_local_size, 1, MPI_INT, MPI_MAX,
                                 comm));
   *nodes = n;
-  return HK_SUCCESS;
+  n = NULL;
 cleanup:
   if (n) {
     if (n->comm != MPI_COMM_NULL)
@@ -113,6 +119,7 @@ cleanup:
     free(n->node_of);
     free(n);
   }
+  free(leaders);
   return err;
 }
 
