@@ -2,7 +2,7 @@
 
 The record's disjoint phases (phase_pack, phase_post, phase_wait, phase_unpack,
 phase_compute) must add up to the measured time per iteration within 5 %, and the report's
-stacked bars (hybridkit.report.document.breakdown_data) never exceed the measured time (same 5 %).
+stacked bars (hybridkit.report.apps.breakdown_data) never exceed the measured time (same 5 %).
 No speed is asserted. Other programs on the machine preempt threads at random (a thread
 preempted between two timed phases leaves the others waiting in an untimed barrier): a run
 whose phases miss is repeated, and only attempts on a quiet machine (others used at most
@@ -24,7 +24,7 @@ from conftest import PYTHON, python_env
 from hybridkit import appdesc
 from hybridkit.launch.cpuset import local_cores
 from hybridkit.study.quality import LoadProbe
-from hybridkit.report.document import breakdown_data
+from hybridkit.report.apps import breakdown_data
 from hybridkit.study.rundata import assign_apps, entries, find_runs
 
 BIN_DIR = os.environ.get("HK_BIN_DIR", "")

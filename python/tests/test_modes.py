@@ -8,7 +8,7 @@ import pytest
 from conftest import make_executable
 from hybridkit import appdesc, modes
 from hybridkit.errors import HKError, UsageError
-from hybridkit.study.sweep import Cluster, expand
+from hybridkit.study.plan import Cluster, expand
 
 APP = """name = "toy"
 binary = "hk-toy"

@@ -44,7 +44,7 @@ def test_no_pipeline_no_figure():
 
 
 def test_quick_plan_passes_scheme_and_looseness():
-    from hybridkit.study.sweep import Cluster, expand
+    from hybridkit.study.plan import Cluster, expand
 
     app = appdesc.get("jacobi-temporal")
     runs = expand(app, "quick", Cluster(cores=2))

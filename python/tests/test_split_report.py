@@ -98,7 +98,7 @@ def test_section_in_the_report():
 
 
 def test_study_entry_argv_and_quick_plan():
-    from hybridkit.study.sweep import Cluster, expand
+    from hybridkit.study.plan import Cluster, expand
     app = appdesc.get("mz-split")
     plan = [(r.ranks, r.threads, r.param_dict["split"])
             for r in expand(app, "quick", Cluster(cores=2))]

@@ -7,7 +7,7 @@ import pytest
 from hybridkit import appdesc
 from hybridkit.appdesc import parse
 from hybridkit.errors import HKError, UsageError
-from hybridkit.study.sweep import Cluster, check_fits, core_counts, expand, factorisations
+from hybridkit.study.plan import Cluster, check_fits, core_counts, expand, factorisations
 
 HERE = Cluster(cores=2)
 
@@ -42,7 +42,7 @@ def test_every_description_loads():
 
 
 def test_jacobi_quick_plan_on_two_cores(monkeypatch):
-    monkeypatch.setattr("hybridkit.study.sweep.last_level_cache", lambda: 8 * 1024 ** 2)
+    monkeypatch.setattr("hybridkit.study.plan.last_level_cache", lambda: 8 * 1024 ** 2)
     runs = expand(appdesc.get("jacobi"), "quick", HERE)
     labels = [r.label() for r in runs]
     # 4 x 8 MiB in two double fields: 2^21 cells, a 128^3 grid
@@ -56,7 +56,7 @@ def test_jacobi_quick_plan_on_two_cores(monkeypatch):
 
 
 def test_llc_sized_grid(tmp_path):
-    from hybridkit.study.sweep import last_level_cache, resolve_value
+    from hybridkit.study.plan import last_level_cache, resolve_value
 
     # 4 x 260 MiB / 16 B = 68157440 cells: 408.3^3, rounded up to a multiple of 8
     assert resolve_value("llc*4", 260 * 1024 ** 2) == 416
@@ -191,7 +191,8 @@ def test_vcluster_runs_record_no_binding_and_studies_get_their_own_directory():
 
     from hybridkit.commands.study import default_out
     from hybridkit.launch.launchers import launcher_for
-    from hybridkit.study.sweep import Cluster, Executor, PlannedRun
+    from hybridkit.study.sweep import Executor
+    from hybridkit.study.plan import Cluster, PlannedRun
 
     run = PlannedRun("jacobi", 2, 1, (("mode", "pure"),))
     vc = Executor(launcher_for("mpirun", "openmpi"), "openmpi", Cluster(2, 2), "compact",
@@ -213,7 +214,7 @@ def test_vcluster_runs_record_no_binding_and_studies_get_their_own_directory():
 def test_emulated_nodes_share_the_cores_runs_beyond_them_are_functional():
     """--vcluster 2 on 2 cores: 4x1 jacobi runs 4 ranks on 2 real cores, a functional run
     (kept, labelled), never a performance result; within the cores it stays a result."""
-    from hybridkit.study.sweep import Cluster
+    from hybridkit.study.plan import Cluster
 
     vc = Cluster(2, 2, emulated=True)
     runs = expand(appdesc.get("jacobi"), "full", vc, cores=[1], overrides={"mode": ["pure"],

@@ -169,9 +169,9 @@ def test_busy_run_gets_a_banner_a_flag_and_is_left_out(tmp_path, fixtures):
 
 
 def test_repeats_are_plotted_as_medians_and_single_rank_halo_is_marked(quick):
-    from hybridkit.report.document import _medians
+    from hybridkit.report.parts import median_lines
 
-    assert _medians({"a": [(8, 3.0), (8, 1.0), (8, 2.0), (16, 5.0)]}) == \
+    assert median_lines({"a": [(8, 3.0), (8, 1.0), (8, 2.0), (16, 5.0)]}) == \
         {"a": [(8, 2.0), (16, 5.0)]}
     sections, _ = quick
     halo = next(s for s in sections if s.title == "Halo exchange per mode")
@@ -187,7 +187,7 @@ def test_halo_faces_vs_full_table(tmp_path):
     import shutil
 
     from conftest import FIXTURES
-    from hybridkit.report.document import halo_section
+    from hybridkit.report.bench import halo_section
 
     src = next((FIXTURES / "study" / "quick" / "runs" / "halo").glob("2x1-*"))
     for stencil, msgs, scale in (("faces", 4, 1.0), ("full", 36, 1.5)):

@@ -72,18 +72,18 @@ from __future__ import annotations
 
 import os
 import re
+import string
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from hybridkit import modes
 from hybridkit.errors import HKError, UsageError
 from hybridkit.kinds import kind_info
+from hybridkit.tomlread import tomllib
+from hybridkit.records import schema_problem
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 APPS_DIR = Path(__file__).with_name("apps")
 SETS = ("quick", "full")
@@ -249,7 +249,6 @@ class AppDesc:
 
     def mode_table(self):
         """The hybrid modes of the binary (`BINARY [subcommand] --list-modes`)."""
-        from hybridkit import modes
         return modes.table(self.binary, *(self.modes.subcommand if self.modes else ()))
 
     def values(self, name: str, value: Any) -> Tuple[Any, ...]:
@@ -525,8 +524,6 @@ APP_SCHEMA = {
 
 def _check_templates(desc: Mapping[str, Any], source: str) -> None:
     """Every {placeholder} of args and env is well formed ('{size' is not)."""
-    import string
-
     for key in ("args", "env", "single_node_env"):
         values = desc.get(key) or ()
         for i, text in enumerate(values.values() if isinstance(values, dict) else values):
@@ -538,7 +535,6 @@ def _check_templates(desc: Mapping[str, Any], source: str) -> None:
 
 def load_file(path: Path) -> AppDesc:
     """One description, checked against APP_SCHEMA: HKError names the file and the field."""
-    from hybridkit.study.rundata import schema_problem
 
     try:
         if not path.is_file():

@@ -20,11 +20,16 @@ class UsageError(HKError):
 _warned: set = set()
 
 
+def warn(text: str) -> None:
+    """A `hybridkit: warning: TEXT` line on stderr."""
+    print(f"hybridkit: warning: {text}", file=sys.stderr)
+
+
 def warn_once(text: str) -> None:
     """One `hybridkit: warning: TEXT` line on stderr per process and text."""
     if text not in _warned:
         _warned.add(text)
-        print(f"hybridkit: warning: {text}", file=sys.stderr)
+        warn(text)
 
 
 def env_dir(name: str):

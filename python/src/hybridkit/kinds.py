@@ -121,6 +121,17 @@ def phase_error(record: Mapping[str, Any], info: KindInfo) -> Optional[str]:
     return None
 
 
+def violation(validator: Any, data: Any) -> Optional[Tuple[str, str]]:
+    """(where, message) of the most relevant error of `data` against a jsonschema `validator`
+    (where: the dotted path of the field, '' for the whole); None when `data` is valid."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(data))
+    if error is None:
+        return None
+    return ".".join(str(p) for p in error.absolute_path), error.message
+
+
 def kind_error(record: Any) -> Optional[str]:
     """What is wrong with a record against the declaration of its kind (schema, phases);
     None when it is right or its kind is not declared."""
@@ -129,10 +140,8 @@ def kind_error(record: Any) -> Optional[str]:
     info = kind_info(record["kind"])
     if info is None:
         return None
-    from jsonschema.exceptions import best_match
-
-    error = best_match(_validator(info.kind).iter_errors(record))
-    if error is not None:
-        where = ".".join(str(p) for p in error.absolute_path)
-        return f"{where}: {error.message} (kind {info.kind})" if where else error.message
+    found = violation(_validator(info.kind), record)
+    if found is not None:
+        where, message = found
+        return f"{where}: {message} (kind {info.kind})" if where else message
     return phase_error(record, info)

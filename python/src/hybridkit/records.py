@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
 from hybridkit.errors import HKError
-from hybridkit.kinds import kind_error
+from hybridkit.kinds import kind_error, violation
 from hybridkit.paths import schema_path
 
 Record = Dict[str, Any]
@@ -102,13 +102,23 @@ def record_error(record: Any, schema: Optional[PathLike] = None,
     """The most relevant schema violation of one record, or None when it is valid: against
     hybridkit/schemas/record.schema.json and, with `declared`, against the declaration of
     its kind as the C side declares it now (kinds.py; records of older versions may lack fields)."""
-    from jsonschema.exceptions import best_match
-
-    error = best_match(validator(schema).iter_errors(record))
-    if error is None:
+    found = violation(validator(schema), record)
+    if found is None:
         return kind_error(record) if declared else None
-    where = ".".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
+    where, message = found
+    return f"{where}: {message}" if where else message
+
+
+def schema_problem(data: Any, schema: Dict[str, Any]) -> Optional[str]:
+    """'field F: message' of the most relevant violation of `schema` (draft 7) by `data`
+    (a run.json, an app description), or None."""
+    import jsonschema
+
+    found = violation(jsonschema.Draft7Validator(schema), data)
+    if found is None:
+        return None
+    where, message = found
+    return f"field {where}: {message}" if where else message
 
 
 def read_text(path: Path) -> str:

@@ -21,14 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hybridkit.appdesc import AppDesc
-from hybridkit.launch.binding import bindings, pus_per_core, verdict
-from hybridkit.errors import HKError
 from hybridkit.advice.model import Prediction, predicted_speedup
+from hybridkit.advice.profile import problems, split, violations
+from hybridkit.appdesc import AppDesc
+from hybridkit.errors import HKError
+from hybridkit.launch.binding import bindings, pus_per_core, verdict
 from hybridkit.modes import level_order
 from hybridkit.study.quality import (BUSY_SHARE, FUNCTIONAL, Spread, is_busy, is_functional, num,
-                               spread)
-from hybridkit.study.rundata import Entry, Run, entries
+                                     spread)
+from hybridkit.study.rundata import Entry, Run, entries, split_simulated
 
 PROBLEMS = ("topology", "intra-node communication", "inter-node bandwidth",
             "sleeping threads", "OpenMP overhead")
@@ -276,7 +277,6 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
     """The advice on the real runs; simulated records (hybridkit simulate) are never mixed
     in: they are left out with a note, and only when no real run can be advised on is the
     advice about one simulated platform (the first by name), saying so."""
-    from hybridkit.study.rundata import split_simulated
 
     real, sims = split_simulated(runs)
     n_sim = {p: len(entries(v)) for p, v in sims.items()}
@@ -413,7 +413,6 @@ def program_facts(chosen: Config, every: Sequence[Entry]
     """A user's program run under the profiler: the mismatch problems of the recommended
     layout's representative run (hybridkit.advice.profile), and the thread-level
     violations of any run (correctness first). Without profiles: nothing measurable."""
-    from hybridkit.advice.profile import problems, split, violations
 
     errors: List[str] = []
     seen: set = set()  # each violation once, with the first run that shows it

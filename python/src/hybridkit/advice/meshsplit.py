@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from hybridkit.report import plot
+
 Zone = Tuple[int, int, int]
 
 # NPB-MZ classes (NPB3.3-MZ sys/setparams.c; LU-MZ: NPB3.4-MZ): gx, gy, gz, x_zones, y_zones;
@@ -162,7 +164,6 @@ def figure(zones: Sequence[Zone], cores: int, threads: Sequence[int],
     """SVGs: points incl. ghosts vs processes (groups) per threads per process, for core
     counts doubling up to `cores` (Table 3 as a plot); with hk-mz --history CSVs, also a
     figure of their residual histories (Fig. 1), one line per file."""
-    from hybridkit.report import plot
     series: dict = {}
     c = 1
     while c <= cores:

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from hybridkit.advice import meshsplit
+from hybridkit.advice.advise import advise
 from hybridkit.cliargs import MAX_CORES, MAX_THREADS, count, count_list
 from hybridkit.errors import UsageError
 from hybridkit.study.rundata import load_results as load
@@ -51,7 +53,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from hybridkit.advice.advise import advise
 
     if ns.mesh_split:
         if ns.rundirs:
@@ -73,7 +74,6 @@ def run(ns: argparse.Namespace) -> int:
 
 
 def _mesh_split(ns: argparse.Namespace) -> int:
-    from hybridkit.advice import meshsplit
     try:
         if ":" in ns.mesh_split:
             zones = meshsplit.npb_zones(*ns.mesh_split.split(":", 1))

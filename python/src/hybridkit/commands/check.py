@@ -24,8 +24,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from hybridkit.cliargs import MAX_RANKS, MAX_THREADS, add_launch_arguments, \
     add_one_run_arguments, count
-from hybridkit.commands.profile import find_library, start_tool_run, tool_launch
-from hybridkit.commands.run import check_cores, timed_out
+from hybridkit.study.onerun import (check_cores, find_library, plural, start_tool_run, timed_out,
+                                    tool_launch)
 from hybridkit.errors import HKError, UsageError
 from hybridkit.study.execute import vcluster_launcher
 from hybridkit.launch.launchers import default_mpi, launcher_for
@@ -176,8 +176,6 @@ def read_records(path: Path) -> List[dict]:
 
 # ---------------------------------------------------------------- the verdict
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def site_text(site: dict) -> str:
@@ -197,10 +195,10 @@ def violation_line(function: str, rule: str, level: str, counts: Dict[str, int],
     t = first["thread"]
     ranks = sorted(counts, key=int)
     if not all(counts.values()):
-        how = f"seen on {_plural(len(ranks), 'rank')} ({', '.join(ranks)})"
+        how = f"seen on {plural(len(ranks), 'rank')} ({', '.join(ranks)})"
     else:
         total = sum(counts.values())
-        how = (f"{_plural(total, 'call')} on {_plural(len(ranks), 'rank')} ("
+        how = (f"{plural(total, 'call')} on {plural(len(ranks), 'rank')} ("
                + ", ".join(f"rank {r}: {counts[r]}" for r in ranks) + ")")
     return (f"  {function} violates {level}: {rule}; {how}; first on rank {first['rank']} by "
             f"OpenMP thread {t['omp_thread']} of {t['omp_threads']}, parallel level "
@@ -234,17 +232,17 @@ def verdict(records: List[dict], np: int, threads: int) -> Tuple[List[str], int]
     seen = _seen(records)
     lines = []
     if summary:
-        shape = (f"{_plural(summary['ranks'], 'rank')} x {_plural(threads, 'thread')}; the "
+        shape = (f"{plural(summary['ranks'], 'rank')} x {plural(threads, 'thread')}; the "
                  f"program asked {summary['asked']}, MPI provided {summary['provided']}")
         if not seen:
             return [f"hybridkit check: no violation of {summary['level']} in "
                     f"{summary['calls']} calls ({shape})"], 0
-        lines.append(f"hybridkit check: {_plural(summary['violations'], 'violation')} of "
+        lines.append(f"hybridkit check: {plural(summary['violations'], 'violation')} of "
                      f"{summary['level']} in {summary['calls']} calls ({shape}):")
     elif seen:
         first = seen[0][0]
         lines.append(f"hybridkit check: violations of {first['level']} "
-                     f"({_plural(np, 'rank')} x {_plural(threads, 'thread')}; the program asked "
+                     f"({plural(np, 'rank')} x {plural(threads, 'thread')}; the program asked "
                      f"{first['asked']}), as far as the run got:")
     for first, counts in seen:
         lines.append(violation_line(first["function"], first["rule"], first["level"], counts,

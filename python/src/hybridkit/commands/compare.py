@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hybridkit.study.rundata import load_results as load
 from hybridkit.errors import HKError
+from hybridkit.study.compare import compare, lacking, missing
+from hybridkit.study.rundata import load_results as load
 
 HELP = "compare two run sets metric by metric; exit 1 on a regression beyond the tolerance"
 DESCRIPTION = """\
@@ -37,9 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> int:
-    from hybridkit.study.compare import compare
-
-    from hybridkit.study.compare import lacking, missing
 
     runs_a, apps = load([ns.a])
     runs_b, _ = load([ns.b])

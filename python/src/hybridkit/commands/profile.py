@@ -17,22 +17,22 @@ import time
 from pathlib import Path
 from typing import List, Optional, Sequence
 
-from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
-                               add_one_run_arguments, count)
-from hybridkit import __version__
-from hybridkit.commands.run import check_cores, check_layout, timed_out, warn
-from hybridkit.launch.cpuset import local_cores
-from hybridkit.errors import HKError, UsageError, env_dir
-from hybridkit.study.execute import launcher_label, vcluster_launcher
-from hybridkit.launch.launchers import LaunchSpec, default_mpi, launcher_for
-from hybridkit.paths import binary_search_dirs, find_binary
-from hybridkit.appdesc import USER_APPS_DIR, regex_problem
-from hybridkit.study.quality import LoadProbe, load_text
 from hybridkit.advice.profile import (ProgramMetric, advice_lines, allreduce_threshold,
-                                      app_description,
-                                      app_name, split)
-from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
-                              run_streaming, utc_now, write_json, write_launch)
+                                      app_description, app_name, split)
+from hybridkit.appdesc import USER_APPS_DIR, regex_problem
+from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments, add_one_run_arguments,
+                               count)
+from hybridkit.errors import HKError, UsageError
+from hybridkit.launch.cpuset import local_cores
+from hybridkit.launch.launchers import default_mpi, launcher_for
+from hybridkit.paths import find_binary
+from hybridkit.records import load_records
+from hybridkit.study.execute import vcluster_launcher
+from hybridkit.study.onerun import (check_cores, check_layout, find_library, start_tool_run,
+                                    timed_out, tool_launch)
+from hybridkit.study.quality import LoadProbe, load_text
+from hybridkit.study.rundir import (TimedOut, create_run_dir, iso, run_dir_name, run_streaming,
+                                    utc_now, write_json)
 
 HELP = "run a program under libhybridkit-profile.so: its MPI time, sleeping threads, advice"
 DESCRIPTION = """\
@@ -86,22 +86,6 @@ def metric_regex(text: str) -> str:
     return text
 
 
-def find_library(mpi: str, name: str = LIBRARY) -> Path:
-    """libhybridkit-profile.so (or another of the build's libraries, `name`): $HK_LIB_DIR,
-    else next to the binaries (../lib of the build's or the installation's bin)."""
-    lib_dir = env_dir("HK_LIB_DIR")
-    dirs: List[Path] = [lib_dir] if lib_dir is not None else []
-    for d in binary_search_dirs(mpi):
-        dirs += [d.parent / "lib", d]
-    try:
-        dirs.append(find_binary("hk-jacobi", mpi).parent.parent / "lib")
-    except HKError:
-        pass
-    for d in dirs:
-        if (d / name).is_file():
-            return (d / name).resolve()
-    raise HKError(f"{name} not found in {', '.join(map(str, dirs)) or 'HK_LIB_DIR'}; "
-                  f"build the C side first or set HK_LIB_DIR")
 
 
 def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path],
@@ -113,7 +97,6 @@ def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path
     <results>/apps/NAME.toml (and the run directory's apps/), which `hybridkit sweep NAME`
     finds from the directory holding <results> (else through HK_APPS_PATH). `cores`: the
     machine's cores per node, for the sweep line."""
-    from hybridkit.records import load_records
 
     records = load_records(records_path)
     if np is not None:
@@ -136,40 +119,8 @@ def advise(records_path: Path, argv: Optional[List[str]], library: Optional[Path
     return lines
 
 
-def tool_launch(ns: argparse.Namespace, launcher, binary: Path, mpi: str,
-                oversubscribed: bool, env: dict):
-    """The launch of the program after '--' under a preloaded tool (profile, check): its
-    own arguments, the layout and binding of the command line, the tool's env; the
-    launcher's warnings printed."""
-    spec = LaunchSpec(binary=str(binary), args=list(ns.extra[1:]), np=ns.np,
-                      threads=ns.threads, bind=ns.bind, mpi=mpi, hosts=ns.hosts or (),
-                      hostfile=ns.hostfile, oversubscribe=oversubscribed,
-                      cores_per_host=None if (ns.hosts or ns.hostfile) else local_cores(),
-                      env=env)
-    launch = launcher.build(spec)
-    for message in launch.warnings:
-        warn(message)
-    return launch
 
 
-def start_tool_run(ns: argparse.Namespace, launch, run_dir: Path, binary: Path, mpi: str,
-                   **extra) -> dict:
-    """The run directory of a program under a tool (profile, check): its launch files and
-    run.json, status 'running' (room reserved), `extra` fields added; the two header lines
-    printed. Returns run.json's fields, for the caller to complete."""
-    write_launch(run_dir, launch)
-    info = {
-        "hybridkit_version": __version__, "argv": launch.argv, "binary": str(binary),
-        "np": ns.np, "threads": ns.threads, "mode": None, "bind": ns.bind,
-        "mpi": mpi, "launcher": launcher_label(ns), "vcluster": ns.vcluster,
-        "hosts": ns.hosts, "hostfile": ns.hostfile, "oversubscribe": ns.oversubscribe,
-        "timeout_s": ns.timeout, "exit_code": None, "start": iso(utc_now()), "end": None,
-        "duration_s": None, "status": "running", "message": None, **extra,
-    }
-    write_json(run_dir / "run.json", info, reserve=RESERVE)
-    print(f"# run directory: {run_dir}", flush=True)
-    print(f"# command: {launch.shell_line()}", flush=True)
-    return info
 
 
 UNSEEN = "MPI ran but MPI_Init never reached hybridkit-profile"
@@ -212,7 +163,7 @@ def run(ns: argparse.Namespace) -> int:
     oversubscribed = check_cores(ns.np, ns.threads, ns.oversubscribe,
                                  remote=bool(ns.hosts or ns.hostfile))
     binary = find_binary(ns.extra[0], mpi)
-    library = find_library(mpi)
+    library = find_library(mpi, LIBRARY)
     name = run_dir_name(f"profile-{binary.name}", ns.np, ns.threads, None)
     results = ns.results.resolve()
     run_dir = results / "runs" / name if ns.dry_run else create_run_dir(results, name)

@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 import sys
 
+from hybridkit.appdesc import search_dirs
 from hybridkit.errors import HKError
 from hybridkit.report.document import write_report
 from hybridkit.study.rundata import check_usable, known_kind, load_results as load, unknown_kinds
@@ -45,7 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def apps_dirs() -> str:
-    from hybridkit.appdesc import search_dirs
 
     return ", ".join(map(str, search_dirs()))
 

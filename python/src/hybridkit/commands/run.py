@@ -16,15 +16,18 @@ from pathlib import Path
 from typing import List, Optional
 
 from hybridkit import __version__
-from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments,
-                               add_one_run_arguments, count, mode_name)
+from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments, add_one_run_arguments,
+                               count, mode_name)
+from hybridkit.errors import HKError, UsageError, warn
+from hybridkit.launch.binding import render
 from hybridkit.launch.cpuset import local_cores
-from hybridkit.errors import HKError, UsageError
-from hybridkit.study.execute import launcher_label, vcluster_launcher
 from hybridkit.launch.launchers import Launch, LaunchSpec, default_mpi, launcher_for
 from hybridkit.paths import find_binary
+from hybridkit.records import load_records
+from hybridkit.study.execute import launcher_label, vcluster_launcher
+from hybridkit.study.onerun import check_cores, check_layout, timed_out
 from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, iso, run_dir_name,
-                              run_streaming, utc_now, write_json, write_launch)
+                                    run_streaming, utc_now, write_json, write_launch)
 
 HELP = "launch a hybridkit binary with MPI ranks x OpenMP threads and check its records"
 DESCRIPTION = """\
@@ -60,55 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="arguments passed to BINARY")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def check_cores(np: int, threads: int, oversubscribe: bool, remote: bool, nodes: int = 1) -> bool:
-    """Whether the run is oversubscribed; raise UsageError if it is and was not allowed.
-    `nodes` emulated nodes (each with this machine's cores): the ranks of the fullest one
-    count."""
-    if remote:
-        return oversubscribe
-    per_node = -(-np // nodes)
-    need, have = per_node * threads, local_cores()
-    if need <= have:
-        return False
-    if not oversubscribe:
-        where = "this machine has" if nodes == 1 else f"an emulated node ({per_node} ranks) has"
-        raise UsageError(f"{_plural(np, 'rank')} x {_plural(threads, 'thread')} need "
-                         f"{_plural(need, 'core')}, {where} {have} "
-                         f"(pass --oversubscribe to run anyway)")
-    return True
 
 
-def check_layout(records: list, np: int, mpi: str) -> None:
-    """The records must come from one job of `np` ranks: a binary built against another MPI
-    than the launcher's runs as np separate one-rank jobs, each writing its own records."""
-    for number, record in enumerate(records, 1):
-        prov = record["provenance"]
-        if prov["ranks"] != np:
-            raise HKError(
-                f"record {number} was written by a job of {prov['ranks']} rank(s), "
-                f"{np} were launched: the binary uses {prov['mpi_impl']} "
-                f"({prov['mpi_library'][:40]}...), the launcher {mpi}; "
-                f"use --mpi {prov['mpi_impl']} or a build for {mpi}")
-
-
-def warn(message: str) -> None:
-    print(f"hybridkit: warning: {message}", file=sys.stderr)
-
-
-def timed_out(info: dict, run_dir: Path, exc: TimedOut, t0: float, name: str) -> HKError:
-    """Record a run stopped after its --timeout in run.json (status 'timeout', as a sweep's
-    runs) and return the error to raise."""
-    message = f"no end after {exc.timeout:g} s (timeout), stopped"
-    info.update(exit_code=exc.code, end=iso(utc_now()),
-                duration_s=round(time.monotonic() - t0, 3), status="timeout",
-                message=message, timeout_s=exc.timeout)
-    write_json(run_dir / "run.json", info)
-    return HKError(f"{name} timed out after {exc.timeout:g} s (--timeout {exc.timeout:g}) and "
-                   f"was stopped (see {run_dir})")
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -149,8 +107,6 @@ def run(ns: argparse.Namespace) -> int:
 
 def execute(ns: argparse.Namespace, launch: Launch, run_dir: Path, records_path: Path,
             mpi: str) -> int:
-    from hybridkit.launch.binding import render
-    from hybridkit.records import load_records
 
     write_launch(run_dir, launch)
     info = {

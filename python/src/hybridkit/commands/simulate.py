@@ -30,13 +30,14 @@ from typing import Dict, List, Optional, Tuple
 
 from hybridkit import __version__
 from hybridkit.cliargs import DEFAULT_RUN_TIMEOUT, MAX_CORES, MAX_NODES, count, positive_float
-from hybridkit.simulate.elfneeded import NotELF, needed
 from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
-from hybridkit.commands.run import timed_out
-from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
-                              run_dir_name, run_streaming, utc_now, write_json)
+from hybridkit.records import load_records
+from hybridkit.simulate.elfneeded import NotELF, needed
 from hybridkit.simulate.platform import Platform, add_platform_arguments, platform_from_args
+from hybridkit.study.onerun import timed_out
+from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
+                                    run_dir_name, run_streaming, utc_now, write_json)
 
 HELP = "run hk-bench, hk-jacobi or an smpicc-built program on a simulated cluster (SimGrid SMPI)"
 DESCRIPTION = """\
@@ -401,7 +402,6 @@ def launch(argv: List[str], env: Dict[str, str], run_dir: Path, info: Dict, name
 
 def finish(info: Dict, run_dir: Path, name: str, code: int, lost: List[str]) -> int:
     """A simulation that ended by itself: its status, records (hk binaries) and time."""
-    from hybridkit.records import load_records
 
     failed = []
     if code > 128 and code - 128 in signal.valid_signals():

@@ -17,9 +17,12 @@ from hybridkit import appdesc
 from hybridkit.cliargs import (MAX_CORES, MAX_REPEAT, add_target_arguments, count, csv_list,
                                param_override)
 from hybridkit.errors import UsageError
-from hybridkit.study.execute import (binaries_for, execute_plan, launcher_label,
-                               print_plan, report_failures, target)
-from hybridkit.study.sweep import Executor, check_fits, expand
+from hybridkit.launch.launchers import SbatchWrap
+from hybridkit.report.summary import summary
+from hybridkit.study.execute import (binaries_for, execute_plan, launcher_label, print_plan,
+                                     report_failures, target)
+from hybridkit.study.plan import check_fits, expand, run_dir_of
+from hybridkit.study.sweep import Executor
 
 HELP = "run an app over every ranks x threads factorisation of C cores x modes x sizes"
 DESCRIPTION = """\
@@ -112,7 +115,6 @@ def run(ns: argparse.Namespace) -> int:
     if ns.submit:
         if ns.launcher != "srun":
             raise UsageError("--submit submits batch jobs to Slurm: give --launcher srun")
-        from hybridkit.launch.launchers import SbatchWrap
         launcher = SbatchWrap(launcher, ns.vcluster or cluster.nodes)
     out = (ns.out or Path("results") / f"sweep-{app.name}").resolve()
     set_name = "quick" if ns.quick else "full"
@@ -130,7 +132,6 @@ def run(ns: argparse.Namespace) -> int:
     if ns.dry_run:
         print_plan(items, out, executor)
         if ns.submit:  # the batch job of every run
-            from hybridkit.study.sweep import run_dir_of
             for a, r in items:
                 records = run_dir_of(out, r) / "records.jsonl"
                 print(executor.launcher.build(executor.spec(a, r, records)).shell_line())
@@ -141,8 +142,6 @@ def run(ns: argparse.Namespace) -> int:
     failed = [o for o in outcomes if o.status not in ("ok", "skipped")]
     print(f"# {len(outcomes) - len(failed)} of {len(outcomes)} runs ok; results in {out}")
     if not ns.no_summary and len(failed) < len(outcomes):
-        from hybridkit.commands.study import summary
-
         summary(out, "sweep")
     report_failures(failed)
     return 0

@@ -30,6 +30,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hybridkit.cliargs import MAX_ITERS, MAX_RANKS, MAX_THREADS, count
 from hybridkit.errors import HKError, UsageError
+from hybridkit.launch.cpuset import local_cores
+from hybridkit.launch.launchers import MPIS, LaunchSpec, default_mpi, launcher_for
+from hybridkit.paths import find_binary
+from hybridkit.records import load_records
 
 HELP = "tune the library for this machine"
 DESCRIPTION = "Measure and store tuning tables the hybridkit library loads at run time."
@@ -68,7 +72,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_allreduce_arguments(parser: argparse.ArgumentParser) -> None:
-    from hybridkit.launch.launchers import MPIS
 
     parser.add_argument("--np", type=count(MAX_RANKS), default=2, metavar="R",
                         help=f"MPI ranks, 1 to {MAX_RANKS} (default: %(default)s)")
@@ -161,7 +164,6 @@ def describe(table: dict) -> str:
 # ---------------------------------------------------------------- running
 
 def load(paths: Sequence[Path]) -> List[dict]:
-    from hybridkit.records import load_records
 
     records: List[dict] = []
     for path in paths:
@@ -171,9 +173,6 @@ def load(paths: Sequence[Path]) -> List[dict]:
 
 def measure(ns: argparse.Namespace, records_path: Path) -> None:
     """Run hk-bench allreduce once, writing its records to records_path."""
-    from hybridkit.launch.cpuset import local_cores
-    from hybridkit.launch.launchers import LaunchSpec, default_mpi, launcher_for
-    from hybridkit.paths import find_binary
 
     mpi = ns.mpi or default_mpi()
     cores = local_cores()

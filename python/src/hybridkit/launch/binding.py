@@ -14,6 +14,7 @@ otherwise the check is done at PU level.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, TextIO, Tuple
 
@@ -152,8 +153,6 @@ def expected_threads(records: Iterable[dict]) -> int:
 
 def render(records: List[dict], out: Optional[TextIO] = None) -> Verdict:
     """Print the binding table, the records' warnings and the verdict; return the verdict."""
-    import sys
-
     from rich import box
     from rich.console import Console
     from rich.table import Table

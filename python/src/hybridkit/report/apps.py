@@ -9,14 +9,16 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from hybridkit.advice.advise import configurations
 from hybridkit.appdesc import AppDesc
-from hybridkit.study.quality import FUNCTIONAL, spread
-from hybridkit.report.parts import (MIB, Figure, Section, Table, _cores, _flag, _fmt, _mean,
-                                    _median, _natural, bar_panels, lines, stacked_bars)
-from hybridkit.report.temporal import ceiling_table, looseness_figure
 from hybridkit.report.layout import layout_section
+from hybridkit.report.parts import (MIB, Figure, Section, Table, bar_panels, entry_cores,
+                                    entry_flag, fmt_cell, lines, mean_of, median_of, natural_key,
+                                    stacked_bars)
 from hybridkit.report.split import split_section
+from hybridkit.report.temporal import ceiling_table, looseness_figure
 from hybridkit.report.twolevel import twolevel_section
+from hybridkit.study.quality import FUNCTIONAL, spread
 from hybridkit.study.rundata import Entry, Run, entries
 
 
@@ -48,12 +50,12 @@ def scaling_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
     groups: Dict[Tuple[int, str, int], List[Entry]] = {}
     for e in es:
         if e.result(app.metric.value) is not None:
-            groups.setdefault((_cores(e), _series_name(e, app), e.run.threads), []).append(e)
+            groups.setdefault((entry_cores(e), _series_name(e, app), e.run.threads), []).append(e)
     best: Dict[Tuple[int, int], float] = {}
     pick = max if app.metric.higher_is_better else min
     flagged = 0
     for (cores, series, threads), members in sorted(groups.items()):
-        good = [m for m in members if not _flag(m)]
+        good = [m for m in members if not entry_flag(m)]
         use = good or members
         sp = spread([m.result(app.metric.value) for m in use])
         mark = 0.0 if good else 1.0  # every repeat flagged: drawn as a red cross
@@ -132,12 +134,12 @@ def breakdown_data(app: AppDesc, es: Sequence[Entry]) -> Optional[Breakdown]:
             per.setdefault(f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}", []).append(e)
     if not per:
         return None
-    labels = sorted(per, key=_natural)
+    labels = sorted(per, key=natural_key)
     names = app.metric.breakdown
-    parts = {n: [_median([_phases(e, app)[n] for e in per[k]]) for k in labels] for n in names}
-    measured = [_median([v for v in (e.result(app.metric.time) for e in per[k])
+    parts = {n: [median_of([_phases(e, app)[n] for e in per[k]]) for k in labels] for n in names}
+    measured = [median_of([v for v in (e.result(app.metric.time) for e in per[k])
                          if v is not None]) if app.metric.time else None for k in labels]
-    hidden = [_median([e.result("hidden_comm") or 0.0 for e in per[k]]) for k in labels]
+    hidden = [median_of([e.result("hidden_comm") or 0.0 for e in per[k]]) for k in labels]
     return Breakdown(labels, parts, measured, hidden)
 
 
@@ -155,9 +157,9 @@ def breakdown_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
     hidden = [h * scale for h in data.hidden] if any(data.hidden) else None
     unit = f"{prefix} per " + ("iteration" if "iter" in (app.metric.time or "") else "step")
     flagged = {f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}" for e in es
-               if _flag(e)}
+               if entry_flag(e)}
     clean = {f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}" for e in es
-             if not _flag(e)}
+             if not entry_flag(e)}
     labels = [f"{l} (busy)" if l in flagged and l not in clean else l for l in data.labels]
     svg = stacked_bars(labels, parts, f"time [{unit}], average rank", measured=measured,
                        aside=hidden, aside_label="communication hidden behind compute")
@@ -180,13 +182,13 @@ def memory_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
         rss = e.result(key, "max") if key else None
         if rss is not None:
             label = f"{e.run.ranks}x{e.run.threads} {_series_name(e, app)}"
-            per.setdefault(label, []).append((rss / MIB, rss * e.run.ranks / _cores(e) / MIB))
+            per.setdefault(label, []).append((rss / MIB, rss * e.run.ranks / entry_cores(e) / MIB))
     if not per:
         return None
     labels = sorted(per, key=lambda k: (int(k.split("x")[1].split()[0]), k))
 
-    svg = bar_panels(labels, {"per rank": [_mean([v[0] for v in per[k]]) for k in labels],
-                              "per core": [_mean([v[1] for v in per[k]]) for k in labels]},
+    svg = bar_panels(labels, {"per rank": [mean_of([v[0] for v in per[k]]) for k in labels],
+                              "per core": [mean_of([v[1] for v in per[k]]) for k in labels]},
                      ["max RSS per rank [MiB]", "RSS per core [MiB]"])
     return Figure(svg, f"{app.name}: memory (max resident set) per rank and per core vs "
                        f"configuration (Jin et al.'s memory figure): fewer, bigger processes "
@@ -196,24 +198,23 @@ def memory_figure(app: AppDesc, es: Sequence[Entry]) -> Optional[Figure]:
 def config_table(app: AppDesc, es: Sequence[Entry]) -> Table:
     """One row per configuration (problem, layout, series value, binding): the median and
     min-max of its repeats, how many, and the runs flagged (busy machine, oversubscribed)."""
-    from hybridkit.advice.advise import configurations
 
     rows = []
     for c in sorted(configurations(es, app), key=lambda c: (
             app.problem_size(c.rep.params), c.problem, c.threads, c.mode)):
-        good = [e for e in c.entries if not _flag(e)]
+        good = [e for e in c.entries if not entry_flag(e)]
         sp = spread([e.result(app.metric.value) for e in (good or c.entries)])
         times = [e.result(app.metric.time, "max") for e in (good or c.entries)
                  if app.metric.time and e.result(app.metric.time, "max") is not None]
         flags = []
-        busy = sum(_flag(e) == "busy" for e in c.entries)
-        func = sum(_flag(e) == "functional" for e in c.entries)
+        busy = sum(entry_flag(e) == "busy" for e in c.entries)
+        func = sum(entry_flag(e) == "functional" for e in c.entries)
         if busy:
             flags.append(f"{busy} busy" + ("" if good else ": UNRELIABLE"))
         if func:
             flags.append(f"{FUNCTIONAL}")
         row = [" ".join(f"{k}={v}" for k, v in c.problem) or "-", c.ranks, c.threads, c.mode,
-               sp.median, f"{_fmt(sp.lo)}-{_fmt(sp.hi)}", f"{len(good)}/{len(c.entries)}",
+               sp.median, f"{fmt_cell(sp.lo)}-{fmt_cell(sp.hi)}", f"{len(good)}/{len(c.entries)}",
                statistics.median(times) if times else None, "; ".join(flags)]
         if app.metric.verified:
             row.append(", ".join(sorted({str(e.result(app.metric.verified)) for e in c.entries})))
@@ -237,7 +238,7 @@ def app_sections(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> List[Section]
         groups: Dict[str, List[Entry]] = {}
         for e in es:
             groups.setdefault(problem_label(e, app), []).append(e)
-        for problem, group in sorted(groups.items(), key=lambda kv: _natural(kv[0])):
+        for problem, group in sorted(groups.items(), key=lambda kv: natural_key(kv[0])):
             for s in wanted:
                 fig = builders[s](app, group)
                 if fig and len(groups) > 1:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from hybridkit.report.parts import Figure, Section, Table, _medians, _natural, lines
+from hybridkit.advice import model
+from hybridkit.report.parts import Figure, Section, Table, lines, median_lines, natural_key
 from hybridkit.study.rundata import Entry, Run, entries
 
 
@@ -26,7 +27,7 @@ def pingpong_section(runs: Sequence[Run]) -> Optional[Section]:
     if not lat:
         return None
 
-    lat, bw = _medians(lat), _medians(bw)
+    lat, bw = median_lines(lat), median_lines(bw)
     sec = Section("Ping-pong: intra-node vs inter-node")
     sec.figures.append(Figure(lines({"latency": lat}, "message size [B]", "latency [us]",
                                     logx=True, logy=True),
@@ -98,7 +99,7 @@ def overlap_section(runs: Sequence[Run]) -> Optional[Section]:
     if not series:
         return None
 
-    series = _medians(series)
+    series = median_lines(series)
     sec = Section("Overlap of communication and computation")
     sec.figures.append(Figure(
         lines({"overlap": series}, "compute time / communication time", "overlap (1 = hidden)"),
@@ -117,7 +118,7 @@ def barrier_section(runs: Sequence[Run]) -> Optional[Section]:
     if not series:
         return None
 
-    series = _medians(series)
+    series = median_lines(series)
     sec = Section("Barrier costs")
     sec.figures.append(Figure(
         lines({"barrier": series}, "threads", "time per barrier [ns]", logy=True,
@@ -149,7 +150,7 @@ def halo_section(runs: Sequence[Run]) -> Optional[Section]:
             got[2].append(v)
     if not panels:
         return None
-    panels = {title: _medians(series) for title, series in panels.items()}
+    panels = {title: median_lines(series) for title, series in panels.items()}
 
     sec = Section("Halo exchange per mode")
     sec.figures.append(Figure(
@@ -216,7 +217,6 @@ def epsilon_section(runs: Sequence[Run]) -> Optional[Section]:
     """Rabenseifner's epsilon experiment (hk-spmv): eps = T_masteronly / T_task for the same
     matrix, format and layout, against f_comm of the masteronly run, with the model's bounds
     (hybridkit.advice.model; n threads per process, m = 1 communicating thread)."""
-    from hybridkit.advice import model
     times: Dict[Tuple[Any, ...], Dict[str, List[float]]] = {}
     fcomm: Dict[Tuple[Any, ...], List[float]] = {}
     where = set()
@@ -232,7 +232,7 @@ def epsilon_section(runs: Sequence[Run]) -> Optional[Section]:
             fcomm.setdefault(key, []).append(f)
     panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
     rows = []
-    for key, by_mode in sorted(times.items(), key=lambda kv: _natural(str(kv[0]))):
+    for key, by_mode in sorted(times.items(), key=lambda kv: natural_key(str(kv[0]))):
         n = key[3]
         if "masteronly" not in by_mode or "task" not in by_mode or key not in fcomm or n < 2:
             continue

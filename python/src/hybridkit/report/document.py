@@ -26,20 +26,19 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from hybridkit import __version__
+from hybridkit.advice.advise import advise
 from hybridkit.appdesc import AppDesc
-from hybridkit.launch.binding import bindings, expected_threads, pus_per_core, verdict
 from hybridkit.errors import HKError
+from hybridkit.launch.binding import bindings, expected_threads, pus_per_core, verdict
+from hybridkit.report.apps import app_sections
+from hybridkit.report.bench import (barrier_section, beff_section, epsilon_section, halo_section,
+                                    overlap_section, pingpong_section, ratio_section)
+from hybridkit.report.dsm import dsm_section as _dsm
+from hybridkit.report.parts import Figure, Section, Table, configurations_plot, fmt_cell
+from hybridkit.report.profile import profile_section as _prof
+from hybridkit.report.simulate import simulated_sections
 from hybridkit.study.quality import FUNCTIONAL, busy_share, is_busy, is_functional, load_text
-# the sections' building blocks and builders, importable from here as before
-from hybridkit.report.apps import (LAYOUT_PARAMS, PHASES, Breakdown,  # noqa: F401
-                                   app_sections, breakdown_data, breakdown_figure, config_table,
-                                   memory_figure, problem_label, scaling_figure)
-from hybridkit.report.bench import (barrier_section, beff_section, epsilon_section,  # noqa: F401
-                                    halo_section, overlap_section, pingpong_section,
-                                    ratio_section, stencil_table)
-from hybridkit.report.parts import (MIB, Figure, Section, Table, _fmt, _medians,  # noqa: F401
-                                    bar_panels, configurations_plot, lines, stacked_bars)
-from hybridkit.study.rundata import Entry, Run, entries
+from hybridkit.study.rundata import Entry, Run, entries, platform_of, split_simulated, study_meta
 
 
 # --- sections ---------------------------------------------------------------------------
@@ -119,7 +118,6 @@ def answer_section(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Section:
     """The report's first section: the recommendation, winner vs runner-up with margin and
     significance, best pure MPI vs best hybrid (the advice's lines, correctness first), and
     the figure behind it: every configuration of the advised problem, median and min-max."""
-    from hybridkit.advice.advise import advise
 
     sec = Section("Answer", anchor="answer")
     try:
@@ -187,8 +185,6 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
     """The sections of the real runs, then those of each simulated platform (issue 26):
     the real ones see only the real records (split_simulated), the simulated ones are
     built per platform and titled with its name, so no table, figure or average mixes them."""
-    from hybridkit.report.simulate import simulated_sections
-    from hybridkit.study.rundata import split_simulated
 
     every = runs
     runs, sims = split_simulated(runs)
@@ -203,8 +199,6 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
     if banner:
         appendix.insert(0, banner)
     sections += app_sections(runs, apps)
-    from hybridkit.report.dsm import dsm_section as _dsm  # issue 21: the DSM heat figures
-    from hybridkit.report.profile import profile_section as _prof  # issue 25: hybridkit profile
     for fn in (pingpong_section, beff_section, ratio_section, overlap_section,
                barrier_section, halo_section, epsilon_section, _dsm, _prof):
         sec = fn(runs)
@@ -254,7 +248,7 @@ def html_page(sections: Sequence[Section], title: str) -> str:
             out.append(f"<pre>{e(sec.pre)}</pre>")
         for t in sec.tables:
             out.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in t.headers) + "</tr>")
-            out += ["<tr>" + "".join(f"<td>{e(_fmt(c))}</td>" for c in row) + "</tr>"
+            out += ["<tr>" + "".join(f"<td>{e(fmt_cell(c))}</td>" for c in row) + "</tr>"
                     for row in t.rows]
             out.append("</table>")
         for f in sec.figures:
@@ -283,7 +277,7 @@ def markdown(sections: Sequence[Section], title: str) -> str:
         for t in sec.tables:
             out.append("| " + " | ".join(t.headers) + " |")
             out.append("|" + "---|" * len(t.headers))
-            out += ["| " + " | ".join(_fmt(c).replace("|", "/") for c in row) + " |"
+            out += ["| " + " | ".join(fmt_cell(c).replace("|", "/") for c in row) + " |"
                     for row in t.rows]
             out.append("")
         out += [f"*Figure: {f.caption}*\n" for f in sec.figures]
@@ -297,7 +291,6 @@ CSV_HEADERS = ["app", "run", "status", "kind", "ranks", "threads", "params", "re
 
 
 def csv_text(runs: Sequence[Run]) -> str:
-    from hybridkit.study.rundata import platform_of
 
     buf = io.StringIO()
     w = csv.writer(buf)
@@ -322,7 +315,6 @@ def write_report(runs: Sequence[Run], apps: Dict[str, AppDesc], paths: Sequence[
                  output: Path, fmt: str, title: str, with_csv: bool = False) -> Path:
     """The report of `runs` (found under `paths`) as `fmt` (html, md) in `output`, and
     its results as CSV beside it when `with_csv`."""
-    from hybridkit.study.rundata import study_meta
 
     sections = build(runs, apps, study_meta(paths))
     output.parent.mkdir(parents=True, exist_ok=True)

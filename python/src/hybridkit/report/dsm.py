@@ -22,10 +22,9 @@ tutorial's rule of thumb is that DSM communication "may be 10 times slower than 
 from __future__ import annotations
 
 import re
-import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from hybridkit.study.quality import is_busy, is_functional
+from hybridkit.report.parts import Figure, Section, Table, entries_flag, lines, median_of
 from hybridkit.study.rundata import Entry, Run, entries
 
 KIND = "dsm.heat"
@@ -39,16 +38,6 @@ def _grid(e: Entry) -> Optional[Tuple[int, int]]:
     if len(nums) < 2 or any(n != 1 for n in nums[2:]):
         return None
     return nums[0], nums[1]
-
-
-def _median(values: Sequence[float]) -> float:
-    return statistics.median(values)
-
-
-def _flag(es: Sequence[Entry]) -> str:
-    if any(is_functional(e.run.info) for e in es):
-        return "functional"
-    return "busy" if any(is_busy(e.run.info) for e in es) else ""
 
 
 def _dsm_runs(runs: Sequence[Run]) -> Dict[Tuple[Key, int, int, str], List[Entry]]:
@@ -76,16 +65,16 @@ def _mpi_runs(runs: Sequence[Run]) -> Dict[Tuple[Key, int, int], Dict[str, Any]]
         by.setdefault(key, {}).setdefault(str(e.params.get("mode")), []).append(e)
     out: Dict[Tuple[Key, int, int], Dict[str, Any]] = {}
     for key, modes in by.items():
-        best = min(modes.items(), key=lambda kv: (_median(
+        best = min(modes.items(), key=lambda kv: (median_of(
             [x.result("time_per_iter", "max") for x in kv[1]]), kv[0]))
         es = best[1]
         width = [max(1, int(x.params.get("halo_width") or 1)) for x in es]
         out[key] = {
             "mode": best[0], "entries": es,
-            "time": _median([x.result("time_per_iter", "max") for x in es]),
-            "bytes": _median([((x.result("bytes_intra") or 0) + (x.result("bytes_inter") or 0)) / w
+            "time": median_of([x.result("time_per_iter", "max") for x in es]),
+            "bytes": median_of([((x.result("bytes_intra") or 0) + (x.result("bytes_inter") or 0)) / w
                               for x, w in zip(es, width)]),
-            "comm": _median([x.result("comm", "avg") or 0.0 for x in es]),
+            "comm": median_of([x.result("comm", "avg") or 0.0 for x in es]),
         }
     return out
 
@@ -96,12 +85,12 @@ def dsm_rows(runs: Sequence[Run]) -> List[Dict[str, Any]]:
     (None without)."""
     dsm, mpi = _dsm_runs(runs), _mpi_runs(runs)
     t: Dict[Tuple[Key, int, int, str], float] = {
-        k: _median([e.result("time_per_step", "max") for e in es]) for k, es in dsm.items()}
+        k: median_of([e.result("time_per_step", "max") for e in es]) for k, es in dsm.items()}
     rows = []
     for key in sorted(dsm, key=lambda k: (k[0][2], k[3], k[0][0] * k[0][1], k[0], k[1], k[2])):
         problem, ranks, threads, schedule = key
         es = dsm[key]
-        proto = _median([(e.result("barrier", "avg") or 0.0) + (e.result("fault", "avg") or 0.0)
+        proto = median_of([(e.result("barrier", "avg") or 0.0) + (e.result("fault", "avg") or 0.0)
                          for e in es])
         fewest = min(k[1] for k in t if (k[0], k[2], k[3]) == (problem, threads, schedule))
         one = t.get((problem, fewest, threads, schedule))
@@ -109,8 +98,8 @@ def dsm_rows(runs: Sequence[Run]) -> List[Dict[str, Any]]:
         rows.append({
             "grid": f"{problem[0]}x{problem[1]}", "nx": problem[0], "boundary": problem[2],
             "ranks": ranks, "threads": threads, "schedule": schedule, "time": t[key],
-            "bytes": _median([e.result("bytes_per_step") or 0.0 for e in es]),
-            "faults": _median([e.result("faults") or 0.0 for e in es]),
+            "bytes": median_of([e.result("bytes_per_step") or 0.0 for e in es]),
+            "faults": median_of([e.result("faults") or 0.0 for e in es]),
             "protocol": proto, "fewest": fewest,
             "speedup": one / t[key] if one and t[key] > 0 else None,
             "mpi": ref,
@@ -118,7 +107,7 @@ def dsm_rows(runs: Sequence[Run]) -> List[Dict[str, Any]]:
             # one rank communicates with nobody (the halo engine only copies its periodic
             # frame; the DSM only pays for detecting writes): no communication ratio
             "comm_ratio": proto / ref["comm"] if ref and ref["comm"] > 0 and ranks > 1 else None,
-            "flag": _flag(list(es) + (ref["entries"] if ref else [])), "repeats": len(es),
+            "flag": entries_flag(list(es) + (ref["entries"] if ref else [])), "repeats": len(es),
         })
     return rows
 
@@ -129,7 +118,6 @@ def _num(v: Optional[float], fmt: str) -> str:
 
 def dsm_section(runs: Sequence[Run]) -> Optional[Any]:
     """The section (None without dsm.heat records)."""
-    from hybridkit.report.document import Figure, Section, Table, lines
 
     rows = dsm_rows(runs)
     if not rows:

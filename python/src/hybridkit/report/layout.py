@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
-from hybridkit.report.parts import Figure, Section, Table, _flag, _median, lines
+from hybridkit.report.parts import Figure, Section, Table, entry_flag, median_of, lines
 from hybridkit.study.rundata import Entry, Run, entries
 
 Key = Tuple[str, int, str, int]  # problem, ranks, layout, threads per rank
@@ -65,7 +65,7 @@ def layout_groups(es: Sequence[Entry], metric: str = "mops") -> Dict[Key, List[E
         ranks = e.run.ranks if ranks is None else ranks
         threads = e.run.threads if threads is None else threads
         groups.setdefault((_problem(e), ranks, str(layout), threads), []).append(e)
-    return {k: ([m for m in v if not _flag(m)] or v) for k, v in groups.items()}
+    return {k: ([m for m in v if not entry_flag(m)] or v) for k, v in groups.items()}
 
 
 def single_node_sentence(runs: Sequence[Entry]) -> str:
@@ -104,7 +104,7 @@ def layout_section(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Optional[Se
     panels: Dict[str, Dict[str, List[Tuple[float, float]]]] = {}
     rows = []
     for (problem, ranks, layout, threads), members in sorted(groups.items()):
-        mops = _median([m.result("mops") for m in members])
+        mops = median_of([m.result("mops") for m in members])
         if mops is None:
             continue
         panels.setdefault(f"{problem} ranks={ranks}", {}).setdefault(layout, []).append(

@@ -12,6 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from hybridkit.report import plot
 from hybridkit.study.quality import is_busy, is_functional
 from hybridkit.study.rundata import Entry
 
@@ -38,7 +39,6 @@ def _deferred(name: str) -> Callable[..., Callable[[], str]]:
     """hybridkit.report.plot.NAME with these arguments, called (and matplotlib imported) later."""
     def bind(*args: Any, **kwargs: Any) -> Callable[[], str]:
         def draw() -> str:
-            from hybridkit.report import plot
             return getattr(plot, name)(*args, **kwargs)
         return draw
     return bind
@@ -66,32 +66,38 @@ class Section:
     anchor: str = ""  # HTML id, for links from other sections
 
 
-def _fmt(v: Any) -> str:
+def fmt_cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return "" if v is None else str(v)
 
 
-def _cores(e: Entry) -> int:
+def entry_cores(e: Entry) -> int:
     return e.run.ranks * e.run.threads
 
 
-def _natural(text: str) -> List[Any]:
+def natural_key(text: str) -> List[Any]:
     """Sort key: 'size=64' before 'size=160'."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean_of(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
-def _flag(e: Entry) -> str:
-    if is_functional(e.run.info):
+def entries_flag(es: Sequence[Entry]) -> str:
+    """What makes a group of results unfit for performance: 'functional' (oversubscribed),
+    'busy' (a busy machine) or ''."""
+    if any(is_functional(e.run.info) for e in es):
         return "functional"
-    return "busy" if is_busy(e.run.info) else ""
+    return "busy" if any(is_busy(e.run.info) for e in es) else ""
 
 
-def _median(values: Sequence[float]) -> Optional[float]:
+def entry_flag(e: Entry) -> str:
+    return entries_flag([e])
+
+
+def median_of(values: Sequence[float]) -> Optional[float]:
     vals = sorted(values)
     if not vals:
         return None
@@ -99,7 +105,7 @@ def _median(values: Sequence[float]) -> Optional[float]:
     return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
 
 
-def _medians(series: Dict[str, List[Tuple[float, float]]]) -> Dict[str, List[Tuple[float, float]]]:
+def median_lines(series: Dict[str, List[Tuple[float, float]]]) -> Dict[str, List[Tuple[float, float]]]:
     """Repeats of a benchmark give several y at one x: their median, so lines do not zigzag."""
     out = {}
     for name, pts in series.items():

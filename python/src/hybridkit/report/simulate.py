@@ -24,8 +24,10 @@ from __future__ import annotations
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from hybridkit.simulate import seedvalues as sv
+from hybridkit.report.bench import (barrier_section, beff_section, halo_section, overlap_section,
+                                    pingpong_section, ratio_section)
 from hybridkit.report.parts import Figure, Section, Table, bar_panels, lines
+from hybridkit.simulate import seedvalues as sv
 from hybridkit.study.rundata import Entry, Run, entries
 
 # the comparison sections' titles (after "Simulated on PLATFORM: "); studies/seeds-simulated.toml
@@ -433,8 +435,6 @@ def mapping_section(platform: str, views: Sequence[Run]) -> Optional[Section]:
 def simulated_sections(platform: str, views: Sequence[Run]) -> List[Section]:
     """The platform, the seed comparisons, then the benchmarks' usual sections, each titled
     with the platform's name; built from this platform's records only."""
-    from hybridkit.report.bench import (barrier_section, beff_section, halo_section,
-                                        overlap_section, pingpong_section, ratio_section)
 
     out = [platform_section(platform, views)]
     for fn in (orthogonal_section, beff_table_section, multipath_section, mapping_section):

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
 from hybridkit.advice.meshsplit import read_history
-from hybridkit.report.parts import Figure, Section, Table, _flag, _median, lines
+from hybridkit.report.parts import Figure, Section, Table, entry_flag, median_of, lines
 from hybridkit.study.rundata import Entry, Run, entries
 
 HISTORY = "history.csv"
@@ -65,8 +65,8 @@ def points_table(es: Sequence[Entry]) -> Dict[str, Dict[Tuple[int, int], Tuple[i
 
 
 def _median_of(members: Sequence[Entry], name: str) -> Optional[float]:
-    good = [m for m in members if not _flag(m)] or list(members)
-    return _median([m.result(name) for m in good if m.result(name) is not None])
+    good = [m for m in members if not entry_flag(m)] or list(members)
+    return median_of([m.result(name) for m in good if m.result(name) is not None])
 
 
 def compare(es: Sequence[Entry]) -> Dict[Key, Dict[str, Tuple[int, int, int, float, Optional[float]]]]:

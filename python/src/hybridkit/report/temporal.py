@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
 from hybridkit.study.quality import spread
-from hybridkit.report.parts import Figure, Table, _flag, lines
+from hybridkit.report.parts import Figure, Table, entry_flag, lines
 from hybridkit.study.rundata import Entry
 
 
@@ -52,7 +52,7 @@ def looseness_data(app: AppDesc, es: Sequence[Entry]) -> Tuple[Panels, int]:
     flat: Dict[Tuple[str, str], Tuple[float, float, float, float]] = {}
     flagged = 0
     for (panel, scheme, loose), members in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        good = [m for m in members if not _flag(m)]
+        good = [m for m in members if not entry_flag(m)]
         sp = spread([m.result(app.metric.value) for m in (good or members)])
         flagged += not good
         mark = 0.0 if good else 1.0
@@ -111,7 +111,7 @@ def ceiling_table(app: AppDesc, es: Sequence[Entry]) -> Optional[Table]:
         return None
     rows = []
     for (layout, scheme, w), members in sorted(groups.items()):
-        use = [m for m in members if not _flag(m)] or members
+        use = [m for m in members if not entry_flag(m)] or members
         med = statistics.median(m.result(app.metric.value) for m in use)
 
         def ceil(name: str) -> Optional[float]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
-from hybridkit.report.parts import Figure, Section, Table, _flag, _median, lines
+from hybridkit.report.parts import Figure, Section, Table, entry_flag, median_of, lines
 from hybridkit.study.rundata import Entry, Run, entries
 
 Key = Tuple[str, int, int]  # problem, N1, N2
@@ -40,8 +40,8 @@ def twolevel_times(es: Sequence[Entry], time: str = "time"
         groups.setdefault((level, (_problem(e), int(n1), int(n2))), []).append(e)
     out: Dict[str, Dict[Key, float]] = {"omp": {}, "mpi": {}}
     for (level, key), members in groups.items():
-        good = [m for m in members if not _flag(m)] or members
-        t = _median([m.result(time) for m in good])
+        good = [m for m in members if not entry_flag(m)] or members
+        t = median_of([m.result(time) for m in good])
         if t is not None:
             out[level][key] = t
     return out

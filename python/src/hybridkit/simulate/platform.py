@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from hybridkit.cliargs import MAX_CORES, MAX_NODES, MAX_RANKS, count
 from hybridkit.errors import UsageError
 
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
@@ -88,7 +89,6 @@ class Platform:
     def check(self) -> None:
         if self.nodes < 1 or self.cores < 1:
             raise UsageError("a platform needs at least 1 node of 1 core")
-        from hybridkit.cliargs import MAX_RANKS
 
         if self.nodes * self.cores > MAX_RANKS:
             raise UsageError(f"a platform of {self.nodes} nodes x {self.cores} CPUs has "
@@ -248,7 +248,6 @@ def parse_xml_counts(text: str) -> Dict[str, int]:
 
 
 def add_platform_arguments(parser: argparse.ArgumentParser) -> None:
-    from hybridkit.cliargs import MAX_CORES, MAX_NODES, count
 
     g = parser.add_argument_group("platform (a named one, or generated from parameters)")
     g.add_argument("--platform", metavar="NAME",

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from hybridkit.errors import HKError
+from hybridkit.tomlread import tomllib
 
 STUDY = Path(__file__).parent / "studies" / "seeds-simulated.toml"
 RUN_KEYS = {"name", "platform", "use_nodes", "ranks_per_node", "stride", "binary", "args",
@@ -41,10 +42,6 @@ class SimRun:
 
 def load(path: Path = STUDY) -> Dict[str, Any]:
     """The study, checked: HKError naming the file and the run."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python < 3.11
-        import tomli as tomllib
     try:
         study = tomllib.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:

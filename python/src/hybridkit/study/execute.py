@@ -6,28 +6,24 @@ Shared by `hybridkit sweep` and `hybridkit study`."""
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
-from hybridkit.launch.cpuset import local_cores
 from hybridkit.errors import HKError, UsageError
-from hybridkit.launch.launchers import default_mpi, launcher_for
-from hybridkit.paths import find_binary
-from hybridkit.study.sweep import (STATUS_USAGE, Cluster, Executor, Outcome, PlannedRun, ResultsLock,
-                             plan_table)
+from hybridkit.launch.cpuset import local_cores
+from hybridkit.launch.launchers import Vcluster, VclusterSrun, default_mpi, launcher_for
+from hybridkit.paths import find_binary, vcluster_nodes, vcluster_slurm, vcluster_tool
+from hybridkit.study.plan import Cluster, PlannedRun
+from hybridkit.study.sweep import STATUS_USAGE, Executor, Outcome, ResultsLock, plan_table
 
 
 def vcluster_launcher(ns: argparse.Namespace, mpi: str):
     """The launcher across ns.vcluster emulated nodes, bringing the cluster up if needed:
     Open MPI's mpirun (`--launcher mpirun`), or the cluster's own Slurm (`--launcher srun`:
     `vcluster up N --slurm`, Open MPI or MPICH)."""
-    import subprocess
-
-    from hybridkit.launch.launchers import Vcluster, VclusterSrun
-    from hybridkit.paths import vcluster_nodes, vcluster_slurm, vcluster_tool
-
     if ns.hosts or ns.hostfile or ns.launcher not in ("mpirun", "srun"):
         raise UsageError("--vcluster chooses the hosts itself (--launcher mpirun or srun)")
     slurm = ns.launcher == "srun"

@@ -17,9 +17,12 @@ repeats.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence
+
+from hybridkit.errors import warn_once
 
 # others used more than this share of all CPUs during a run: the run is "busy"
 # ($HK_BUSY_SHARE overrides it; tests of fake apps set it above 1: never busy)
@@ -38,7 +41,6 @@ def _env_float(name: str, default: float) -> float:
             return v
     except ValueError:
         pass
-    from hybridkit.errors import warn_once
 
     warn_once(f"{name}={value} is not a number: using {default:g}")
     return default
@@ -90,8 +92,6 @@ def _proc_stat() -> Optional[Dict[str, float]]:
 def _children_cpu() -> float:
     """CPU time of our finished children and of this process itself (the front end pumps the
     run's output while it runs: that time is ours, not the machine's other users')."""
-    import resource
-
     own = 0.0
     for who in (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF):
         ru = resource.getrusage(who)

@@ -24,8 +24,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hybridkit import appdesc
 from hybridkit.appdesc import AppDesc, by_kind
 from hybridkit.errors import HKError, UsageError
+from hybridkit.kinds import kind_info
+from hybridkit.records import JSONInvalid, loads, read_text, record_error, schema_problem
 
 Record = Dict[str, Any]
 # the directories of attempts a sweep moved aside (hybridkit.study.sweep._move_aside)
@@ -55,21 +58,8 @@ STUDY_SCHEMA = {
 }
 
 
-def schema_problem(data: Any, schema: Dict[str, Any]) -> Optional[str]:
-    """'field: message' of the most relevant violation of `schema`, or None."""
-    import jsonschema
-    from jsonschema.exceptions import best_match
-
-    error = best_match(jsonschema.Draft7Validator(schema).iter_errors(data))
-    if error is None:
-        return None
-    where = ".".join(str(p) for p in error.absolute_path)
-    return f"field {where}: {error.message}" if where else error.message
-
-
 def read_json(path: Path, schema: Dict[str, Any]) -> Any:
     """A JSON file hybridkit wrote, checked: HKError naming the file (and the field)."""
-    from hybridkit.records import loads, read_text
 
     try:
         data = loads(read_text(path))
@@ -131,7 +121,6 @@ class Run:
 
 def read_records(path: Path) -> tuple:
     """(valid records, problem text or '') of one JSONL file; each line validated alone."""
-    from hybridkit.records import JSONInvalid, loads, read_text, record_error
 
     try:
         text = read_text(path)
@@ -161,7 +150,6 @@ def read_records(path: Path) -> tuple:
 def load_run(path: Path) -> Run:
     run = Run(path)
     info_text = None
-    from hybridkit.records import loads, read_text
 
     try:
         info_text = read_text(path / "run.json")
@@ -426,7 +414,6 @@ REPORTED_FAMILIES = ("bench", "topology", "profile", "test")
 
 def known_kind(kind: str, apps: Dict[str, AppDesc]) -> bool:
     """Whether a report section, an app description or a C declaration knows `kind`."""
-    from hybridkit.kinds import kind_info
 
     if any(a.kind == kind for a in apps.values()):
         return True
@@ -459,7 +446,6 @@ def check_usable(runs: Sequence[Run], paths: Sequence[Path]) -> None:
 def load_results(paths: Sequence[Path], require_complete: bool = True):
     """(runs, app descriptions) under `paths`, each run assigned its app; HKError when
     none is complete (if required)."""
-    from hybridkit import appdesc
     apps = appdesc.load_all([Path(p) / "apps" for p in paths])  # a sweep keeps its user apps
     runs = find_runs(paths)
     assign_apps(runs, apps)
