@@ -186,144 +186,170 @@ int hk__dsm_env(double *timeout, long *progress_ns)
   return HK_SUCCESS;
 }
 
-int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void **base)
+/* the region's bookkeeping (*out, also on failure: free it with release), no MPI */
+static int dsm_alloc(const hk_dsm_desc_t *desc, struct hk_dsm **out)
 {
-  int err = HK_SUCCESS, local = check_desc(comm, desc, dsm, base);
+  int err = HK_SUCCESS;
   struct hk_dsm *d = NULL;
-  if (dsm)
-    *dsm = NULL;
-  if (comm == MPI_COMM_NULL)
-    return local;
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
-    return err;
-  unsigned long long sz[2] = {desc->size, ~(unsigned long long)desc->size}, ext[2];
-  DSM_MPI(err, PMPI_Allreduce(sz, ext, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
-  if (ext[0] != desc->size || ~ext[1] != desc->size) {
-    err = hk_agree(comm, HK_ERROR(HK_ERR_ARG, "hk_dsm_create: sizes differ between ranks "
-                                  "(%llu .. %llu bytes)", ~ext[1], ext[0]));
-    return err;
-  }
-  local = HK_SUCCESS;
-  if (!(d = calloc(1, sizeof *d))) {
-    local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  } else {
-    d->memfd = -1;
-    d->comm = MPI_COMM_NULL;
-    d->page = hk_dsm_page_size();
-    d->npages = (long)((desc->size + d->page - 1) / d->page);
-    d->bytes = (size_t)d->npages * d->page;
-    d->home = desc->home;
-    d->nlocks = desc->nlocks;
-    double t = 0.0;
-    local = hk__dsm_env(&t, &d->progress_ns);
-    d->timeout = desc->timeout > 0 ? desc->timeout : t;
-    d->state = calloc((size_t)d->npages, sizeof *d->state);
-    d->written = calloc((size_t)d->npages, sizeof *d->written);
-    d->mark = calloc((size_t)d->npages, 1);
-    d->dirty.page = malloc((size_t)d->npages * sizeof(int));
-    d->wrote.page = malloc((size_t)d->npages * sizeof(int));
-    d->lwritten = calloc((size_t)d->npages, sizeof *d->lwritten);
-    d->lwrote.page = malloc((size_t)d->npages * sizeof(int));
-    atomic_flag_clear(&d->lwrote.spin);
-    atomic_flag_clear(&d->dirty.spin);
-    atomic_flag_clear(&d->wrote.spin);
-    atomic_flag_clear(&d->qspin);
-    for (int i = 0; i < DSM_MAX_LOCKS; i++)
-      pthread_mutex_init(&d->tlock[i], NULL);
-    pthread_mutex_init(&d->proto, NULL);
-    pthread_mutex_init(&d->lwm, NULL);
-    if (!d->state || !d->written || !d->mark || !d->dirty.page || !d->wrote.page || !d->lwritten ||
-        !d->lwrote.page)
-      local = HK_ERROR(HK_ERR_NOMEM, "out of memory (page tables of %ld pages)", d->npages);
-    for (long p = 0; p < d->npages && local == HK_SUCCESS; p++)
-      atomic_init(&d->state[p], DSM_RO); /* zero everywhere: every copy starts valid */
-    if (local == HK_SUCCESS && (d->memfd = memfd_create("hk_dsm", MFD_CLOEXEC)) < 0)
-      local = HK_ERROR(HK_ERR_UNSUPPORTED, "memfd_create: %s", strerror(errno));
-    if (local == HK_SUCCESS && ftruncate(d->memfd, (off_t)d->bytes) != 0)
-      local = HK_ERROR(HK_ERR_NOMEM, "ftruncate(%zu): %s", d->bytes, strerror(errno));
-    if (local == HK_SUCCESS) {
-      d->alias = mmap(NULL, d->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, d->memfd, 0);
-      d->twins = mmap(NULL, d->bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (d->alias == MAP_FAILED || d->twins == MAP_FAILED)
-        local = HK_ERROR(HK_ERR_NOMEM, "mmap of %zu bytes: %s", d->bytes, strerror(errno));
-      if (d->alias == MAP_FAILED)
-        d->alias = NULL;
-      if (d->twins == MAP_FAILED)
-        d->twins = NULL;
-    }
-  }
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
-    goto cleanup;
-  DSM_MPI(err, PMPI_Comm_dup(comm, &d->comm));
-  PMPI_Comm_set_errhandler(d->comm, MPI_ERRORS_RETURN); /* errors come back as codes */
-  PMPI_Comm_rank(d->comm, &d->rank);
-  PMPI_Comm_size(d->comm, &d->size);
-  if ((err = map_common(d)) != HK_SUCCESS)
-    goto cleanup;
-  /* the home copies, zero like the region */
+  HK_ALLOC_TRY(err, d, 1);
+  *out = d;
+  d->memfd = -1;
+  d->comm = MPI_COMM_NULL;
+  d->win = d->lwin = MPI_WIN_NULL;
+  d->page = hk_dsm_page_size();
+  d->npages = (long)((desc->size + d->page - 1) / d->page);
+  d->bytes = (size_t)d->npages * d->page;
+  d->home = desc->home;
+  d->nlocks = desc->nlocks;
+  atomic_flag_clear(&d->lwrote.spin);
+  atomic_flag_clear(&d->dirty.spin);
+  atomic_flag_clear(&d->wrote.spin);
+  atomic_flag_clear(&d->qspin);
+  for (int i = 0; i < DSM_MAX_LOCKS; i++)
+    pthread_mutex_init(&d->tlock[i], NULL);
+  pthread_mutex_init(&d->proto, NULL);
+  pthread_mutex_init(&d->lwm, NULL);
+  double t = 0.0;
+  HK_TRY(err, hk__dsm_env(&t, &d->progress_ns));
+  d->timeout = desc->timeout > 0 ? desc->timeout : t;
+  HK_ALLOC_TRY(err, d->state, d->npages);
+  HK_ALLOC_TRY(err, d->written, d->npages);
+  HK_ALLOC_TRY(err, d->mark, d->npages);
+  HK_ALLOC_TRY(err, d->dirty.page, d->npages);
+  HK_ALLOC_TRY(err, d->wrote.page, d->npages);
+  HK_ALLOC_TRY(err, d->lwritten, d->npages);
+  HK_ALLOC_TRY(err, d->lwrote.page, d->npages);
+  for (long p = 0; p < d->npages; p++)
+    atomic_init(&d->state[p], DSM_RO); /* zero everywhere: every copy starts valid */
+cleanup:
+  return err;
+}
+
+/* the backing file, the local alias of all pages and the twins (no MPI) */
+static int dsm_backing(struct hk_dsm *d)
+{
+  if ((d->memfd = memfd_create("hk_dsm", MFD_CLOEXEC)) < 0)
+    return HK_ERROR(HK_ERR_UNSUPPORTED, "memfd_create: %s", strerror(errno));
+  if (ftruncate(d->memfd, (off_t)d->bytes) != 0)
+    return HK_ERROR(HK_ERR_NOMEM, "ftruncate(%zu): %s", d->bytes, strerror(errno));
+  int err = HK_SUCCESS;
+  d->alias = mmap(NULL, d->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, d->memfd, 0);
+  d->twins = mmap(NULL, d->bytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (d->alias == MAP_FAILED || d->twins == MAP_FAILED)
+    err = HK_ERROR(HK_ERR_NOMEM, "mmap of %zu bytes: %s", d->bytes, strerror(errno));
+  if (d->alias == MAP_FAILED)
+    d->alias = NULL;
+  if (d->twins == MAP_FAILED)
+    d->twins = NULL;
+  return err;
+}
+
+/* the windows: the master copy of a page is its home's own copy (in the alias), remote
+ * ranks get pages from and put diffs into the home's alias at offset page * p; rank 0's
+ * small window holds the locks and the notice ring.  One rank: every page is its own,
+ * nothing is ever fetched or put: no window, which Open MPI's osc/rdma could not make with
+ * only the self BTL anyway.  Collective: d->comm; the result is agreed. */
+static int dsm_windows(struct hk_dsm *d)
+{
+  int err = HK_SUCCESS;
   MPI_Aint lbytes = d->rank == 0 ? (MPI_Aint)(DSM_MAX_LOCKS + 1 + 2 * DSM_RING) * 8 : 0;
-  /* the master copy of a page is its home's own copy (in the alias): remote ranks get
-   * pages from and put diffs into the home's alias at offset page * p */
-  /* (one rank: every page is its own, nothing is ever fetched or put: no window, which
-   * Open MPI's osc/rdma could not make with only the self BTL anyway) */
-  d->win = MPI_WIN_NULL;
   int rc1 = d->size == 1 ? MPI_SUCCESS
                          : PMPI_Win_create(d->alias, (MPI_Aint)d->bytes, 1, MPI_INFO_NULL, d->comm, &d->win);
   int rc2 = rc1 == MPI_SUCCESS ? PMPI_Win_allocate(lbytes, 8, MPI_INFO_NULL, d->comm, &d->lmem, &d->lwin)
                                : MPI_SUCCESS;
-  local = HK_SUCCESS;
   if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     PMPI_Error_string(rc1 != MPI_SUCCESS ? rc1 : rc2, text, &len);
-    local = HK_ERROR(HK_ERR_MPI, "MPI_Win_create/allocate failed (%s): this MPI cannot make a "
-                     "passive-target window over this network (Open MPI across TCP nodes: "
-                     "--mca osc ucx)", text);
+    err = HK_ERROR(HK_ERR_MPI, "MPI_Win_create/allocate failed (%s): this MPI cannot make a "
+                   "passive-target window over this network (Open MPI across TCP nodes: "
+                   "--mca osc ucx)", text);
     if (rc1 != MPI_SUCCESS)
       d->win = MPI_WIN_NULL;
     d->lwin = MPI_WIN_NULL;
   }
-  if ((err = hk_agree(d->comm, local)) != HK_SUCCESS)
-    goto cleanup;
+  HK_AGREE(err, d->comm);
   if (lbytes)
-    memset(d->lmem, 0, (size_t)lbytes);
+    memset(d->lmem, 0, (size_t)lbytes); /* the home copies, zero like the region */
   if (d->win != MPI_WIN_NULL) {
     PMPI_Win_set_errhandler(d->win, MPI_ERRORS_RETURN);
     DSM_MPI(err, PMPI_Win_lock_all(MPI_MODE_NOCHECK, d->win));
     DSM_MPI(err, PMPI_Win_sync(d->win));
   }
   PMPI_Win_set_errhandler(d->lwin, MPI_ERRORS_RETURN);
-  local = hk__dsm_service_start(d);
-  if (local == HK_SUCCESS && (local = hk__dsm_handler_install(d)) != HK_SUCCESS)
+cleanup:
+  return err;
+}
+
+/* the service thread and the fault handler (no MPI) */
+static int dsm_start(struct hk_dsm *d)
+{
+  int err = hk__dsm_service_start(d);
+  if (err == HK_SUCCESS && (err = hk__dsm_handler_install(d)) != HK_SUCCESS)
     hk__dsm_service_stop(d);
-  if ((err = hk_agree(d->comm, local)) != HK_SUCCESS)
-    goto cleanup;
+  return err;
+}
+
+/* what create made of d, released (started: the service runs) */
+static void release(struct hk_dsm *d, int started)
+{
+  if (!d)
+    return;
+  if (started) {
+    hk__dsm_handler_remove(d);
+    hk__dsm_service_stop(d);
+  }
+  if (d->win != MPI_WIN_NULL && d->win)
+    PMPI_Win_free(&d->win);
+  if (d->lwin != MPI_WIN_NULL && d->lwin)
+    PMPI_Win_free(&d->lwin);
+  if (d->base)
+    munmap(d->base, d->bytes);
+  if (d->alias)
+    munmap(d->alias, d->bytes);
+  if (d->twins)
+    munmap(d->twins, d->bytes);
+  if (d->memfd >= 0)
+    close(d->memfd);
+  if (d->comm != MPI_COMM_NULL)
+    PMPI_Comm_free(&d->comm);
+  free_arrays(d);
+}
+
+/* Collective steps, each after an agreement on the local ones before it: checks |
+ * sizes (Allreduce) | Comm_dup | the common address (map_common) | windows | start. */
+int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void **base)
+{
+  int err = check_desc(comm, desc, dsm, base), started = 0;
+  struct hk_dsm *d = NULL;
+  if (dsm)
+    *dsm = NULL;
+  if (comm == MPI_COMM_NULL)
+    return err;
+  HK_AGREE(err, comm);
+  unsigned long long sz[2] = {desc->size, ~(unsigned long long)desc->size}, ext[2];
+  DSM_MPI(err, PMPI_Allreduce(sz, ext, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
+  if (ext[0] != desc->size || ~ext[1] != desc->size) /* the same on every rank */
+    err = HK_ERROR(HK_ERR_ARG, "hk_dsm_create: sizes differ between ranks (%llu .. %llu bytes)",
+                   ~ext[1], ext[0]);
+  HK_LOCAL(err, dsm_alloc(desc, &d));
+  HK_LOCAL(err, dsm_backing(d));
+  HK_AGREE(err, comm);
+  DSM_MPI(err, PMPI_Comm_dup(comm, &d->comm));
+  PMPI_Comm_set_errhandler(d->comm, MPI_ERRORS_RETURN); /* errors come back as codes */
+  PMPI_Comm_rank(d->comm, &d->rank);
+  PMPI_Comm_size(d->comm, &d->size);
+  HK_TRY(err, map_common(d));
+  HK_TRY(err, dsm_windows(d));
+  HK_LOCAL(err, dsm_start(d));
+  started = err == HK_SUCCESS;
+  HK_AGREE(err, d->comm);
   *dsm = d;
   *base = d->base;
   return HK_SUCCESS;
 cleanup:
-  if (d) {
-    if (local == HK_SUCCESS && d->svc_started) {
-      hk__dsm_handler_remove(d);
-      hk__dsm_service_stop(d);
-    }
-    if (d->win != MPI_WIN_NULL && d->win)
-      PMPI_Win_free(&d->win);
-    if (d->lwin != MPI_WIN_NULL && d->lwin)
-      PMPI_Win_free(&d->lwin);
-    if (d->base)
-      munmap(d->base, d->bytes);
-    if (d->alias)
-      munmap(d->alias, d->bytes);
-    if (d->twins)
-      munmap(d->twins, d->bytes);
-    if (d->memfd >= 0)
-      close(d->memfd);
-    if (d->comm != MPI_COMM_NULL)
-      PMPI_Comm_free(&d->comm);
-    free_arrays(d);
-  }
+  release(d, started);
   return err;
 }
 

@@ -130,9 +130,8 @@ static int pack(const char *host, int nthreads, const int *cpus, hwloc_bitmap_t 
   long long n = 2 + hostints + (long long)nthreads * per_thread;
   if (n > INT32_MAX)
     return HK_ERROR(HK_ERR_RESOURCES, "binding report of %lld ints from one rank", n);
-  int *p = calloc((size_t)n, sizeof *p);
-  if (!p)
-    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  int err = HK_SUCCESS, *p = NULL;
+  HK_ALLOC_TRY(err, p, n);
   p[0] = nthreads;
   p[1] = hostints;
   memcpy(p + 2, host, strlen(host) + 1);
@@ -148,7 +147,8 @@ static int pack(const char *host, int nthreads, const int *cpus, hwloc_bitmap_t 
   }
   *buf = p;
   *len = (int)n;
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* the entries of `nmsg` messages at msg + displs[r] (rank0) or msg (one, of `rank`) */
@@ -197,18 +197,60 @@ cleanup:
   return err;
 }
 
+/* sets[t], cpus[t]: the cpuset and the cpu of this rank's OpenMP thread t (each thread
+ * asks for its own) */
+static int thread_sets(int nthreads, hwloc_bitmap_t *sets, int *cpus)
+{
+  int err = HK_SUCCESS, failed = 0;
+  hk_machine_t *m = NULL;
+  HK_TRY(err, hk__real_machine(&m));
+#pragma omp parallel num_threads(nthreads) reduction(+ : failed)
+  {
+    int t = omp_get_thread_num();
+    sets[t] = hwloc_bitmap_alloc();
+    if (!sets[t] || hwloc_get_cpubind(m->topo, sets[t], HWLOC_CPUBIND_THREAD) != 0)
+      failed++;
+    cpus[t] = sched_getcpu();
+  }
+  if (failed)
+    err = HK_ERROR(HK_ERR_BIND, "hwloc_get_cpubind failed in %d thread(s)", failed);
+cleanup:
+  return err;
+}
+
+/* displs[r] of the gathered messages of counts[r] ints (rank 0; *total 0 elsewhere) */
+static int gather_layout(const int *counts, int *displs, int size, int rank, long long *total)
+{
+  *total = 0;
+  for (int r = 0; rank == 0 && r < size; r++) {
+    displs[r] = (int)*total;
+    *total += counts[r];
+  }
+  if (*total > INT32_MAX)
+    return HK_ERROR(HK_ERR_RESOURCES, "binding report of %lld ints", *total);
+  return HK_SUCCESS;
+}
+
+/* the warnings the entries deserve on this machine (rank 0's report) */
+static int warnings(hk_binding_t *b)
+{
+  hk_machine_t *m = NULL;
+  int err = hk__real_machine(&m);
+  return err != HK_SUCCESS ? err : hk__binding_warnings(b, m->topo);
+}
+
 /* Every local failure is agreed before the next collective, so no rank waits
  * in a gather another rank left. */
 int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **binding)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS, rank = 0, size = 1, failed = 0, words = 1, len = 0;
-  hk_machine_t *m = NULL;
+  int err = HK_SUCCESS, rank = 0, size = 1, words = 1, len = 0;
   hwloc_bitmap_t *sets = NULL;
   int *buf = NULL, *counts = NULL, *displs = NULL, *all = NULL, *cpus = NULL;
   hk_binding_t *b = NULL;
   char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
   int hostlen = 0;
   int nthreads = omp_get_max_threads();
+  long long total = 0;
   if (!binding)
     return HK_ERROR(HK_ERR_ARG, "binding is NULL");
   *binding = NULL;
@@ -216,51 +258,32 @@ int hk_binding_report(MPI_Comm comm, const hk_nodes_t *nodes, hk_binding_t **bin
   HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
   HK_MPI_TRY(err, MPI_Get_processor_name(host, &hostlen));
   host[sizeof ((hk_binding_entry_t *)0)->host - 1] = '\0'; /* as the entries keep it */
-  sets = calloc((size_t)nthreads, sizeof *sets);
-  cpus = calloc((size_t)nthreads, sizeof *cpus);
-  local = sets && cpus ? hk__real_machine(&m) : HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  if (local == HK_SUCCESS) {
-#pragma omp parallel num_threads(nthreads) reduction(+ : failed)
-    {
-      int t = omp_get_thread_num();
-      sets[t] = hwloc_bitmap_alloc();
-      if (!sets[t] || hwloc_get_cpubind(m->topo, sets[t], HWLOC_CPUBIND_THREAD) != 0)
-        failed++;
-      cpus[t] = sched_getcpu();
-    }
-    if (failed)
-      local = HK_ERROR(HK_ERR_BIND, "hwloc_get_cpubind failed in %d thread(s)", failed);
-  }
-  HK_TRY(err, hk_agree(comm, local));
+  HK_ALLOC_LOCAL(err, sets, nthreads);
+  HK_ALLOC_LOCAL(err, cpus, nthreads);
+  HK_LOCAL(err, thread_sets(nthreads, sets, cpus));
+  HK_AGREE(err, comm);
   for (int t = 0; t < nthreads; t++)
     if (hk__set_words(sets[t]) > words)
       words = hk__set_words(sets[t]);
   HK_MPI_TRY(err, MPI_Allreduce(MPI_IN_PLACE, &words, 1, MPI_INT, MPI_MAX, comm));
-  local = pack(host, nthreads, cpus, sets, nodes ? hk__nodes_node_of(nodes, rank) : 0, words,
-               &buf, &len);
-  if (local == HK_SUCCESS && rank == 0) {
-    counts = calloc((size_t)size, sizeof *counts);
-    displs = calloc((size_t)size, sizeof *displs);
-    if (!counts || !displs)
-      local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  HK_LOCAL(err, pack(host, nthreads, cpus, sets, nodes ? hk__nodes_node_of(nodes, rank) : 0, words,
+                     &buf, &len));
+  if (rank == 0) {
+    HK_ALLOC_LOCAL(err, counts, size);
+    HK_ALLOC_LOCAL(err, displs, size);
   }
-  HK_TRY(err, hk_agree(comm, local));
+  HK_AGREE(err, comm);
   HK_MPI_TRY(err, MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
-  long long total = 0;
-  for (int r = 0; rank == 0 && r < size; r++) {
-    displs[r] = (int)total;
-    total += counts[r];
-  }
-  local = total > INT32_MAX ? HK_ERROR(HK_ERR_RESOURCES, "binding report of %lld ints", total)
-                            : HK_SUCCESS;
-  if (local == HK_SUCCESS && rank == 0 && !(all = calloc((size_t)total, sizeof *all)))
-    local = HK_ERROR(HK_ERR_NOMEM, "out of memory");
-  HK_TRY(err, hk_agree(comm, local));
+  HK_LOCAL(err, gather_layout(counts, displs, size, rank, &total));
+  if (rank == 0)
+    HK_ALLOC_LOCAL(err, all, total);
+  HK_AGREE(err, comm);
   HK_MPI_TRY(err, MPI_Gatherv(buf, len, MPI_INT, all, counts, displs, MPI_INT, 0, comm));
-  local = rank == 0 ? unpack(all, size, displs, 0, words, &b) : unpack(buf, 1, NULL, rank, words, &b);
-  if (local == HK_SUCCESS && rank == 0)
-    local = hk__binding_warnings(b, m->topo);
-  HK_TRY(err, hk_agree(comm, local));
+  HK_LOCAL(err, rank == 0 ? unpack(all, size, displs, 0, words, &b)
+                          : unpack(buf, 1, NULL, rank, words, &b));
+  if (rank == 0)
+    HK_LOCAL(err, warnings(b));
+  HK_AGREE(err, comm);
   *binding = b;
   b = NULL;
 cleanup:
