@@ -15,10 +15,11 @@
 #include "jacobi_kinds.h"
 #include "mc_kinds.h"
 #include "mz_kinds.h"
+#include "spmv_kinds.h"
 #include "topology_kinds.h"
 
 static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange, &mz_kind, &mc_kind,
-                                               &dsm_heat_kind, &hk_profile_kind,
+                                               &spmv_kind, &spmv_kind_cg, &dsm_heat_kind, &hk_profile_kind,
                                                &hk_profile_site_kind, &hk_profile_size_kind,
                                                &bench_kind_pingpong, &bench_kind_pingpong_baseline,
                                                &bench_kind_barrier, &bench_kind_beff,
