@@ -150,9 +150,8 @@ static int heat_record(MPI_Comm comm, const heat_t *h, const hk_dsm_stats_t *st,
   hk_record_t *rec = NULL;
   hk_reporter_desc_t rd = {.program = app.program, .output = opt.output,
                            .table_style = HK_TABLE_LIST};
-  int err = hk_reporter_create(comm, &rd, &rep);
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_reporter_create(comm, &rd, &rep)); /* agreed */
   double n = opt.iters, tmax = 0.0;
   MPI_Allreduce(&r->t_step, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
   char grid[48];
@@ -182,6 +181,8 @@ static int heat_record(MPI_Comm comm, const heat_t *h, const hk_dsm_stats_t *st,
   err = hk_record_emit(&rec);
   int e2 = hk_reporter_destroy(&rep);
   return err != HK_SUCCESS ? err : e2;
+cleanup:
+  return err;
 }
 
 /* n time steps, each ended by a DSM barrier; *u holds the newest values after them.
@@ -199,20 +200,13 @@ static int steps(const heat_t *h, hk_dsm_t *dsm, int n, double **u, double **v)
   return err;
 }
 
-static int run(void *arg)
+/* the options hk_app_parse cannot check itself into h and G (local: every rank sees the
+ * same) */
+static int check_options(heat_t *h, long long G[3])
 {
-  (void)arg;
-  MPI_Comm comm = MPI_COMM_WORLD;
-  heat_t h = {0};
-  int err = HK_SUCCESS, local = HK_SUCCESS;
-  hk_dsm_t *dsm = NULL;
-  double *mem = NULL, *ref = NULL;
-  MPI_Comm_rank(comm, &h.rank);
-  MPI_Comm_size(comm, &h.size);
-  h.threads = omp_get_max_threads();
-  long long G[3] = {opt.size, opt.size, 1};
-  if (opt.grid && (err = hk_app_parse_extents("grid", opt.grid, 2, G)) != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  if (opt.grid)
+    HK_TRY(err, hk_app_parse_extents("grid", opt.grid, 2, G));
   if (G[0] < 1 || G[1] < 1)
     return hk_error_set(HK_ERR_ARG, "--size %d: the grid needs at least 1 x 1 cells", opt.size);
   if (opt.iters < 1 || opt.warmup < 0)
@@ -224,108 +218,146 @@ static int run(void *arg)
   if (strcmp(opt.verify, "auto") && strcmp(opt.verify, "on") && strcmp(opt.verify, "off"))
     return hk_error_set(HK_ERR_ARG, "--verify %s: auto, on or off", opt.verify);
   if (!strcmp(opt.schedule, "static")) {
-    h.chunk = 0;
+    h->chunk = 0;
   } else {
     char *end = NULL;
     long n = strncmp(opt.schedule, "static,", 7) ? 0 : strtol(opt.schedule + 7, &end, 10);
     if (n < 1 || !end || *end)
       return hk_error_set(HK_ERR_ARG, "--schedule %s: static or static,N with N >= 1", opt.schedule);
-    h.chunk = (int)n;
+    h->chunk = (int)n;
   }
-  h.NX = G[0];
-  h.NY = G[1];
-  h.X = G[0] + 2;
-  h.S = 2 * h.X;
-  h.periodic = !strcmp(opt.boundary, "periodic");
+  h->NX = G[0];
+  h->NY = G[1];
+  h->X = G[0] + 2;
+  h->S = 2 * h->X;
+  h->periodic = !strcmp(opt.boundary, "periodic");
+cleanup:
+  return err;
+}
+
+/* initial values, the warm-up and the timed steps; *u holds the newest values after them,
+ * *t_step this rank's time per timed step.  Collective.  Errors: agreed. */
+static int time_steps(const heat_t *h, hk_dsm_t *dsm, double **u, double **v, double *t_step)
+{
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int err = HK_SUCCESS;
+#pragma omp parallel num_threads(h->threads)
+  {
+    long long g = (long long)h->rank * h->threads + omp_get_thread_num(), lo, hi;
+    for (long long k = 0; piece(h, g, k, &lo, &hi); k++)
+      init_rows(h, *u, *v, lo, hi);
+  }
+  HK_LOCAL(err, hk_dsm_barrier(dsm));
+  HK_AGREE(err, comm);
+  HK_LOCAL(err, steps(h, dsm, opt.warmup, u, v));
+  HK_AGREE(err, comm);
+  hk_dsm_stats_reset(dsm);
+  MPI_Barrier(comm);
+  double t0 = MPI_Wtime();
+  HK_LOCAL(err, steps(h, dsm, opt.iters, u, v));
+  *t_step = (MPI_Wtime() - t0) / opt.iters;
+  HK_AGREE(err, comm);
+cleanup:
+  return err;
+}
+
+/* rank 0, after the timing: the checksum of the grid it reads through the DSM and, with
+ * verify, the cells that differ from the serial reference.  Local. */
+static int check_grid(const heat_t *h, const double *u, const long long G[3], int verify,
+                      long long *ndiff, double *checksum)
+{
+  int err = HK_SUCCESS;
+  double *ref = NULL, cells = (double)G[0] * (double)G[1];
+  for (long long y = 1; y <= h->NY; y++)
+    for (long long x = 1; x <= h->NX; x++)
+      *checksum += u[y * h->S + x];
+  if (!verify)
+    return HK_SUCCESS;
+  if (!(ref = malloc((size_t)cells * sizeof *ref)) ||
+      jacobi_ref(2, G, h->periodic, opt.warmup + opt.iters, ref) != 0) {
+    err = hk_error_set(HK_ERR_NOMEM, "no memory for the serial reference");
+    goto cleanup;
+  }
+  for (long long y = 1; y <= h->NY; y++)
+    for (long long x = 1; x <= h->NX; x++)
+      *ndiff += memcmp(&u[y * h->S + x], &ref[(x - 1) + h->NX * (y - 1)], sizeof(double)) != 0;
+  if (*ndiff)
+    err = hk_error_set(HK_ERR_STATE, "%lld of %.0f cells differ from the serial reference "
+                       "(apps/common/jacobi_ref.c)", *ndiff, cells);
+cleanup:
+  free(ref);
+  return err;
+}
+
+/* rank 0: the table on stdout */
+static void print_table(const heat_t *h, double tmax, double tmin, const double *sum,
+                        double checksum, int verify)
+{
+  double n = opt.iters;
+  printf("# hk-dsm-heat: grid %lldx%lld, %s boundaries, %d ranks x %d threads, schedule %s, "
+         "home %s, page %zu B\n", h->NX, h->NY, opt.boundary, h->size, h->threads, opt.schedule,
+         opt.home, hk_dsm_page_size());
+  printf("# steps %d (+%d warm-up); per step: DSM bytes summed over ranks, time the slowest rank's\n",
+         opt.iters, opt.warmup);
+  printf("# %12s %12s %12s %12s %12s %10s %10s %12s %12s\n", "time_s", "time_min_s", "bytes",
+         "fetched_B", "diffs_B", "notices_B", "faults", "barrier_s", "fault_s");
+  printf("  %12.6f %12.6f %12.0f %12.0f %12.0f %10.0f %10.0f %12.6f %12.6f\n", tmax, tmin,
+         sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n, sum[6] / n / h->size,
+         sum[7] / n / h->size);
+  printf("# checksum %.17g\n", checksum);
+  printf("# Verification = SUCCESSFUL (%s)\n",
+         verify ? "bit-identical to the serial reference of hk-jacobi --dims 2" : "not checked");
+  fflush(stdout);
+}
+
+static int run(void *arg)
+{
+  (void)arg;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  heat_t h = {0};
+  int err = HK_SUCCESS;
+  hk_dsm_t *dsm = NULL;
+  double *mem = NULL;
+  MPI_Comm_rank(comm, &h.rank);
+  MPI_Comm_size(comm, &h.size);
+  h.threads = omp_get_max_threads();
+  long long G[3] = {opt.size, opt.size, 1};
+  HK_TRY(err, check_options(&h, G)); /* local, before the first collective */
   double cells = (double)G[0] * (double)G[1];
   int verify = !strcmp(opt.verify, "on") || (!strcmp(opt.verify, "auto") && cells <= (1LL << 21));
   size_t field = (size_t)(h.X * (h.NY + 2));
   char what[96];
   snprintf(what, sizeof what, "a DSM region of 2 fields of %lldx%lld cells", G[0] + 2, G[1] + 2);
   /* the region, its twins and this rank's home copies */
-  if ((err = hk_app_mem_check(comm, 2.0 * 8.0 * (double)field * (2.0 + 1.0 / h.size), what)) !=
-      HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_app_mem_check(comm, 2.0 * 8.0 * (double)field * (2.0 + 1.0 / h.size), what));
   hk_dsm_desc_t desc = {.size = 2 * field * sizeof(double),
                         .home = !strcmp(opt.home, "block") ? HK_DSM_HOME_BLOCK : HK_DSM_HOME_CYCLIC};
-  if ((err = hk_dsm_create(comm, &desc, &dsm, (void **)&mem)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_dsm_create(comm, &desc, &dsm, (void **)&mem)); /* agreed */
   double *u = mem, *v = mem + h.X; /* row y of u at u + y S, of v right after it */
-#pragma omp parallel num_threads(h.threads)
-  {
-    long long g = (long long)h.rank * h.threads + omp_get_thread_num(), lo, hi;
-    for (long long k = 0; piece(&h, g, k, &lo, &hi); k++)
-      init_rows(&h, u, v, lo, hi);
-  }
-  if ((err = hk_agree(comm, hk_dsm_barrier(dsm))) != HK_SUCCESS)
-    goto done;
-  local = steps(&h, dsm, opt.warmup, &u, &v);
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
-    goto done;
-  hk_dsm_stats_reset(dsm);
-  MPI_Barrier(comm);
-  double t0 = MPI_Wtime();
-  local = steps(&h, dsm, opt.iters, &u, &v);
-  double t_step = (MPI_Wtime() - t0) / opt.iters;
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
-    goto done;
+  heat_result_t res = {.ndiff = -1};
+  HK_TRY(err, time_steps(&h, dsm, &u, &v, &res.t_step));
   hk_dsm_stats_t st;
   hk_dsm_stats(dsm, &st);
   double mine[8] = {(double)(st.bytes_fetched + st.bytes_diffs + st.bytes_notices),
                     (double)st.bytes_fetched, (double)st.bytes_diffs, (double)st.bytes_notices,
                     (double)(st.read_faults + st.write_faults), (double)st.pages_fetched_remote,
                     st.time_barrier, st.time_fault};
-  heat_result_t res = {.t_step = t_step, .ndiff = -1};
-  double *sum = res.sum, tmax = 0.0, tmin = 0.0;
-  MPI_Allreduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, comm);
-  MPI_Reduce(&t_step, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-  MPI_Reduce(&t_step, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+  double tmax = 0.0, tmin = 0.0, checksum = 0.0;
+  MPI_Allreduce(mine, res.sum, 8, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Reduce(&res.t_step, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  MPI_Reduce(&res.t_step, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
   /* the result: rank 0 reads the whole grid through the DSM (after the timing) */
   long long ndiff = 0;
-  double checksum = 0.0;
-  if (h.rank == 0) {
-    for (long long y = 1; y <= h.NY; y++)
-      for (long long x = 1; x <= h.NX; x++)
-        checksum += u[y * h.S + x];
-    if (verify) {
-      if (!(ref = malloc((size_t)cells * sizeof *ref)) ||
-          jacobi_ref(2, G, h.periodic, opt.warmup + opt.iters, ref) != 0) {
-        local = hk_error_set(HK_ERR_NOMEM, "no memory for the serial reference");
-      } else {
-        for (long long y = 1; y <= h.NY; y++)
-          for (long long x = 1; x <= h.NX; x++)
-            ndiff += memcmp(&u[y * h.S + x], &ref[(x - 1) + h.NX * (y - 1)], sizeof(double)) != 0;
-        if (ndiff)
-          local = hk_error_set(HK_ERR_STATE, "%lld of %.0f cells differ from the serial reference "
-                               "(apps/common/jacobi_ref.c)", ndiff, cells);
-      }
-    }
-  }
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
-    goto done;
-  if (h.rank == 0) {
-    double n = opt.iters;
-    printf("# hk-dsm-heat: grid %lldx%lld, %s boundaries, %d ranks x %d threads, schedule %s, "
-           "home %s, page %zu B\n", h.NX, h.NY, opt.boundary, h.size, h.threads, opt.schedule,
-           opt.home, hk_dsm_page_size());
-    printf("# steps %d (+%d warm-up); per step: DSM bytes summed over ranks, time the slowest rank's\n",
-           opt.iters, opt.warmup);
-    printf("# %12s %12s %12s %12s %12s %10s %10s %12s %12s\n", "time_s", "time_min_s", "bytes",
-           "fetched_B", "diffs_B", "notices_B", "faults", "barrier_s", "fault_s");
-    printf("  %12.6f %12.6f %12.0f %12.0f %12.0f %10.0f %10.0f %12.6f %12.6f\n", tmax, tmin,
-           sum[0] / n, sum[1] / n, sum[2] / n, sum[3] / n, sum[4] / n, sum[6] / n / h.size,
-           sum[7] / n / h.size);
-    printf("# checksum %.17g\n", checksum);
-    printf("# Verification = SUCCESSFUL (%s)\n",
-           verify ? "bit-identical to the serial reference of hk-jacobi --dims 2" : "not checked");
-    fflush(stdout);
-  }
+  if (h.rank == 0)
+    HK_LOCAL(err, check_grid(&h, u, G, verify, &ndiff, &checksum));
+  HK_AGREE(err, comm);
+  if (h.rank == 0)
+    print_table(&h, tmax, tmin, res.sum, checksum, verify);
   /* every rank's record says whether the result was compared (rank 0 compared it) */
   res.ndiff = verify ? ndiff : -1;
   MPI_Bcast(&res.ndiff, 1, MPI_LONG_LONG, 0, comm);
   err = heat_record(comm, &h, &st, &res);
-done:
-  free(ref);
+cleanup:;
   int e2 = hk_dsm_free(&dsm);
   return err != HK_SUCCESS ? err : e2;
 }

@@ -227,12 +227,91 @@ static void edge_column(const mz_adi_zone_t *z, const lu_state_t *s, int i, int 
       lu_row(z, s, j, k).V[m * lu_row(z, s, j, k).F + i] = buf[p++];
 }
 
+/* the copies (LU_SOA): u and rsd, rsd *= dt on the interior (ssor.f); rho_i and qs are
+ * in us already (the residual put them there with u; the exchange changes only u).  A
+ * worksharing loop of the calling team. */
+static void copy_in(const mz_adi_zone_t *z, const lu_state_t *s, const lu_consts_t *c)
+{
+  const int nx = z->nx, ny = z->ny, nz = z->nz, ilo = z->ilo, ihi = z->ihi;
+  const double *rsd = z->rhs, *u = z->u;
+#pragma omp for schedule(static)
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++) {
+      const lu_row_t r = lu_row(z, s, j, k);
+      double *U = (double *)r.U;
+      const size_t q0 = IDX(z, 0, j, k);
+      const int inner = k > 0 && k < nz - 1 && j > 0 && j < ny - 1;
+      for (int i = 0; i < nx; i++) {
+        const size_t q = q0 + (size_t)i;
+        const int scale = inner && i >= ilo && i < ihi;
+        for (int m = 0; m < 5; m++) {
+          U[m * r.F + i] = u[5 * q + m];
+          r.V[m * r.F + i] = scale ? rsd[5 * q + m] * c->dt : rsd[5 * q + m];
+        }
+      }
+    }
+}
+
+/* thread t of nt: its rows [jlo, jhi) through the lower sweep (planes 1..K, after thread
+ * t - 1 is done with the plane) and then the upper sweep (planes K..1, after thread t + 1);
+ * with the x split, the edge columns from and to the x neighbours west and east */
+static void sweeps(const mz_adi_zone_t *z, lu_state_t *s, const lu_consts_t *c, int t, int nt,
+                   int west, int east, double *restrict w)
+{
+  const int ny = z->ny, nz = z->nz, K = nz - 2, ilo = z->ilo, ihi = z->ihi;
+  const mz_xsplit_t *xs = z->xs;
+  const int rows = ny - 2, jlo = 1 + t * rows / nt, jhi = 1 + (t + 1) * rows / nt;
+  for (int st = 1; st <= K; st++) {
+    int k = st;
+    if (t > 0)
+      hk_progress_wait(&s->prog, t - 1, st);
+    if (xs)
+      edge_column(z, s, ilo - 1, jlo, jhi, k, west, LU_TAG_LOWER + t, 1);
+    for (int j = jlo; j < jhi; j++) {
+      const lu_row_t r = lu_row(z, s, j, k);
+      lower_row(c, &r, w);
+    }
+    if (xs)
+      edge_column(z, s, ihi - 1, jlo, jhi, k, east, LU_TAG_LOWER + t, 0);
+    hk_progress_post(&s->prog, t, st);
+  }
+  for (int st = 1; st <= K; st++) {
+    int k = nz - 1 - st;
+    if (t < nt - 1)
+      hk_progress_wait(&s->prog, t + 1, K + st);
+    if (xs)
+      edge_column(z, s, ihi, jlo, jhi, k, east, LU_TAG_UPPER + t, 1);
+    for (int j = jhi - 1; j >= jlo; j--) {
+      const lu_row_t r = lu_row(z, s, j, k);
+      upper_row(c, &r, w);
+    }
+    if (xs)
+      edge_column(z, s, ilo, jlo, jhi, k, west, LU_TAG_UPPER + t, 0);
+    hk_progress_post(&s->prog, t, K + st);
+  }
+}
+
+/* x split: u += tmp rsd on the interior (a worksharing loop of the calling team) */
+static void update_u(const mz_adi_zone_t *z, const lu_state_t *s, double tmp)
+{
+  const int ny = z->ny, nz = z->nz, ilo = z->ilo, ihi = z->ihi;
+  double *u = z->u;
+#pragma omp for schedule(static)
+  for (int k = 1; k < nz - 1; k++)
+    for (int j = 1; j < ny - 1; j++) {
+      const lu_row_t r = lu_row(z, s, j, k);
+      const size_t q0 = IDX(z, 0, j, k);
+      for (int i = ilo; i < ihi; i++)
+        for (int m = 0; m < 5; m++)
+          u[5 * (q0 + (size_t)i) + m] += tmp * r.V[m * r.F + i];
+    }
+}
+
 int mz_lu_ssor(mz_adi_zone_t *z)
 {
   lu_state_t *s = z->solver;
   const lu_consts_t *c = &s->c;
-  const int nx = z->nx, ny = z->ny, nz = z->nz, K = nz - 2, ilo = z->ilo, ihi = z->ihi;
-  double *rsd = z->rhs, *u = z->u;
+  const int nx = z->nx;
   const double tmp = 1.0 / (omega * (2.0 - omega));
   int team = s->prog.nthreads < omp_get_max_threads() ? s->prog.nthreads : omp_get_max_threads();
   /* x split: the row blocks (and so the messages) must match the neighbours' */
@@ -245,71 +324,16 @@ int mz_lu_ssor(mz_adi_zone_t *z)
   {
     const int nt = omp_get_num_threads(), t = omp_get_thread_num();
     hk_progress_reset_mine(&s->prog, t);
-    /* the copies (LU_SOA): u and rsd, rsd *= dt on the interior (ssor.f); rho_i and qs are
-     * in us already (the residual put them there with u; the exchange changes only u) */
-#pragma omp for schedule(static)
-    for (int k = 0; k < nz; k++)
-      for (int j = 0; j < ny; j++) {
-        const lu_row_t r = lu_row(z, s, j, k);
-        double *U = (double *)r.U;
-        const size_t q0 = IDX(z, 0, j, k);
-        const int inner = k > 0 && k < nz - 1 && j > 0 && j < ny - 1;
-        for (int i = 0; i < nx; i++) {
-          const size_t q = q0 + (size_t)i;
-          const int scale = inner && i >= ilo && i < ihi;
-          for (int m = 0; m < 5; m++) {
-            U[m * r.F + i] = u[5 * q + m];
-            r.V[m * r.F + i] = scale ? rsd[5 * q + m] * c->dt : rsd[5 * q + m];
-          }
-        }
-      }
+    copy_in(z, s, c);
     /* (the barrier above also orders the counter resets before any wait) */
     double w[LU_NW * nx]; /* the row's work space (lower_row, upper_row) */
-    /* my rows [jlo, jhi) */
-    const int rows = ny - 2, jlo = 1 + t * rows / nt, jhi = 1 + (t + 1) * rows / nt;
-    for (int st = 1; st <= K; st++) {
-      int k = st;
-      if (t > 0)
-        hk_progress_wait(&s->prog, t - 1, st);
-      if (xs)
-        edge_column(z, s, ilo - 1, jlo, jhi, k, west, LU_TAG_LOWER + t, 1);
-      for (int j = jlo; j < jhi; j++) {
-        const lu_row_t r = lu_row(z, s, j, k);
-        lower_row(c, &r, w);
-      }
-      if (xs)
-        edge_column(z, s, ihi - 1, jlo, jhi, k, east, LU_TAG_LOWER + t, 0);
-      hk_progress_post(&s->prog, t, st);
-    }
-    for (int st = 1; st <= K; st++) {
-      int k = nz - 1 - st;
-      if (t < nt - 1)
-        hk_progress_wait(&s->prog, t + 1, K + st);
-      if (xs)
-        edge_column(z, s, ihi, jlo, jhi, k, east, LU_TAG_UPPER + t, 1);
-      for (int j = jhi - 1; j >= jlo; j--) {
-        const lu_row_t r = lu_row(z, s, j, k);
-        upper_row(c, &r, w);
-      }
-      if (xs)
-        edge_column(z, s, ilo, jlo, jhi, k, west, LU_TAG_UPPER + t, 0);
-      hk_progress_post(&s->prog, t, K + st);
-    }
+    sweeps(z, s, c, t, nt, west, east, w);
 #pragma omp barrier
     /* u += rsd / (omega (2 - omega)), then rsd = rhs(u); without the x split in the
      * residual's first loop (the ghost planes of u must be exchanged after the update) */
-    if (xs) {
-#pragma omp for schedule(static)
-      for (int k = 1; k < nz - 1; k++)
-        for (int j = 1; j < ny - 1; j++) {
-          const lu_row_t r = lu_row(z, s, j, k);
-          const size_t q0 = IDX(z, 0, j, k);
-          for (int i = ilo; i < ihi; i++)
-            for (int m = 0; m < 5; m++)
-              u[5 * (q0 + (size_t)i) + m] += tmp * r.V[m * r.F + i];
-        }
-    }
-    mz__lu_residual(z, c, u, rsd, z->forcing, xs ? 0.0 : tmp);
+    if (xs)
+      update_u(z, s, tmp);
+    mz__lu_residual(z, c, z->u, z->rhs, z->forcing, xs ? 0.0 : tmp);
   }
   return 0;
 }
