@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.report.document import build, markdown
 from hybridkit.report.dsm import dsm_section
 from hybridkit.study.rundata import Run, assign_apps, find_runs, study_meta
@@ -107,7 +107,7 @@ def test_recorded_quick_sweep(fixtures):
     busy: the numbers are not performance results): the section is in the report, and its
     ratios are the records' numbers, read here directly."""
     root = fixtures / "dsm_quick"
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     assert "dsm" in apps and apps["dsm"].kind == "dsm.heat" and "dsm" in apps["dsm"].report
     assert "dsm-mpi" in apps and apps["dsm-mpi"].kind == "jacobi"
     runs = find_runs([root])

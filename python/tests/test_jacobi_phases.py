@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, python_env
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.launch.cpuset import local_cores
 from hybridkit.study.quality import LoadProbe
 from hybridkit.report.apps import breakdown_data
@@ -110,7 +110,7 @@ def test_phases_add_up_and_bars_stay_within_the_measured_time(tmp_path, np, thre
     assert not misses, f"phases miss the measured time by more than 5 % on a quiet machine: " \
                        f"{misses} (busy attempts: {busy})"
 
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     runs = find_runs([keep])
     assign_apps(runs, apps)
     es = entries(runs, kind="jacobi")

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from hybridkit import appdesc
+from hybridkit import appcatalog, appdesc
 from hybridkit.errors import HKError
 from hybridkit.kinds import kind_error, kind_info, phase_error
 from hybridkit.paths import kind_schema_dir
@@ -72,14 +72,14 @@ def test_jacobi_declares_disjoint_phases_not_the_engine_counters():
 
 
 def test_app_description_takes_metric_and_breakdown_from_the_declaration():
-    app = appdesc.get("jacobi")
+    app = appcatalog.get("jacobi")
     assert (app.metric.value, app.metric.unit, app.metric.better) == ("mlups", "MLUP/s", "higher")
     assert app.metric.time == "time_per_iter" and app.metric.breakdown == PHASES
     assert app.metric.meaning("phase_wait").startswith("waiting")
 
 
 def test_description_may_not_repeat_what_c_declares(tmp_path):
-    text = (appdesc.APPS_DIR / "jacobi.toml").read_text()
+    text = (appcatalog.APPS_DIR / "jacobi.toml").read_text()
     bad = text.replace('[metric]\n', '[metric]\nbreakdown = ["comm", "wait"]\n', 1)
     import tomllib
 

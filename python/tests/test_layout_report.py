@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.report.apps import app_sections
 from hybridkit.report.layout import layout_section, single_node_sentence
 from hybridkit.study.rundata import Entry, Run
@@ -39,7 +39,7 @@ ONE_NODE = [
 
 
 def _apps():
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     assert "layout" in apps["mz-layout"].report and apps["mz-layout"].kind == "mz"
     return apps
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_executable
-from hybridkit import appdesc, modes
+from hybridkit import appcatalog, modes
 from hybridkit.errors import HKError, UsageError
 from hybridkit.study.plan import Cluster, expand
 
@@ -40,7 +40,7 @@ def toy(tmp_path, monkeypatch):
     monkeypatch.setenv("HK_BIN_DIR", str(bindir))
     monkeypatch.setenv("HK_APPS_PATH", str(tmp_path))
     modes._cache.clear()
-    yield appdesc.get("toy")
+    yield appcatalog.get("toy")
     modes._cache.clear()
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.advice.profile import (ProgramMetric, allreduce_advice, app_description, fixture_summary,
                                       problems, split)
 from hybridkit.records import load_records
@@ -122,7 +122,7 @@ def test_app_description_parses_for_sweep(tmp_path):
     text = app_description(p, ["/bin/true", "a b"], "/x/libhybridkit-profile.so")
     path = tmp_path / "true.toml"
     path.write_text(text)
-    desc = appdesc.load_file(path)
+    desc = appcatalog.load_file(path)
     # a user's program: its own command line (nothing appended), the runner's wall time
     assert desc.name == "true" and desc.kind == "program" and desc.args == ("a b",)
     assert desc.output == "none" and desc.program and desc.metric.source == "wall"
@@ -135,7 +135,7 @@ def test_app_description_parses_for_sweep(tmp_path):
     text = app_description(p, ["/x/bt-mz.W.x"], "/x/libhybridkit-profile.so",
                            ProgramMetric(r"Mop/s total\s*=\s*(\S+)", "Mop/s", True))
     path.write_text(text)
-    desc = appdesc.load_file(path)
+    desc = appcatalog.load_file(path)
     assert desc.name == "bt-mz-w-x" and desc.metric.source == "output"
     assert desc.metric.regex == r"Mop/s total\s*=\s*(\S+)" and desc.metric.unit == "Mop/s"
     assert desc.metric.higher_is_better

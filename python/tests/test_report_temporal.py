@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.report.temporal import looseness_data, looseness_figure
 from hybridkit.study.rundata import Entry, Run
 
@@ -22,7 +22,7 @@ def entry(temporal: str, mlups: float, looseness: str = "", busy: bool = False) 
 
 
 def test_looseness_panels():
-    app = appdesc.get("jacobi-temporal")
+    app = appcatalog.get("jacobi-temporal")
     es = [entry("pipeline", 100, "1:1"), entry("pipeline", 120, "1:1"),
           entry("pipeline", 110, "1:1"),
           entry("pipeline", 200, "1:4"), entry("pipeline", 150, "2:4", busy=True),
@@ -39,14 +39,14 @@ def test_looseness_panels():
 
 
 def test_no_pipeline_no_figure():
-    app = appdesc.get("jacobi-temporal")
+    app = appcatalog.get("jacobi-temporal")
     assert looseness_figure(app, [entry("wavefront", 300), entry("off", 90)]) is None
 
 
 def test_quick_plan_passes_scheme_and_looseness():
     from hybridkit.study.plan import Cluster, expand
 
-    app = appdesc.get("jacobi-temporal")
+    app = appcatalog.get("jacobi-temporal")
     runs = expand(app, "quick", Cluster(cores=2))
     assert len(runs) == 6 and {(r.ranks, r.threads) for r in runs} == {(1, 2)}
     argv = app.argv(runs[-1].param_dict, runs[-1].ranks, runs[-1].threads)
@@ -70,7 +70,7 @@ def ceil_entry(temporal: str, mlups: float, w: int, roof: float, incore: float, 
 def test_ceiling_table_share_of_limit():
     from hybridkit.report.temporal import CEILING_HEADERS, ceiling_table
 
-    app = appdesc.get("jacobi")
+    app = appcatalog.get("jacobi")
     es = [ceil_entry("wavefront", 540, 4, 400, 900, "in-core"),
           ceil_entry("wavefront", 560, 4, 400, 900, "in-core"),
           ceil_entry("wavefront", 9999, 4, 400, 900, "in-core", busy=True),  # left out
@@ -90,4 +90,4 @@ def test_ceiling_table_share_of_limit():
 def test_no_ceiling_table_without_roofline():
     from hybridkit.report.temporal import ceiling_table
 
-    assert ceiling_table(appdesc.get("jacobi"), [entry("off", 90)]) is None
+    assert ceiling_table(appcatalog.get("jacobi"), [entry("off", 90)]) is None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 
 from hybridkit.simulate import seedvalues as sv
 from hybridkit.advice.advise import advise
@@ -84,7 +84,7 @@ def test_entries_of_a_loaded_run_are_real_only_and_views_split_by_platform():
     empty = run_of([], "empty", simulated=True, platform={"name": "ibm-sp"})
     empty.status = "failed"
     assert list(split_simulated([empty])[1]) == ["ibm-sp"]
-    sections = build([empty], appdesc.load_all(), {})
+    sections = build([empty], appcatalog.load_all(), {})
     assert sections[-1].title == "Incomplete runs"
     assert sections[-1].tables[0].rows[0][0] == "empty (simulated on ibm-sp)"
 
@@ -103,9 +103,9 @@ def test_one_name_two_parameter_sets_are_two_platforms():
               for name, v in sims.items()}
     assert ratios == {"sr8000-like (cpu_injection=500MBps)": [2.0],
                       "sr8000-like (cpu_injection=None)": [0.5]}
-    sections = build([limited, unlimited], appdesc.load_all(), {})
+    sections = build([limited, unlimited], appcatalog.load_all(), {})
     assert sum(s.title.endswith(": the platform") for s in sections) == 2
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     a = run_of([summary("mpp", 4, 2, 100, 200, 90, 180, PLATFORM)], "a", np=4, app="beff")
     b = run_of([summary("mpp", 4, 2, 10, 20, 9, 18, free)], "b", np=4, app="beff")
     assert compare([a], [b], apps, 0.1)[0] == []
@@ -150,7 +150,7 @@ def test_report_keeps_real_and_simulated_apart(figures):
                        "sim", np=96)
     for r in simulated.records:
         r["provenance"]["hosts"] = ["sr8000-node-0"]   # SMPI's simulated hosts
-    sections = build([real, simulated], appdesc.load_all(), {})
+    sections = build([real, simulated], appcatalog.load_all(), {})
     by = {s.title: s for s in sections}
     assert by["Machine and binding"].tables[0].rows[0] == ["hosts", "vm"]
     real_beff = by["Effective bandwidth b_eff"]
@@ -184,7 +184,7 @@ def _simulate(path: Path, platform=PLATFORM):
 
 
 def _advice(root):
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     runs = find_runs([root])
     assign_apps(runs, apps)
     return advise(runs, apps)
@@ -216,11 +216,11 @@ def test_advise_on_simulated_input_only_says_it(tmp_path, template):  # noqa: F8
 def test_advise_on_simulated_benchmarks_only_names_them():
     run = run_of([ortho(MIB, 1, 2, PLATFORM)])
     with pytest.raises(HKError, match="simulated records only .platform.s. sr8000-like: 1 "):
-        advise([run], appdesc.load_all())
+        advise([run], appcatalog.load_all())
 
 
 def test_compare_never_matches_real_with_simulated():
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     a = run_of([summary("mpp", 4, 2, 100, 200, 90, 180)], "a", np=4, app="beff")
     b = run_of([summary("mpp", 4, 2, 10, 20, 9, 18, PLATFORM)], "b", np=4, app="beff")
     changes, only = compare([a], [b], apps, 0.1)
@@ -444,7 +444,7 @@ def test_every_simulated_figure_draws():
              for m, n in (("round-robin", 28), ("sequential", 16), ("node-aware", 4))]
     recs += [summary("mpp", 16, 2, 1000, 2000, 900, 1800, p),
              summary("hybrid", 2, 2, 300, 600, 250, 500, p)]
-    sections = build([run_of(recs, np=16)], appdesc.load_all(), {})
+    sections = build([run_of(recs, np=16)], appcatalog.load_all(), {})
     sim = [s for s in sections if s.title.startswith("Simulated on all")]
     assert len(sim) == 6   # platform, orthogonal, b_eff table, multipath, mapping, b_eff
     page = html_page(sim, "t")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.report.apps import app_sections
 from hybridkit.report.split import compare, histories, points_table, split_entries, split_section
 from hybridkit.study.rundata import Run
@@ -41,7 +41,7 @@ RUNS = [
 
 
 def _apps():
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     assert "split" in apps["mz-split"].report and apps["mz-split"].kind == "mz"
     return apps
 
@@ -99,7 +99,7 @@ def test_section_in_the_report():
 
 def test_study_entry_argv_and_quick_plan():
     from hybridkit.study.plan import Cluster, expand
-    app = appdesc.get("mz-split")
+    app = appcatalog.get("mz-split")
     plan = [(r.ranks, r.threads, r.param_dict["split"])
             for r in expand(app, "quick", Cluster(cores=2))]
     assert plan == [(2, 1, 1), (2, 1, 2), (1, 2, 1)]  # split only for pure MPI

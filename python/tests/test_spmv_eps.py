@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.report.document import build, markdown
 from hybridkit.study.rundata import assign_apps, find_runs, study_meta
 
 
 def test_epsilon_section(fixtures):
     root = fixtures / "spmv_eps"
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     assert "spmv" in apps and "epsilon" in apps["spmv"].report
     runs = find_runs([root])
     assign_apps(runs, apps)

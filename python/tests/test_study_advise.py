@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.advice.advise import advise
 from hybridkit.modes import parse as parse_modes
 from hybridkit.study.rundata import assign_apps, find_runs
@@ -60,7 +60,7 @@ def template(fixtures):
 
 
 def advice_for(root):
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     runs = find_runs([root])
     assign_apps(runs, apps)
     return advise(runs, apps)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.appdesc import parse
 from hybridkit.errors import HKError, UsageError
 from hybridkit.study.plan import Cluster, check_fits, core_counts, expand, factorisations
@@ -31,7 +31,7 @@ def test_core_counts():
 
 
 def test_every_description_loads():
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     assert {"jacobi", "pingpong", "beff", "overlap", "barrier", "halo", "mz", "mc"} <= set(apps)
     for app in apps.values():
         assert app.metric.value and app.metric.unit
@@ -43,7 +43,7 @@ def test_every_description_loads():
 
 def test_jacobi_quick_plan_on_two_cores(monkeypatch):
     monkeypatch.setattr("hybridkit.study.plan.last_level_cache", lambda: 8 * 1024 ** 2)
-    runs = expand(appdesc.get("jacobi"), "quick", HERE)
+    runs = expand(appcatalog.get("jacobi"), "quick", HERE)
     labels = [r.label() for r in runs]
     # 4 x 8 MiB in two double fields: 2^21 cells, a 128^3 grid
     assert labels == ["jacobi 2x1 mode=pure size=128 iters=1 min_time=0.5",
@@ -76,7 +76,7 @@ def test_llc_sized_grid(tmp_path):
 
 
 def test_product_overrides_and_repeats():
-    app = appdesc.get("jacobi")
+    app = appcatalog.get("jacobi")
     runs = expand(app, "full", HERE, cores=[2], overrides={"mode": ["pure", "task"],
                                                            "size": [32, 64]}, repeats=2)
     # 2x1 pure, 1x2 task, x 2 sizes x 2 repeats
@@ -87,7 +87,7 @@ def test_product_overrides_and_repeats():
 
 
 def test_several_nodes_multiply_the_ranks():
-    app = appdesc.get("jacobi")
+    app = appcatalog.get("jacobi")
     runs = expand(app, "full", Cluster(cores=4, nodes=2, hosts=("a", "b"), remote=True),
                   cores=[4], overrides={"mode": ["pure", "funneled"], "size": [64]})
     assert [(r.ranks, r.threads) for r in runs] == [(8, 1), (4, 2), (2, 4)]
@@ -95,33 +95,33 @@ def test_several_nodes_multiply_the_ranks():
 
 def test_cores_not_available():
     with pytest.raises(UsageError, match="--cores 4: this machine has 2 cores"):
-        expand(appdesc.get("jacobi"), "full", HERE, cores=[4])
+        expand(appcatalog.get("jacobi"), "full", HERE, cores=[4])
 
 
 def test_unknown_parameter_and_app():
     with pytest.raises(UsageError, match="app 'jacobi' has no parameter 'colour'"):
-        expand(appdesc.get("jacobi"), "full", HERE, overrides={"colour": ["red"]})
+        expand(appcatalog.get("jacobi"), "full", HERE, overrides={"colour": ["red"]})
     with pytest.raises(UsageError, match="unknown app 'nope'"):
-        appdesc.get("nope")
+        appcatalog.get("nope")
 
 
 def test_fixed_layouts():
-    assert [(r.ranks, r.threads) for r in expand(appdesc.get("barrier"), "quick", HERE)] == \
+    assert [(r.ranks, r.threads) for r in expand(appcatalog.get("barrier"), "quick", HERE)] == \
         [(1, 2)]
-    beff = expand(appdesc.get("beff"), "quick", HERE)
+    beff = expand(appcatalog.get("beff"), "quick", HERE)
     assert [(r.ranks, r.oversubscribe) for r in beff] == [(4, True)]
-    pp = expand(appdesc.get("pingpong"), "quick", HERE)
-    assert [appdesc.get("pingpong").rank_env(r.param_dict, 2, 1) for r in pp] == \
+    pp = expand(appcatalog.get("pingpong"), "quick", HERE)
+    assert [appcatalog.get("pingpong").rank_env(r.param_dict, 2, 1) for r in pp] == \
         [{"HK_NODE_SIZE": "2"}, {"HK_NODE_SIZE": "1"}]
 
 
 def test_mz_and_mc_plug_in_by_description():
-    mz = appdesc.get("mz")
+    mz = appcatalog.get("mz")
     runs = expand(mz, "quick", HERE)
     assert {r.param_dict["bench"] for r in runs} == {"sp", "bt", "lu"}
     assert mz.argv({"bench": "sp", "class": "S"}, 2, 1) == ["--bench", "sp", "--class", "S"]
     assert (mz.kind, mz.metric.value, mz.metric.unit) == ("mz", "mops", "Mop/s")
-    mc = appdesc.get("mc")
+    mc = appcatalog.get("mc")
     assert (mc.kind, mc.metric.value, mc.metric.breakdown) == ("mc", "allreduce_fraction",
                                                                ("compute", "allreduce"))
     assert [(r.ranks, r.threads, r.param_dict["allreduce"]) for r in expand(mc, "quick", HERE)] \
@@ -149,7 +149,7 @@ n = [1000, 2000]
 def test_a_new_description_needs_no_code(tmp_path, monkeypatch):
     (tmp_path / "stream.toml").write_text(NEW_APP)
     monkeypatch.setenv("HK_APPS_PATH", str(tmp_path))
-    app = appdesc.get("stream")
+    app = appcatalog.get("stream")
     assert [r.label() for r in expand(app, "quick", HERE)] == ["stream 1x1 n=1000"]
     assert len(expand(app, "full", HERE)) == 4
     assert app.argv({"n": 5}, 1, 2) == ["--n", "5", "--threads", "2"]
@@ -178,7 +178,7 @@ def test_args_with_an_unknown_placeholder():
 
 
 def test_virtual_node_parameters_are_dropped_on_real_nodes():
-    pp = appdesc.get("pingpong")
+    pp = appcatalog.get("pingpong")
     two = Cluster(cores=2, nodes=2, hosts=("a", "b"), remote=True)
     runs = expand(pp, "quick", two)
     assert [(r.ranks, r.param_dict) for r in runs] == [(4, {"sizes": "8:1M"})]  # 2 per node
@@ -217,13 +217,13 @@ def test_emulated_nodes_share_the_cores_runs_beyond_them_are_functional():
     from hybridkit.study.plan import Cluster
 
     vc = Cluster(2, 2, emulated=True)
-    runs = expand(appdesc.get("jacobi"), "full", vc, cores=[1], overrides={"mode": ["pure"],
+    runs = expand(appcatalog.get("jacobi"), "full", vc, cores=[1], overrides={"mode": ["pure"],
                                                                             "size": [32]})
     assert [(r.ranks, r.threads, r.oversubscribe) for r in runs] == [(2, 1, False)]
-    runs = expand(appdesc.get("jacobi"), "full", vc, cores=[2], overrides={"mode": ["pure"],
+    runs = expand(appcatalog.get("jacobi"), "full", vc, cores=[2], overrides={"mode": ["pure"],
                                                                             "size": [32]})
     assert [(r.ranks, r.threads, r.oversubscribe) for r in runs] == [(4, 1, True)]
-    assert check_fits(runs, appdesc.get("jacobi"), vc)   # a note, no UsageError
+    assert check_fits(runs, appcatalog.get("jacobi"), vc)   # a note, no UsageError
 
 
 @pytest.mark.parametrize("extra,field", [
@@ -234,9 +234,9 @@ def test_the_schema_refuses_unknown_keys(tmp_path, extra, field):
     path = tmp_path / "stream.toml"
     path.write_text(extra + NEW_APP if not extra.startswith("[") else NEW_APP + extra)
     with pytest.raises(HKError, match=field):
-        appdesc.load_file(path)
+        appcatalog.load_file(path)
     text = NEW_APP.replace('unit = "MB/s"', 'unit = "MB/s"\nbreakdwon = ["a"]')
     path.write_text(text)
     with pytest.raises(HKError, match="breakdwon"):
-        appdesc.load_file(path)
+        appcatalog.load_file(path)
 

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from browser import chromium, render
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.report.document import build, csv_text, html_page, markdown
 from hybridkit.study.rundata import assign_apps, find_runs, study_meta
 
@@ -31,7 +31,7 @@ def quick(request):
     from conftest import FIXTURES
 
     root = FIXTURES / "study" / "quick"
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     runs = find_runs([root])
     assign_apps(runs, apps)
     return build(runs, apps, study_meta([root])), runs
@@ -140,7 +140,7 @@ def test_busy_run_gets_a_banner_a_flag_and_is_left_out(tmp_path, fixtures):
     info = json.loads((busy / "run.json").read_text())
     info["load"] = {"busy": True, "share": 0.47, "others_cpu_s": 1.5, "own_cpu_s": 3.1}
     (busy / "run.json").write_text(json.dumps(info))
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     runs = find_runs([tmp_path])
     assign_apps(runs, apps)
     sections = build(runs, apps, {})

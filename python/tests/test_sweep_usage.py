@@ -45,7 +45,7 @@ def test_usage_exit_0_means_none(cli, replay, tmp_path, monkeypatch):
     """A description with usage_exit = 0 runs on after an exit code 2 (a plain failure)."""
     apps = tmp_path / "apps"
     apps.mkdir()
-    from hybridkit.appdesc import APPS_DIR
+    from hybridkit.appcatalog import APPS_DIR
 
     text = (APPS_DIR / "jacobi.toml").read_text()
     (apps / "jacobi.toml").write_text("usage_exit = 0\n" + text)
@@ -79,7 +79,7 @@ def test_run_stops_after_its_timeout(cli, study_bin, fixtures, monkeypatch, tmp_
 
 
 def test_description_values_are_checked_against_its_types(tmp_path):
-    from hybridkit.appdesc import APPS_DIR, load_file
+    from hybridkit.appcatalog import APPS_DIR, load_file
     from hybridkit.errors import HKError
 
     text = (APPS_DIR / "jacobi.toml").read_text().replace('size = [64, 160, "llc*4"]',

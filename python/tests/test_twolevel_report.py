@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.report.apps import app_sections
 from hybridkit.report.twolevel import twolevel_section
 from hybridkit.study.rundata import Run
@@ -36,7 +36,7 @@ RUNS = [
 
 
 def _apps():
-    apps = appdesc.load_all()
+    apps = appcatalog.load_all()
     assert "twolevel" in apps["mz-twolevel"].report and apps["mz-twolevel"].kind == "mz"
     return apps
 

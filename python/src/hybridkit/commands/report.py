@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 import sys
 
-from hybridkit.appdesc import search_dirs
+from hybridkit.appcatalog import search_dirs
 from hybridkit.errors import HKError
 from hybridkit.report.document import write_report
 from hybridkit.study.rundata import check_usable, known_kind, load_results as load, unknown_kinds

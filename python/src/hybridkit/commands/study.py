@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from hybridkit import __version__, appdesc
+from hybridkit import __version__, appcatalog
 from hybridkit.appdesc import AppDesc
 from hybridkit.cliargs import MAX_REPEAT, add_target_arguments, count, csv_list
 from hybridkit.errors import HKError, UsageError
@@ -76,8 +76,8 @@ def default_out(ns: argparse.Namespace = None) -> Path:
 def select_apps(names: Sequence[str], mpi: str
                 ) -> Tuple[List[AppDesc], Dict[str, Path], List[str]]:
     """(apps to run, their binaries, notes on the skipped ones)."""
-    apps = appdesc.load_all()
-    wanted = names or appdesc.order(apps)
+    apps = appcatalog.load_all()
+    wanted = names or appcatalog.order(apps)
     unknown = [n for n in wanted if n not in apps]
     if unknown:
         raise UsageError(f"unknown app(s) {', '.join(unknown)} (known: {', '.join(sorted(apps))})")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hybridkit import appdesc
+from hybridkit import appcatalog, appdesc
 from hybridkit.cliargs import (MAX_CORES, MAX_REPEAT, add_target_arguments, count, csv_list,
                                param_override)
 from hybridkit.errors import UsageError
@@ -109,7 +109,7 @@ def overrides(ns: argparse.Namespace, app: Optional[appdesc.AppDesc] = None
 
 
 def run(ns: argparse.Namespace) -> int:
-    app = appdesc.get(ns.app)
+    app = appcatalog.get(ns.app)
     values = overrides(ns, app)  # checked before anything is planned
     cluster, launcher, mpi = target(ns, ns.cores)
     if ns.submit:
@@ -151,7 +151,7 @@ def keep_description(app: appdesc.AppDesc, out: Path) -> None:
     """A description from outside the package (a user's program, HK_APPS_PATH) is kept in
     OUT/apps/, so `hybridkit report|advise|compare OUT` read the sweep without it."""
     src = Path(app.source)
-    if not src.is_file() or src.parent.resolve() == appdesc.APPS_DIR.resolve():
+    if not src.is_file() or src.parent.resolve() == appcatalog.APPS_DIR.resolve():
         return
     (out / "apps").mkdir(parents=True, exist_ok=True)
     (out / "apps" / src.name).write_text(src.read_text())

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hybridkit import appdesc
+from hybridkit import appcatalog
 from hybridkit.advice.advise import advise, configurations, usable
 from hybridkit.appdesc import AppDesc
 from hybridkit.errors import HKError
@@ -41,7 +41,7 @@ def summary(out: Path, what: str = "study") -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    apps = appdesc.load_all([out / "apps"])
+    apps = appcatalog.load_all([out / "apps"])
     runs = find_runs([out])
     assign_apps(runs, apps)
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hybridkit import appdesc
-from hybridkit.appdesc import AppDesc, by_kind
+from hybridkit import appcatalog
+from hybridkit.appdesc import AppDesc
+from hybridkit.appcatalog import by_kind
 from hybridkit.errors import HKError, UsageError
 from hybridkit.kinds import kind_info
 from hybridkit.records import JSONInvalid, loads, read_text, record_error, schema_problem
@@ -446,7 +447,7 @@ def check_usable(runs: Sequence[Run], paths: Sequence[Path]) -> None:
 def load_results(paths: Sequence[Path], require_complete: bool = True):
     """(runs, app descriptions) under `paths`, each run assigned its app; HKError when
     none is complete (if required)."""
-    apps = appdesc.load_all([Path(p) / "apps" for p in paths])  # a sweep keeps its user apps
+    apps = appcatalog.load_all([Path(p) / "apps" for p in paths])  # a sweep keeps its user apps
     runs = find_runs(paths)
     assign_apps(runs, apps)
     check_values(runs, apps)
