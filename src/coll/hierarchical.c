@@ -32,6 +32,24 @@ static int node_sync(hk__coll_cache_t *c)
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "node synchronisation");
 }
 
+/* node_sync that agrees on err over the node (the lowest code wins; the barrier is the
+ * PMPI_Allreduce, unguarded like node_sync's: hk_allreduce may run on any thread): a failed
+ * local step returns on every rank of the node alike */
+static int node_agree(hk__coll_cache_t *c, int err)
+{
+  int rc = PMPI_Win_sync(c->win), all = err;
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, hk_nodes_comm(c->nodes));
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Win_sync(c->win);
+  if (rc != MPI_SUCCESS)
+    return HK_COLL_MPI(rc, "node synchronisation");
+  if (all != HK_SUCCESS && err == HK_SUCCESS)
+    return HK_ERROR(all, "another rank of this node failed in the node reduction (%s)",
+                    hk_strerror(all));
+  return all;
+}
+
 /* step 2: the node's L*T workers reduce one chunk each into result */
 static int node_reduce(hk__coll_cache_t *c, int count, MPI_Datatype type, MPI_Aint extent,
                        MPI_Op op, int threads)
@@ -73,8 +91,10 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
     return HK_SUCCESS; /* agreed: the caller falls back, recvbuf untouched */
   hk__parallel_copy(c->slot[c->local_rank], sbuf ? sbuf : rbuf, bytes, threads);
   HK_TRY(err, node_sync(c));
-  HK_TRY(err, node_reduce(c, count, type, extent, op, threads));
-  HK_TRY(err, node_sync(c));
+  /* PMPI_Reduce_local fails alike on every node (the same op, type and count everywhere,
+   * hk_allreduce's contract), so the nodes' agreements agree */
+  HK_LOCAL(err, node_reduce(c, count, type, extent, op, threads));
+  HK_TRY(err, node_agree(c, err));
   if (c->local_rank == 0 && c->nnodes > 1) {
     int chunks = hk__chunks_useful(count, hk__chunk_granularity(extent), threads);
     HK_TRY(err, hk__run_chunks(NULL, c->result, count, type, extent, op, c->leader_dup,

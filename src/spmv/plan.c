@@ -299,7 +299,7 @@ int hk_spmv_create(const hk_spmv_desc_t *desc, hk_spmv_t **spmv)
   HK_ALLOC_LOCAL(err, s->sendbuf, stotal);
   HK_ALLOC_LOCAL(err, req, s->nsend + s->nrecv);
   HK_AGREE(err, desc->comm);
-  HK_TRY(err, exchange_wants(s, remote, want, stotal, req));
+  HK_LOCAL(err, exchange_wants(s, remote, want, stotal, req));
 
   HK_LOCAL(err, build_parts(s, desc, remote, nh));
   HK_AGREE(err, desc->comm);
