@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""tools/lint-size.py [--root DIR] [--max-function N] [--max-file N]: no C function over 80
+lines and no C or Python file over 500 lines in src/ apps/ bench/ preload/ tools/ python/src
+(ctest lint.size, issue 38).  tests/ are not measured.
+
+A function's lines run from the line that opens its body to the line that closes it (the
+signature not counted).  A function whose body is a table (an initialiser, a switch of
+cases) may say so with the comment `lint-size: table` on the line above its definition or
+inside it; it is then not measured.  One line per problem, longest first:
+  "FILE:LINE: FUNC: 189 lines (at most 80)"   "FILE: 612 lines (at most 500)"
+Exit 0 clean, 1 with problems."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+DIRS = ("src", "apps", "bench", "preload", "tools", "python/src")
+DEF = re.compile(r"^(?:static\s+)?(?:inline\s+)?[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\n\{",
+                 re.M)
+MARKER = "lint-size: table"
+
+
+def blank_comments_and_strings(text: str) -> str:
+    """comments and literals blanked, newlines kept (so braces in them do not count)"""
+    pat = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+    return pat.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def c_functions(text: str):
+    """(name, line of the signature, body lines, exempt) of each function definition"""
+    code = blank_comments_and_strings(text)
+    lines = text.splitlines()
+    for m in DEF.finditer(code):
+        brace = m.end() - 1
+        depth, j = 0, brace
+        while j < len(code):
+            if code[j] == "{":
+                depth += 1
+            elif code[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        first = code.count("\n", 0, m.start()) + 1
+        open_line = code.count("\n", 0, brace) + 1
+        close_line = code.count("\n", 0, j) + 1
+        around = "\n".join(lines[max(first - 2, 0):close_line])
+        yield m.group(1), first, close_line - open_line + 1, MARKER in around
+
+
+def problems(root: Path, max_function: int, max_file: int):
+    out = []
+    for d in DIRS:
+        base = root / d
+        if not base.is_dir():
+            continue
+        for f in sorted(base.rglob("*")):
+            if f.suffix not in (".c", ".h", ".py") or not f.is_file():
+                continue
+            rel = f.relative_to(root)
+            text = f.read_text(errors="replace")
+            n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+            if n > max_file:
+                out.append((n, f"{rel}: {n} lines (at most {max_file})"))
+            if f.suffix == ".py":
+                continue
+            for name, line, body, exempt in c_functions(text):
+                if body > max_function and not exempt:
+                    out.append((body, f"{rel}:{line}: {name}: {body} lines (at most {max_function})"))
+    return [text for _n, text in sorted(out, key=lambda t: (-t[0], t[1]))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parent.parent))
+    ap.add_argument("--max-function", type=int, default=80)
+    ap.add_argument("--max-file", type=int, default=500)
+    a = ap.parse_args()
+    bad = problems(Path(a.root).resolve(), a.max_function, a.max_file)
+    for p in bad:
+        print(p)
+    print(f"lint-size: {len(bad)} problem(s)", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
