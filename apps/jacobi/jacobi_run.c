@@ -106,21 +106,19 @@ static int wave_batch(jac_run_t *r, int b, int done)
  * the batch as a wavefront or a pipeline; the result in u */
 static int temporal_batch(jac_run_t *r, int b)
 {
-  int err, first = first_by_step(r);
+  int err = HK_SUCCESS, first = first_by_step(r);
   if (first) {
     jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
     hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
-    if ((err = hk_halo_step(r->halo, r->u, &work)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_halo_step(r->halo, r->u, &work));
     swap_fields(r);
-  } else if ((err = hk_halo_exchange(r->halo, r->u)) != HK_SUCCESS) {
-    return err;
+  } else {
+    HK_TRY(err, hk_halo_exchange(r->halo, r->u));
   }
   const int n = b - first;
   hk_halo_regions_t rg;
   for (int s = 0; s < n; s++) {
-    if ((err = hk_halo_regions(r->halo, n - 1 - s, &rg)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_halo_regions(r->halo, n - 1 - s, &rg));
     r->regions[s] = rg.all;
   }
   double t0 = omp_get_wtime();
@@ -131,7 +129,8 @@ static int temporal_batch(jac_run_t *r, int b)
     swap_fields(r);
   }
   r->t_sweeps += omp_get_wtime() - t0;
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* the invariant after `done` sweeps when one falls due (untimed: *t_check) */
@@ -174,8 +173,7 @@ static int sweep(jac_run_t *r, int sweeps, int first, int *done, double *t_check
       err = temporal_batch(r, b); /* result in u */
       *done += b;
       r->temporal_sweeps += b;
-      if (!err)
-        err = check_due(r, *done, t_check);
+      HK_LOCAL(err, check_due(r, *done, t_check));
     } else {
       err = step_batch(r, b, done, t_check);
     }
@@ -257,8 +255,7 @@ static int temporal_setup(jac_run_t *r, long long l2, long long l3)
                  : jac_wave_alloc(&r->wave, &r->L, blocked, c->wave_rows, threads, l2, l3, r->nt,
                                   r->xwrap);
   r->wave.stencil27 = c->stencil == 27;
-  if (err == HK_SUCCESS && !(r->regions = calloc((size_t)c->width, sizeof *r->regions)))
-    err = hk_error_set(HK_ERR_NOMEM, "no memory");
+  HK_ALLOC_LOCAL(err, r->regions, c->width);
   return err;
 }
 
@@ -282,8 +279,7 @@ static int setup(jac_run_t *r)
     r->cd.global[d] = c->global[d];
     r->cd.periodic[d] = d < c->dims ? r->periodic : 0;
   }
-  if ((err = hk_cart_create(MPI_COMM_WORLD, NULL, &r->cd, &r->cart)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_cart_create(MPI_COMM_WORLD, NULL, &r->cd, &r->cart)); /* agreed */
   hk_cart_info(r->cart, &r->ci);
   /* 3D, x periodic and not decomposed: every rank is its own x neighbour.  Then the
    * sweeps wrap x themselves and the halo engine leaves x to them (self_wrap): it
@@ -291,17 +287,14 @@ static int setup(jac_run_t *r)
    * update ghost columns (a whole vector on each side in x) */
   r->xwrap = c->dims == 3 && r->periodic && r->ci.procs[0] == 1 && c->xwrap;
   MPI_Comm comm = hk_cart_comm(r->cart);
-  if ((err = check_memory(r)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, check_memory(r)); /* agreed */
   hk_halo_desc_t hd = {.cart = r->cart, .width = c->width, .stencil = r->cd.stencil,
                        .mode = c->mode, .reserved = c->reserved, .radius = 1,
                        .self_wrap = {r->xwrap, 0, 0}};
-  if ((err = hk_halo_create(&hd, &r->halo)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_halo_create(&hd, &r->halo)); /* agreed */
   hk_halo_layout(r->halo, &r->L);
-  int local = jac_layout_alloc(r);
-  if ((err = hk_agree(comm, local)) != HK_SUCCESS)
-    return err;
+  HK_LOCAL(err, jac_layout_alloc(r));
+  HK_AGREE(err, comm);
   initialise(r);
   long long l2 = 0, l3 = 0;
   cache_shares(jac_halo_threads(r->halo), &l2, &l3);
@@ -311,7 +304,10 @@ static int setup(jac_run_t *r)
           (c->stores == JAC_STORES_NT ||
            (c->stores == JAC_STORES_AUTO &&
             (double)r->L.count * sizeof(double) > 4.0 * (double)(l3 > 0 ? l3 : JAC_L3_DEFAULT)));
-  return hk_agree(comm, temporal_setup(r, l2, l3));
+  HK_LOCAL(err, temporal_setup(r, l2, l3));
+  HK_AGREE(err, comm);
+cleanup:
+  return err;
 }
 
 /* the invariants of the initial field */
@@ -334,18 +330,21 @@ static int timed_sweeps(jac_run_t *r, int *done_sweeps, double *t_check, double 
 {
   const jac_config_t *c = r->cfg;
   MPI_Comm comm = hk_cart_comm(r->cart);
-  int err = hk_agree(comm, sweep(r, c->warmup, 0, done_sweeps, t_check));
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_LOCAL(err, sweep(r, c->warmup, 0, done_sweeps, t_check));
+  HK_AGREE(err, comm);
   hk_halo_stats_reset(r->halo);
   *t_check = 0.0;
   r->t_sweeps = 0.0;
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
-  int local = sweep(r, r->iters, c->warmup, done_sweeps, t_check);
+  HK_LOCAL(err, sweep(r, r->iters, c->warmup, done_sweeps, t_check));
   /* --min-time: more sweeps until the timed ones last that long (every rank agrees on the
    * slowest rank's time; the guess aims 10 % beyond, whole halo widths) */
-  while ((err = hk_agree(comm, local)) == HK_SUCCESS && c->min_time > 0.0) {
+  for (;;) {
+    HK_AGREE(err, comm);
+    if (!(c->min_time > 0.0))
+      break;
     double el = MPI_Wtime() - t0 - *t_check, slowest = el;
     MPI_Allreduce(&el, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     if (slowest >= c->min_time)
@@ -353,10 +352,11 @@ static int timed_sweeps(jac_run_t *r, int *done_sweeps, double *t_check, double 
     double want = slowest > 0 ? r->iters * (1.1 * c->min_time / slowest - 1.0) : r->iters;
     int more = want > 1e6 ? 1000000 : (int)ceil(want);
     more = (more + r->L.width - 1) / r->L.width * r->L.width;
-    local = sweep(r, more, *done_sweeps, done_sweeps, t_check);
+    HK_LOCAL(err, sweep(r, more, *done_sweeps, done_sweeps, t_check));
     r->iters += more;
   }
   *t_iter = (MPI_Wtime() - t0 - *t_check) / r->iters;
+cleanup:
   return err;
 }
 
@@ -367,16 +367,22 @@ static int finish(jac_run_t *r, jac_outcome_t *o, jac_stream_t bw[2], int done_s
   MPI_Comm comm = hk_cart_comm(r->cart);
   double maxdiff = 0.0;
   jac_exchange_cmp_t cmp;
-  int err;
-  if ((err = hk_agree(comm, jac_check_invariant(r, done_sweeps))) ||
-      (c->roofline && (err = measure_bandwidth(comm, r, &bw[1]))) ||
-      (c->roofline && c->dims == 3 && (err = measure_incore(comm, r, &o->incore_mlups))) ||
-      (o->verified && (err = jac_verify_reference(r, done_sweeps, &o->ndiff, &maxdiff))) ||
-      (c->compare > 0 && (err = jac_compare_sendrecv(r, c->compare, &cmp))))
-    return err;
+  int err = HK_SUCCESS;
+  HK_LOCAL(err, jac_check_invariant(r, done_sweeps));
+  HK_AGREE(err, comm);
+  /* each of these returns an agreed error */
+  if (c->roofline)
+    HK_TRY(err, measure_bandwidth(comm, r, &bw[1]));
+  if (c->roofline && c->dims == 3)
+    HK_TRY(err, measure_incore(comm, r, &o->incore_mlups));
+  if (o->verified)
+    HK_TRY(err, jac_verify_reference(r, done_sweeps, &o->ndiff, &maxdiff));
+  if (c->compare > 0)
+    HK_TRY(err, jac_compare_sendrecv(r, c->compare, &cmp));
   o->cmp = c->compare > 0 ? &cmp : NULL;
   err = jac_report(r, o);
   o->cmp = NULL;
+cleanup:
   return err;
 }
 
@@ -387,21 +393,18 @@ int jac_run(void *arg)
   jac_stream_t bw[2];
   jac_outcome_t o = {0};
   int done_sweeps = 0;
-  int err = setup(&r);
-  if (err != HK_SUCCESS)
-    goto done;
+  int err = HK_SUCCESS;
+  HK_TRY(err, setup(&r)); /* agreed, as every step below */
   o.verified = jac_verifies(c, (double)c->global[0] * (double)c->global[1] * (double)c->global[2]);
   r.check_every = c->check_every >= 0 ? c->check_every : o.verified ? 1 : 0;
   set_invariants(&r);
   /* the bandwidth before and after the timed sweeps: all ranks measure together (those
    * of a node share its bandwidth) */
-  if (c->roofline && (err = measure_bandwidth(hk_cart_comm(r.cart), &r, &bw[0])) != HK_SUCCESS)
-    goto done;
+  if (c->roofline)
+    HK_TRY(err, measure_bandwidth(hk_cart_comm(r.cart), &r, &bw[0]));
   o.bw = c->roofline ? bw : NULL;
-  if ((err = timed_sweeps(&r, &done_sweeps, &o.check_time, &o.t_iter)) != HK_SUCCESS)
-    goto done;
-  if ((err = finish(&r, &o, bw, done_sweeps)) != HK_SUCCESS)
-    goto done;
+  HK_TRY(err, timed_sweeps(&r, &done_sweeps, &o.check_time, &o.t_iter));
+  HK_TRY(err, finish(&r, &o, bw, done_sweeps));
   /* a scheme asked for by name that did not run every batch says so */
   if (r.ci.rank == 0 && c->temporal != JAC_TEMPORAL_ON && (r.wave.mem || r.pipe.on) &&
       r.temporal_sweeps < done_sweeps)
@@ -412,7 +415,7 @@ int jac_run(void *arg)
   if (r.ci.rank == 0)
     printf("# Verification = SUCCESSFUL (%s)\n",
            o.verified ? "bit-identical to the serial reference, invariant holds" : "invariant holds");
-done:
+cleanup:
   jac_wave_free(&r.wave);
   jac_pipe_free(&r.pipe);
   free(r.regions);

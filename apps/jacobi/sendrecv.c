@@ -119,9 +119,9 @@ static int same_faces(jac_run_t *r, const int skip[3], double *sbuf, double *rbu
   MPI_Comm comm = hk_cart_comm(r->cart);
   for (size_t i = 0; i < L->count; i++)
     ref[i] = r->u[i];
-  int err = hk_agree(comm, hk_halo_exchange(r->halo, ref));
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_LOCAL(err, hk_halo_exchange(r->halo, ref));
+  HK_AGREE(err, comm);
   for (size_t i = 0; i < L->count; i++)
     r->u[i] = -1.0;
   for (int k = 0; k < L->n[2]; k++)
@@ -138,6 +138,7 @@ static int same_faces(jac_run_t *r, const int skip[3], double *sbuf, double *rbu
   if (!err && *mismatches)
     err = hk_error_set(HK_ERR_STATE, "the hand-written exchange disagrees with the engine in "
                        "%lld face ghost cells", *mismatches);
+cleanup:
   return err;
 }
 
@@ -145,15 +146,16 @@ int jac_compare_sendrecv(jac_run_t *r, int n, jac_exchange_cmp_t *out)
 {
   const int skip[3] = {r->xwrap, 0, 0}; /* the engine's plan leaves these out too */
   size_t nb = jac_sendrecv_bufsize(&r->L);
-  double *sbuf = malloc(nb * sizeof *sbuf), *rbuf = malloc(nb * sizeof *rbuf);
-  double *ref = malloc(r->L.count * sizeof *ref);
-  int local = sbuf && rbuf && ref ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory");
-  int err = hk_agree(hk_cart_comm(r->cart), local);
+  double *sbuf = NULL, *rbuf = NULL, *ref = NULL;
+  int err = HK_SUCCESS;
   out->mismatches = 0;
-  if (!err)
-    err = time_both(r, n, skip, sbuf, rbuf, out);
-  if (!err)
-    err = same_faces(r, skip, sbuf, rbuf, ref, &out->mismatches);
+  HK_ALLOC_LOCAL(err, sbuf, nb);
+  HK_ALLOC_LOCAL(err, rbuf, nb);
+  HK_ALLOC_LOCAL(err, ref, r->L.count);
+  HK_AGREE(err, hk_cart_comm(r->cart));
+  HK_TRY(err, time_both(r, n, skip, sbuf, rbuf, out)); /* agreed */
+  err = same_faces(r, skip, sbuf, rbuf, ref, &out->mismatches);
+cleanup:
   free(sbuf);
   free(rbuf);
   free(ref);
