@@ -9,7 +9,7 @@
  *   rank 0, after PMPI_Finalize (so that running addr2line forks no MPI process):
  *     sites merged over ranks per (function, module, offset), symbolised (dladdr's
  *     symbol; file:line from addr2line when the module has debug info), records of
- *     kinds profile, profile.site, profile.size (hk_profile_json.c) appended
+ *     kinds profile, profile.site, profile.size (hk_profile_records.c) appended
  *     to $HK_PROFILE_OUTPUT (argv:FLAG: to the program's argument after FLAG, e.g.
  *     argv:--output, for `hybridkit sweep`, which passes --output FILE), and the
  *     summary on stderr (HK_PROFILE_QUIET=1: none; HK_PROFILE_NO_ADDR2LINE=1: no
@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "hk_profile_out.h"
+#include "hybridkit/error.h"
 #include "hk_tool.h"
 #include "../src/internal/hk_env_word.h"
 
@@ -442,16 +443,8 @@ void hk__prof_write(void)
   for (int k = 0; k < n && !skip_a2l; k++)
     addr2line(&s[k]);
   totals_t t = sum_sites(s, n);
-  if (out && *out) {
-    FILE *f = fopen(out, "a");
-    if (f) {
-      hk__prof_records(f, s, n, &t);
-      if (fclose(f) != 0)
-        fprintf(stderr, "hybridkit-profile: error: cannot write %s\n", out);
-    } else {
-      fprintf(stderr, "hybridkit-profile: error: cannot open %s\n", out);
-    }
-  }
+  if (out && *out && hk__prof_records(out, s, n, &t) != HK_SUCCESS)
+    fprintf(stderr, "hybridkit-profile: error: %s\n", hk_error_message());
   if (!be_quiet)
     summary(s, n, &t);
   free(s);

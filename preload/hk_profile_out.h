@@ -1,5 +1,5 @@
 /* preload/hk_profile_out.h: what hk_profile_out.c (gathering, merging, symbolising,
- * the summary) shares with hk_profile_json.c (the JSON Lines records).  Hidden. */
+ * the summary) shares with hk_profile_records.c (the JSON Lines records).  Hidden. */
 #ifndef HK_PROFILE_OUT_H
 #define HK_PROFILE_OUT_H
 
@@ -73,7 +73,8 @@ typedef struct totals {
 HK_HIDDEN int hk__prof_max_threads(void);
 /* "file:line (function)", "function+0x.. (module)" or "module+0x.." */
 HK_HIDDEN void hk__prof_site_name(const site_sum_t *s, char *out, size_t n);
-/* the records of kinds profile, profile.site, profile.size, one JSON line each */
-HK_HIDDEN void hk__prof_records(FILE *f, const site_sum_t *s, int n, const totals_t *t);
+/* the records of kinds profile, profile.site, profile.size appended to `path`
+ * (hk_profile_records.c); an HK_ERR_* with its message (hk_error_message) */
+HK_HIDDEN int hk__prof_records(const char *path, const site_sum_t *s, int n, const totals_t *t);
 
 #endif

@@ -30,7 +30,8 @@ install(TARGETS hybridkit-check LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # (hk_check_calls.h); links libhybridkit for nodes, machine and build information.
 add_library(hybridkit-profile SHARED ${CMAKE_SOURCE_DIR}/preload/hk_profile.c
                                      ${CMAKE_SOURCE_DIR}/preload/hk_profile_out.c
-                                     ${CMAKE_SOURCE_DIR}/preload/hk_profile_json.c
+                                     ${CMAKE_SOURCE_DIR}/preload/hk_profile_records.c
+                                     ${CMAKE_SOURCE_DIR}/preload/hk_profile_kinds.c
                                      ${HK_TOOL_SOURCES})
 target_include_directories(hybridkit-profile PRIVATE ${CMAKE_SOURCE_DIR}/preload)
 target_compile_options(hybridkit-profile PRIVATE ${HK_WARN_FLAGS})

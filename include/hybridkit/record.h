@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 #include <mpi.h>
+#include "hybridkit/env.h"
 #include "hybridkit/export.h"
 #include "hybridkit/timer.h"
 #include "hybridkit/topo.h"
@@ -51,6 +52,35 @@ typedef struct hk_reporter_desc {
  * Errors: HK_ERR_ARG (NULL, no program), HK_ERR_STATE (no hk_init), HK_ERR_IO (agreed), HK_ERR_NOMEM, HK_ERR_MPI. */
 HK_EXPORT int hk_reporter_create(MPI_Comm comm, const hk_reporter_desc_t *desc,
                                  hk_reporter_t **reporter);
+/* What hk_reporter_create gathers over its communicator for the provenance, given
+ * instead to a reporter without one (hk_reporter_create_local) by a program that
+ * gathered it itself, e.g. a PMPI tool at MPI_Finalize. */
+typedef struct hk_provenance_facts {
+  const char *mpi_library;          /* MPI_Get_library_version, its first line */
+  hk_thread_level_t requested;      /* the thread level the program asked for */
+  hk_thread_level_t provided;       /* ... and the one MPI provided */
+  int ranks;
+  int threads_per_rank;             /* the largest omp_get_max_threads() of the ranks */
+  int nodes;
+  int virtual_nodes;                /* 1: nodes made up by HK_NODE_SIZE */
+  const hk_binding_t *binding;      /* the threads of every rank, ordered by rank; borrowed:
+                                       it must outlive the reporter */
+  const hk_machine_info_t *machine; /* NULL: this machine */
+} hk_provenance_facts_t;
+
+/* hk_reporter_create_local: a reporter without communicator, for a process that writes
+ * the records of the whole run alone (a PMPI tool at or after MPI_Finalize): the
+ * provenance comes from `facts` and the same writer as hk_reporter_create's builds it;
+ * it calls no MPI function and needs no hk_init.  Its records are written by their
+ * emit at once (no agreement); hk_record_stats has no ranks to reduce over and fails
+ * (HK_ERR_ARG: give the min/avg/max with hk_record_stats_given).  desc->nodes is unused.
+ * Collective: local.  Threads: outside parallel regions.
+ * Errors: HK_ERR_ARG (NULL, no program, no binding or library, ranks < 1), HK_ERR_IO (the
+ * output cannot be opened), HK_ERR_NOMEM, HK_ERR_TOPOLOGY (machine NULL and this machine
+ * unknown). */
+HK_EXPORT int hk_reporter_create_local(const hk_reporter_desc_t *desc,
+                                       const hk_provenance_facts_t *facts,
+                                       hk_reporter_t **reporter);
 /* hk_reporter_destroy: close the output; *reporter = NULL.  Collective: local.
  * Threads: outside parallel regions.  Errors: HK_ERR_IO when closing the output fails (NULL is fine). */
 HK_EXPORT int hk_reporter_destroy(hk_reporter_t **reporter);

@@ -52,8 +52,46 @@ int hk_reporter_create(MPI_Comm comm, const hk_reporter_desc_t *desc, hk_reporte
     nodes = rep->own_nodes;
   }
   HK_TRY(err, hk_binding_report(comm, nodes, &rep->binding));
+  rep->bind = rep->binding;
   local = hk__record_provenance(rep, nodes, size);
   HK_TRY(err, hk_agree(comm, local));
+  *reporter = rep;
+  return HK_SUCCESS;
+cleanup:
+  hk_reporter_destroy(&rep);
+  return err;
+}
+
+int hk_reporter_create_local(const hk_reporter_desc_t *desc, const hk_provenance_facts_t *facts,
+                             hk_reporter_t **reporter)
+{
+  int err = HK_SUCCESS;
+  hk_reporter_t *rep = NULL;
+  hk_machine_t *m = NULL;
+  hk_machine_info_t mi;
+  if (!desc || !reporter || !desc->program || !*desc->program || !facts || !facts->binding ||
+      !facts->mpi_library || facts->ranks < 1)
+    return HK_ERROR(HK_ERR_ARG, "desc with a program, facts with a binding, the MPI library and "
+                    "ranks >= 1, and reporter must be given");
+  *reporter = NULL;
+  if (!(rep = calloc(1, sizeof *rep))) /* not hk_calloc_checked: its test hook asks MPI */
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  rep->comm = MPI_COMM_NULL;
+  rep->local = 1;
+  rep->bind = facts->binding;
+  snprintf(rep->program, sizeof rep->program, "%s", desc->program);
+  if (!desc->no_table)
+    rep->table = desc->table ? desc->table : stdout;
+  rep->style = desc->table_style;
+  if (desc->output && *desc->output && !(rep->out = fopen(desc->output, "a"))) {
+    err = HK_ERROR(HK_ERR_IO, "cannot open output '%s' for appending", desc->output);
+    goto cleanup;
+  }
+  if (!facts->machine) {
+    HK_TRY(err, hk__real_machine(&m));
+    HK_TRY(err, hk_machine_info(m, &mi));
+  }
+  HK_TRY(err, hk__record_provenance_write(rep, facts, facts->machine ? facts->machine : &mi));
   *reporter = rep;
   return HK_SUCCESS;
 cleanup:
@@ -94,7 +132,7 @@ int hk_reporter_config(hk_reporter_t *rep, const char *key, const char *fmt, ...
 
 const hk_binding_t *hk_reporter_binding(const hk_reporter_t *rep)
 {
-  return rep ? rep->binding : NULL;
+  return rep ? rep->bind : NULL;
 }
 
 /* the test hook HK_TEST_RECORD_FAIL=RANK:FIELD: on rank RANK, adding FIELD fails
@@ -279,10 +317,13 @@ int hk_record_value_int(hk_record_t *r, const char *name, long long v, const cha
  * with a failed record never leaves the others waiting in it */
 int hk_record_stats(hk_record_t *r, const char *name, double local, const char *unit)
 {
-  hk_stats_t st;
+  hk_stats_t st = {0.0, 0.0, 0.0};
   if (!r)
     return HK_ERROR(HK_ERR_ARG, "record is NULL");
-  int err = hk_stats_reduce(r->rep->comm, local, &st);
+  if (r->rep->local && r->err == HK_SUCCESS)
+    r->err = HK_ERROR(HK_ERR_ARG, "'%s' of a '%s' record: a local reporter has no ranks to reduce "
+                      "over (hk_record_stats_given)", name ? name : "(null)", r->kind);
+  int err = r->rep->local ? HK_SUCCESS : hk_stats_reduce(r->rep->comm, local, &st);
   if (err != HK_SUCCESS && r->err == HK_SUCCESS)
     r->err = err;
   if (r->decl && r->err == HK_SUCCESS) {
@@ -370,7 +411,7 @@ int hk_record_emit(hk_record_t **record)
   hk_record_t *r = *record;
   hk_reporter_t *rep = r->rep;
   local = r->err != HK_SUCCESS ? r->err : check_complete(r);
-  err = hk_agree(rep->comm, local);
+  err = rep->local ? local : hk_agree(rep->comm, local);
   if (err == HK_SUCCESS && rep->rank == 0) {
     if (rep->table && rep->style == HK_TABLE_LIST)
       hk__record_table_list(r, rep->table);
@@ -387,6 +428,6 @@ int hk_record_emit(hk_record_t **record)
   }
   hk_record_discard(record);
   if (err == HK_SUCCESS)
-    err = hk_agree(rep->comm, local);
+    err = rep->local ? local : hk_agree(rep->comm, local);
   return local != HK_SUCCESS ? local : err;
 }

@@ -19,27 +19,88 @@ static const char *mpi_impl_of(const char *libversion)
   return "other";
 }
 
-/* provenance JSON, built on rank 0 from facts gathered collectively */
+/* the facts of the provenance, gathered over rep->comm; rank 0 writes it */
 int hk__record_provenance(hk_reporter_t *rep, const hk_nodes_t *nodes, int nranks)
 {
   int err = HK_SUCCESS, maxthreads = 0, threads = omp_get_max_threads(), len = 0;
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-  hk_thread_level_t req, prov;
   hk_nodes_info_t ni;
   hk_machine_t *m = NULL;
   hk_machine_info_t mi;
-  hk_json_t j;
-  hk_json_init(&j);
-  HK_TRY(err, hk_thread_levels(&req, &prov));
+  hk_provenance_facts_t f = {.mpi_library = lib, .ranks = nranks, .binding = rep->bind};
+  HK_TRY(err, hk_thread_levels(&f.requested, &f.provided));
   HK_TRY(err, hk_nodes_info(nodes, &ni));
   HK_MPI_TRY(err, MPI_Allreduce(&threads, &maxthreads, 1, MPI_INT, MPI_MAX, rep->comm));
   HK_MPI_TRY(err, MPI_Get_library_version(lib, &len));
   lib[strcspn(lib, "\n")] = '\0';
   HK_TRY(err, hk__real_machine(&m));
   HK_TRY(err, hk_machine_info(m, &mi));
-  if (rep->rank != 0)
-    goto cleanup;
+  f.threads_per_rank = maxthreads;
+  f.nodes = ni.nnodes;
+  f.virtual_nodes = ni.is_virtual;
+  if (rep->rank == 0)
+    err = hk__record_provenance_write(rep, &f, &mi);
+cleanup:
+  return err;
+}
 
+static void provenance_hosts(hk_json_t *j, const hk_binding_t *b)
+{
+  hk_json_key(j, "hosts");
+  hk_json_arr_begin(j);
+  int *host = calloc((size_t)b->nentries + 1, sizeof *host), nhosts = 0;
+  if (host && hk__binding_host_ids(b, host, &nhosts) == HK_SUCCESS)
+    for (int i = 0, next = 0; i < b->nentries; i++)
+      if (host[i] == next) { /* ids are numbered by first appearance */
+        hk_json_str(j, b->entries[i].host);
+        next++;
+      }
+  free(host);
+  hk_json_arr_end(j);
+  hk_json_key(j, "omp_places"); hk_json_str(j, getenv("OMP_PLACES"));
+  hk_json_key(j, "omp_proc_bind"); hk_json_str(j, getenv("OMP_PROC_BIND"));
+}
+
+static void provenance_entries(hk_json_t *j, const hk_binding_t *b)
+{
+  hk_json_key(j, "binding");
+  hk_json_arr_begin(j);
+  for (int i = 0; i < b->nentries; i++) {
+    const hk_binding_entry_t *e = &b->entries[i];
+    hk_json_obj_begin(j);
+    hk_json_key(j, "rank"); hk_json_int(j, e->rank);
+    hk_json_key(j, "thread"); hk_json_int(j, e->thread);
+    hk_json_key(j, "host"); hk_json_str(j, e->host);
+    hk_json_key(j, "node"); hk_json_int(j, e->node);
+    hk_json_key(j, "cpuset"); hk_json_str(j, e->cpuset);
+    hk_json_key(j, "cpu"); hk_json_int(j, e->cpu);
+    hk_json_obj_end(j);
+  }
+  hk_json_arr_end(j);
+}
+
+static void provenance_header(const hk_reporter_t *rep, const hk_provenance_facts_t *f,
+                              const hk_build_info_t *bi)
+{
+  FILE *t = rep->table;
+  fprintf(t, "# %s %s (git %s), %s, %s %s\n", rep->program, bi->version, bi->git_sha,
+          bi->build_type, bi->compiler, bi->cflags);
+  fprintf(t, "# MPI: %s\n", f->mpi_library);
+  fprintf(t, "# thread level: requested %s, provided %s\n", hk_thread_level_name(f->requested),
+          hk_thread_level_name(f->provided));
+  fprintf(t, "# ranks: %d, threads/rank: %d, nodes: %d%s\n", f->ranks, f->threads_per_rank,
+          f->nodes, f->virtual_nodes ? " (virtual, HK_NODE_SIZE)" : "");
+  fprintf(t, "# OMP_PLACES=%s OMP_PROC_BIND=%s\n", getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "",
+          getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "");
+  for (int i = 0; i < f->binding->nwarnings; i++)
+    fprintf(t, "# WARNING: %s\n", f->binding->warnings[i]);
+  fflush(t);
+}
+
+int hk__record_provenance_write(hk_reporter_t *rep, const hk_provenance_facts_t *f,
+                                const hk_machine_info_t *mi)
+{
+  int err = HK_SUCCESS;
   hk_build_info_t bi;
   hk_build_info(&bi);
   char stamp[32];
@@ -47,58 +108,34 @@ int hk__record_provenance(hk_reporter_t *rep, const hk_nodes_t *nodes, int nrank
   struct tm tm;
   gmtime_r(&now, &tm);
   strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-
+  hk_json_t j;
+  hk_json_init(&j);
   hk_json_obj_begin(&j);
   hk_json_key(&j, "hybridkit_version"); hk_json_str(&j, bi.version);
   hk_json_key(&j, "git_sha"); hk_json_str(&j, bi.git_sha);
   hk_json_key(&j, "compiler"); hk_json_str(&j, bi.compiler);
   hk_json_key(&j, "cflags"); hk_json_str(&j, bi.cflags);
-  hk_json_key(&j, "mpi_library"); hk_json_str(&j, lib);
-  hk_json_key(&j, "mpi_impl"); hk_json_str(&j, mpi_impl_of(lib));
+  hk_json_key(&j, "mpi_library"); hk_json_str(&j, f->mpi_library);
+  hk_json_key(&j, "mpi_impl"); hk_json_str(&j, mpi_impl_of(f->mpi_library));
   hk_json_key(&j, "thread_level");
   hk_json_obj_begin(&j);
-  hk_json_key(&j, "requested"); hk_json_str(&j, hk_thread_level_name(req));
-  hk_json_key(&j, "provided"); hk_json_str(&j, hk_thread_level_name(prov));
+  hk_json_key(&j, "requested"); hk_json_str(&j, hk_thread_level_name(f->requested));
+  hk_json_key(&j, "provided"); hk_json_str(&j, hk_thread_level_name(f->provided));
   hk_json_obj_end(&j);
-  hk_json_key(&j, "ranks"); hk_json_int(&j, nranks);
-  hk_json_key(&j, "threads_per_rank"); hk_json_int(&j, maxthreads);
-  hk_json_key(&j, "nodes"); hk_json_int(&j, ni.nnodes);
-  hk_json_key(&j, "virtual_nodes"); hk_json_bool(&j, ni.is_virtual);
-  hk_json_key(&j, "hosts");
-  hk_json_arr_begin(&j);
-  int *host = calloc((size_t)rep->binding->nentries + 1, sizeof *host), nhosts = 0;
-  if (host && hk__binding_host_ids(rep->binding, host, &nhosts) == HK_SUCCESS)
-    for (int i = 0, next = 0; i < rep->binding->nentries; i++)
-      if (host[i] == next) { /* ids are numbered by first appearance */
-        hk_json_str(&j, rep->binding->entries[i].host);
-        next++;
-      }
-  free(host);
-  hk_json_arr_end(&j);
-  hk_json_key(&j, "omp_places"); hk_json_str(&j, getenv("OMP_PLACES"));
-  hk_json_key(&j, "omp_proc_bind"); hk_json_str(&j, getenv("OMP_PROC_BIND"));
+  hk_json_key(&j, "ranks"); hk_json_int(&j, f->ranks);
+  hk_json_key(&j, "threads_per_rank"); hk_json_int(&j, f->threads_per_rank);
+  hk_json_key(&j, "nodes"); hk_json_int(&j, f->nodes);
+  hk_json_key(&j, "virtual_nodes"); hk_json_bool(&j, f->virtual_nodes);
+  provenance_hosts(&j, f->binding);
   hk_json_key(&j, "machine");
   hk_json_obj_begin(&j);
-  hk_json_key(&j, "source"); hk_json_str(&j, mi.source);
-  hk_json_key(&j, "packages"); hk_json_int(&j, mi.packages);
-  hk_json_key(&j, "numa_nodes"); hk_json_int(&j, mi.numa_nodes);
-  hk_json_key(&j, "cores"); hk_json_int(&j, mi.cores);
-  hk_json_key(&j, "pus"); hk_json_int(&j, mi.pus);
+  hk_json_key(&j, "source"); hk_json_str(&j, mi->source);
+  hk_json_key(&j, "packages"); hk_json_int(&j, mi->packages);
+  hk_json_key(&j, "numa_nodes"); hk_json_int(&j, mi->numa_nodes);
+  hk_json_key(&j, "cores"); hk_json_int(&j, mi->cores);
+  hk_json_key(&j, "pus"); hk_json_int(&j, mi->pus);
   hk_json_obj_end(&j);
-  hk_json_key(&j, "binding");
-  hk_json_arr_begin(&j);
-  for (int i = 0; i < rep->binding->nentries; i++) {
-    const hk_binding_entry_t *e = &rep->binding->entries[i];
-    hk_json_obj_begin(&j);
-    hk_json_key(&j, "rank"); hk_json_int(&j, e->rank);
-    hk_json_key(&j, "thread"); hk_json_int(&j, e->thread);
-    hk_json_key(&j, "host"); hk_json_str(&j, e->host);
-    hk_json_key(&j, "node"); hk_json_int(&j, e->node);
-    hk_json_key(&j, "cpuset"); hk_json_str(&j, e->cpuset);
-    hk_json_key(&j, "cpu"); hk_json_int(&j, e->cpu);
-    hk_json_obj_end(&j);
-  }
-  hk_json_arr_end(&j);
+  provenance_entries(&j, f->binding);
   hk_json_key(&j, "timestamp"); hk_json_str(&j, stamp);
   hk_json_obj_end(&j);
   if (j.nomem) {
@@ -107,22 +144,8 @@ int hk__record_provenance(hk_reporter_t *rep, const hk_nodes_t *nodes, int nrank
   }
   rep->provenance = j.buf;
   j.buf = NULL;
-
-  if (rep->table) {
-    FILE *t = rep->table;
-    fprintf(t, "# %s %s (git %s), %s, %s %s\n", rep->program, bi.version, bi.git_sha,
-            bi.build_type, bi.compiler, bi.cflags);
-    fprintf(t, "# MPI: %s\n", lib);
-    fprintf(t, "# thread level: requested %s, provided %s\n", hk_thread_level_name(req),
-            hk_thread_level_name(prov));
-    fprintf(t, "# ranks: %d, threads/rank: %d, nodes: %d%s\n", nranks, maxthreads, ni.nnodes,
-            ni.is_virtual ? " (virtual, HK_NODE_SIZE)" : "");
-    fprintf(t, "# OMP_PLACES=%s OMP_PROC_BIND=%s\n", getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "",
-            getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "");
-    for (int i = 0; i < rep->binding->nwarnings; i++)
-      fprintf(t, "# WARNING: %s\n", rep->binding->warnings[i]);
-    fflush(t);
-  }
+  if (rep->table)
+    provenance_header(rep, f, &bi);
 cleanup:
   hk_json_free(&j);
   return err;
@@ -247,8 +270,8 @@ char *hk__record_json(const hk_record_t *r)
   hk_json_obj_end(&j);
   hk_json_key(&j, "warnings");
   hk_json_arr_begin(&j);
-  for (int i = 0; i < r->rep->binding->nwarnings; i++)
-    hk_json_str(&j, r->rep->binding->warnings[i]);
+  for (int i = 0; i < r->rep->bind->nwarnings; i++)
+    hk_json_str(&j, r->rep->bind->warnings[i]);
   for (int i = 0; i < r->nwarn; i++)
     hk_json_str(&j, r->warn[i]);
   hk_json_arr_end(&j);

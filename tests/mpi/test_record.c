@@ -20,6 +20,39 @@ static int count_lines(const char *path)
   return n;
 }
 
+/* a reporter without communicator (what a PMPI tool uses after MPI_Finalize): the
+ * provenance from the facts given, its records written at once, no reduction */
+static void local_reporter(const char *out, int size)
+{
+  hk_binding_entry_t e[8];
+  int n = size < 8 ? size : 8;
+  for (int i = 0; i < n; i++)
+    e[i] = (hk_binding_entry_t){.rank = i, .node = 0, .host = "h0", .cpuset = "0", .cpu = 0};
+  hk_binding_t b = {.nentries = n, .entries = e};
+  hk_provenance_facts_t f = {.mpi_library = "test MPI", .requested = HK_THREAD_FUNNELED,
+                             .provided = HK_THREAD_MULTIPLE, .ranks = n, .threads_per_rank = 1,
+                             .nodes = 1, .binding = &b};
+  hk_reporter_desc_t d = {.program = "test_record", .output = out, .no_table = 1};
+  hk_reporter_t *rep = NULL;
+  hk_provenance_facts_t nobind = f;
+  nobind.binding = NULL;
+  CHECK_EQ_INT(hk_reporter_create_local(&d, &nobind, &rep), HK_ERR_ARG);
+  CHECK(rep == NULL);
+  CHECK_EQ_INT(hk_reporter_create_local(&d, &f, &rep), HK_SUCCESS);
+  hk_record_t *r = NULL;
+  CHECK_EQ_INT(hk_record_create(rep, "test.local", &r), HK_SUCCESS);
+  CHECK_EQ_INT(hk_record_stats(r, "time", 1.0, "s"), HK_ERR_ARG);
+  CHECK_CONTAINS(hk_error_message(), "local reporter has no ranks");
+  CHECK_EQ_INT(hk_record_emit(&r), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_record_create(rep, "test.local", &r), HK_SUCCESS);
+  CHECK_EQ_INT(hk_record_param_int(r, "procs", n), HK_SUCCESS);
+  CHECK_EQ_INT(hk_record_stats_given(r, "time", &(hk_stats_t){1.0, 2.0, 3.0}, "s"), HK_SUCCESS);
+  CHECK_EQ_INT(hk_record_emit(&r), HK_SUCCESS);
+  CHECK(hk_reporter_binding(rep) == &b);
+  CHECK_EQ_INT(hk_reporter_destroy(&rep), HK_SUCCESS);
+  CHECK_EQ_INT(count_lines(out), 4);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
@@ -86,6 +119,8 @@ int main(int argc, char **argv)
   CHECK(rep == NULL);
   if (rank == 0)
     CHECK_EQ_INT(count_lines(out), 3);
+  if (rank == 0) /* local: no MPI call, the line validates like the others */
+    local_reporter(out, size);
   int rc = hk_test_mpi_report("test_record");
   hk_finalize();
   return rc;
