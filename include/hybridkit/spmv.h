@@ -30,7 +30,8 @@
  * (gamma_k = k u / (1 - k u), u = 2^-53); with 1 rank every column is local and y
  * is the plain ascending-order sum.
  *
- * Modes (hk_mode_t of hybridkit/halo.h, the same names and thread levels):
+ * Modes (hk_mode_t of hybridkit/modes.h, run by the one mode engine hk_mode_run: the local
+ * part is its `local`, the halo part its `boundary`):
  *   pure           1 thread: pack, exchange, local part, halo part
  *   pure-nb        1 thread: pack, post, local part, wait, halo part
  *   masteronly     threads pack; master: post, wait outside parallel regions;
@@ -49,7 +50,7 @@
 #include <stddef.h>
 #include <mpi.h>
 #include "hybridkit/export.h"
-#include "hybridkit/halo.h"
+#include "hybridkit/modes.h"
 
 #ifdef __cplusplus
 extern "C" {
