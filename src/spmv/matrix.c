@@ -1,7 +1,7 @@
 /* src/spmv/matrix.c: where matrices come from: the generators (3D 7- and 27-point
- * Laplacians, a seeded random band matrix, the Holstein-Hubbard matrix of hh.c), the
- * Matrix Market reader, and the
- * serial reference product in the summation order of hybridkit/spmv.h. */
+ * Laplacians, a seeded random band matrix, the Holstein-Hubbard matrix of hh.c; the
+ * Matrix Market reader is mm.c), and the serial reference product in the summation
+ * order of hybridkit/spmv.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -9,9 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/resource.h>
-#include <unistd.h>
 #include "internal/hk_ckd.h"
 #include "spmv/spmv_internal.h"
 
@@ -41,7 +38,7 @@ typedef struct gen {
   hk__spmv_hh_t hh;
 } gen_t;
 
-static int parse_ll(const char *s, char **end, long long *v)
+int hk__spmv_parse_ll(const char *s, char **end, long long *v)
 {
   errno = 0;
   if (!isdigit((unsigned char)*s))
@@ -60,7 +57,7 @@ static int parse_spec(const char *spec, gen_t *g)
   if (!strncmp(spec, "laplace3d:", 10) || !strncmp(spec, "laplace27:", 10)) {
     g->kind = !strncmp(spec, "laplace3d:", 10) ? GEN_LAP7 : GEN_LAP27;
     arg = spec + 10;
-    if (parse_ll(arg, &end, &g->n) || *end || g->n < 1 || g->n > 1290000)
+    if (hk__spmv_parse_ll(arg, &end, &g->n) || *end || g->n < 1 || g->n > 1290000)
       return HK_ERROR(HK_ERR_ARG, "'%s': expected %.10sN with a grid edge N >= 1", spec, spec);
     if (g->n * g->n * g->n > (1LL << 40))
       return HK_ERROR(HK_ERR_ARG, "'%s': N^3 rows is too many", spec);
@@ -69,8 +66,8 @@ static int parse_spec(const char *spec, gen_t *g)
   if (!strncmp(spec, "random:", 7)) {
     g->kind = GEN_RANDOM;
     arg = spec + 7;
-    if (parse_ll(arg, &end, &g->n) || *end != ',' || parse_ll(end + 1, &end, &g->nnz) ||
-        *end != ',' || parse_ll(end + 1, &end, &g->band) || *end)
+    if (hk__spmv_parse_ll(arg, &end, &g->n) || *end != ',' || hk__spmv_parse_ll(end + 1, &end, &g->nnz) ||
+        *end != ',' || hk__spmv_parse_ll(end + 1, &end, &g->band) || *end)
       return HK_ERROR(HK_ERR_ARG, "'%s': expected random:ROWS,NNZ,BW (three integers)", spec);
     if (g->n < 1 || g->nnz < 1 || g->nnz > 100000 || g->band < 0)
       return HK_ERROR(HK_ERR_ARG,
@@ -223,246 +220,6 @@ int hk_spmv_generate(const char *spec, long long row_begin, int nrows, hk_spmv_c
   }
 cleanup:
   free(cols);
-  if (err != HK_SUCCESS)
-    hk_spmv_crs_free(crs);
-  return err;
-}
-
-/* ---- Matrix Market ---- */
-typedef struct mm_entry {
-  long long i, j;
-  double v;
-} mm_entry_t;
-
-static int cmp_entry(const void *a, const void *b)
-{
-  const mm_entry_t *x = a, *y = b;
-  if (x->i != y->i)
-    return (x->i > y->i) - (x->i < y->i);
-  return (x->j > y->j) - (x->j < y->j);
-}
-
-/* what this process may allocate: the smallest of RLIMIT_AS, RLIMIT_DATA (soft, "ulimit -v /
- * -d") and the physical memory; *what names it.  Infinity when none is known. */
-static double mem_room(const char **what)
-{
-  static const struct { int res; const char *name; } lim[] = {
-    {RLIMIT_AS, "RLIMIT_AS (ulimit -v)"}, {RLIMIT_DATA, "RLIMIT_DATA (ulimit -d)"}};
-  double room = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  *what = "the physical memory";
-  if (!(room > 0))
-    room = 1e300;
-  for (int i = 0; i < 2; i++) {
-    struct rlimit rl;
-    if (getrlimit(lim[i].res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (double)rl.rlim_cur < room) {
-      room = (double)rl.rlim_cur;
-      *what = lim[i].name;
-    }
-  }
-  return room;
-}
-
-/* a line holds only blanks from p on */
-static int rest_blank(const char *p)
-{
-  while (*p && isspace((unsigned char)*p))
-    p++;
-  return *p == '\0';
-}
-
-int hk_spmv_read_mm(const char *path, MPI_Comm comm, long long row_begin, int nrows,
-                    hk_spmv_crs_t *crs)
-{
-  int err = HK_SUCCESS;
-  FILE *f = NULL;
-  mm_entry_t *ent = NULL;
-  char line[1024];
-  long long lineno = 0;
-  memset(crs, 0, sizeof *crs);
-  if (!path || !(f = fopen(path, "r"))) {
-    err = HK_ERROR(HK_ERR_IO, "%s: cannot open: %s", path ? path : "(null)", strerror(errno));
-    goto cleanup;
-  }
-  /* header: %%MatrixMarket matrix coordinate <field> <symmetry> */
-  char w[5][64];
-  if (!fgets(line, sizeof line, f) ||
-      (lineno = 1, sscanf(line, "%63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4]) != 5) ||
-      strcasecmp(w[0], "%%MatrixMarket") || strcasecmp(w[1], "matrix")) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:1: not a Matrix Market file (expected '%%%%MatrixMarket matrix "
-                   "coordinate real|integer|pattern general|symmetric')", path);
-    goto cleanup;
-  }
-  if (strcasecmp(w[2], "coordinate")) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:1: format '%s' is not supported (only coordinate)", path, w[2]);
-    goto cleanup;
-  }
-  int pattern = !strcasecmp(w[3], "pattern");
-  if (!pattern && strcasecmp(w[3], "real") && strcasecmp(w[3], "integer") &&
-      strcasecmp(w[3], "double")) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:1: field '%s' is not supported (real, integer or pattern)",
-                   path, w[3]);
-    goto cleanup;
-  }
-  int symmetric = !strcasecmp(w[4], "symmetric");
-  if (!symmetric && strcasecmp(w[4], "general")) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:1: symmetry '%s' is not supported (general or symmetric)",
-                   path, w[4]);
-    goto cleanup;
-  }
-  /* comments, then the size line */
-  long long M = -1, N = -1, L = -1;
-  while (fgets(line, sizeof line, f)) {
-    lineno++;
-    if (line[0] == '%' || rest_blank(line))
-      continue;
-    char *end;
-    if (parse_ll(line + strspn(line, " \t"), &end, &M) || parse_ll(end + strspn(end, " \t"), &end, &N) ||
-        parse_ll(end + strspn(end, " \t"), &end, &L) || !rest_blank(end)) {
-      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: expected the size line 'ROWS COLS ENTRIES'", path, lineno);
-      goto cleanup;
-    }
-    break;
-  }
-  if (M < 0) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: no size line", path, lineno);
-    goto cleanup;
-  }
-  if (M != N || M < 1) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: the matrix is %lldx%lld; SpMV needs a square one", path,
-                   lineno, M, N);
-    goto cleanup;
-  }
-  /* the sizes before the body: a reader that went through the entries first answered a
-   * header of 2e9 rows after half a minute */
-  if (M >= INT_MAX / 2) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: %lld rows: at most %d (hk_spmv indexes rows with int)",
-                   path, lineno, M, INT_MAX / 2 - 1);
-    goto cleanup;
-  }
-  if (nrows < 0) {
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    hk_spmv_block(M, size, rank, &row_begin, &nrows);
-  }
-  if (row_begin < 0 || row_begin + nrows > M) {
-    err = HK_ERROR(HK_ERR_ARG, "%s: rows [%lld, %lld) outside its %lld rows", path, row_begin,
-                   row_begin + nrows, M);
-    goto cleanup;
-  }
-  /* before allocating: the declared entries must fit a matrix of this size (duplicates are
-   * refused), and this rank's share of them (the rows' share of the entries, mirrored ones
-   * included: an estimate) must fit this process's memory: the entries while reading (24 B)
-   * and the CRS made of them (16 B), the row pointers (8 B a row) */
-  const double cells = symmetric ? (double)M * ((double)M + 1.0) / 2.0 : (double)M * (double)N;
-  if ((double)L > cells) {
-    err = HK_ERROR(HK_ERR_ARG, "%s:%lld: %lld entries declared, more than a %s %lldx%lld matrix "
-                   "has", path, lineno, L, symmetric ? "symmetric" : "general", M, N);
-    goto cleanup;
-  }
-  const char *limit;
-  const double share = (double)L * (symmetric ? 2.0 : 1.0) * (double)nrows / (double)M;
-  const double need = share * (double)(sizeof *ent + sizeof *crs->col + sizeof *crs->val) +
-                      8.0 * ((double)nrows + 1.0), room = mem_room(&limit);
-  if (need > room) {
-    char a[32], b[32];
-    err = HK_ERROR(HK_ERR_NOMEM, "%s:%lld: %lld entries declared: rows [%lld, %lld) need about %s "
-                   "here, more than the %s of %s", path, lineno, L, row_begin, row_begin + nrows,
-                   hk_fmt_bytes(a, sizeof a, need), hk_fmt_bytes(b, sizeof b, room), limit);
-    goto cleanup;
-  }
-  long long cap = 1024, n = 0, read = 0;
-  HK_ALLOC_TRY(err, ent, cap);
-  while (read < L) {
-    if (!fgets(line, sizeof line, f)) {
-      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: the file ends after %lld of its %lld entries", path,
-                     lineno, read, L);
-      goto cleanup;
-    }
-    lineno++;
-    if (line[0] == '%' || rest_blank(line))
-      continue;
-    char *p = line + strspn(line, " \t"), *end;
-    long long i, j;
-    double v = 1.0;
-    if (parse_ll(p, &end, &i) || parse_ll(end + strspn(end, " \t"), &end, &j)) {
-      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: expected an entry 'ROW COL%s'", path, lineno,
-                     pattern ? "" : " VALUE");
-      goto cleanup;
-    }
-    if (!pattern) {
-      errno = 0;
-      char *vs = end + strspn(end, " \t");
-      v = strtod(vs, &end);
-      if (end == vs || errno == ERANGE) {
-        err = HK_ERROR(HK_ERR_ARG, "%s:%lld: expected an entry 'ROW COL VALUE'", path, lineno);
-        goto cleanup;
-      }
-    }
-    if (!rest_blank(end)) {
-      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: unexpected text after the entry", path, lineno);
-      goto cleanup;
-    }
-    if (i < 1 || j < 1 || i > M || j > N) {
-      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: entry (%lld, %lld) outside the %lldx%lld matrix", path,
-                     lineno, i, j, M, N);
-      goto cleanup;
-    }
-    if (symmetric && j > i) {
-      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: entry (%lld, %lld) above the diagonal of a symmetric "
-                     "matrix (only the lower triangle is stored)", path, lineno, i, j);
-      goto cleanup;
-    }
-    read++;
-    for (int mirror = 0; mirror < 1 + (symmetric && i != j); mirror++) {
-      long long r = (mirror ? j : i) - 1, c = (mirror ? i : j) - 1;
-      if (r < row_begin || r >= row_begin + nrows)
-        continue;
-      if (n == cap) {
-        mm_entry_t *more = realloc(ent, (size_t)(cap *= 2) * sizeof *ent);
-        if (!more) {
-          err = HK_ERROR(HK_ERR_NOMEM, "%s: out of memory", path);
-          goto cleanup;
-        }
-        ent = more;
-      }
-      ent[n++] = (mm_entry_t){r, c, v};
-    }
-  }
-  while (fgets(line, sizeof line, f)) {
-    lineno++;
-    if (line[0] != '%' && !rest_blank(line)) {
-      err = HK_ERROR(HK_ERR_ARG, "%s:%lld: more entries than the %lld the size line says", path,
-                     lineno, L);
-      goto cleanup;
-    }
-  }
-  qsort(ent, (size_t)n, sizeof *ent, cmp_entry);
-  for (long long k = 1; k < n; k++)
-    if (ent[k].i == ent[k - 1].i && ent[k].j == ent[k - 1].j) {
-      err = HK_ERROR(HK_ERR_ARG, "%s: entry (%lld, %lld) appears twice", path, ent[k].i + 1,
-                     ent[k].j + 1);
-      goto cleanup;
-    }
-  crs->nglobal = M;
-  crs->row_begin = row_begin;
-  crs->nrows = nrows;
-  crs->symmetric = symmetric;
-  HK_ALLOC_TRY(err, crs->rowptr, nrows + 1);
-  HK_ALLOC_TRY(err, crs->col, n);
-  HK_ALLOC_TRY(err, crs->val, n);
-  for (long long k = 0; k < n; k++) {
-    crs->col[k] = ent[k].j;
-    crs->val[k] = ent[k].v;
-    crs->rowptr[ent[k].i - row_begin + 1]++;
-  }
-  for (int r = 0; r < nrows; r++)
-    crs->rowptr[r + 1] += crs->rowptr[r];
-cleanup:
-  if (f)
-    fclose(f);
-  free(ent);
   if (err != HK_SUCCESS)
     hk_spmv_crs_free(crs);
   return err;

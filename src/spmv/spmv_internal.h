@@ -74,6 +74,9 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
 /* bytes of the part's arrays a multiply streams (values, indices, pointers) */
 double hk__spmv_part_bytes(const hk_spmv_part_t *p);
 
+/* matrix.c: a decimal integer at s (no sign, no blanks), *end after it; -1 if none */
+int hk__spmv_parse_ll(const char *s, char **end, long long *v);
+
 /* hh.c: the Holstein-Hubbard model matrix "hh:L,NUP,NDN,M" (definition in hh.c) */
 #define HK__SPMV_HH_MAXL 30
 #define HK__SPMV_HH_MAXM 30
