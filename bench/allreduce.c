@@ -157,41 +157,37 @@ static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, vo
                    void *rbuf)
 {
   long long count = size / (long long)type_size(t);
-  int iters, warmup, local = HK_SUCCESS;
+  int iters, warmup, err = HK_SUCCESS;
   hk_bench_iters(c->common, size, &iters, &warmup);
   MPI_Datatype type = t == T_DOUBLE ? MPI_DOUBLE : MPI_INT;
   fill(sbuf, t, count, c->rank);
   memset(rbuf, 0, (size_t)count * type_size(t));
-  for (int i = 0; i < warmup && local == HK_SUCCESS; i++)
-    local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
-  int err = hk_agree(c->comm, local);
-  if (err != HK_SUCCESS)
-    return err;
+  for (int i = 0; i < warmup; i++) /* skipped after a failed call */
+    HK_LOCAL(err, allreduce(v, sbuf, rbuf, (int)count, type, c->comm));
+  HK_AGREE(err, c->comm);
   memset(rbuf, 0, (size_t)count * type_size(t));
   MPI_Barrier(c->comm);
   double per = 0.0, slowest = 0.0;
   if (osu_timing) {
     /* osu_allreduce: each call timed alone, a barrier after it (not timed) */
-    for (int i = 0; i < iters && local == HK_SUCCESS; i++) {
+    for (int i = 0; i < iters; i++) {
       double t0 = MPI_Wtime();
-      local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
+      HK_LOCAL(err, allreduce(v, sbuf, rbuf, (int)count, type, c->comm));
       per += MPI_Wtime() - t0;
-      if (local == HK_SUCCESS && MPI_Barrier(c->comm) != MPI_SUCCESS)
-        local = hk_error_set(HK_ERR_MPI, "barrier between allreduces failed");
+      HK_LOCAL(err, hk_bench_mpi(MPI_Barrier(c->comm), "the barrier between allreduces"));
     }
     per /= iters;
   } else {
     double t0 = MPI_Wtime();
-    for (int i = 0; i < iters && local == HK_SUCCESS; i++)
-      local = allreduce(v, sbuf, rbuf, (int)count, type, c->comm);
+    for (int i = 0; i < iters; i++)
+      HK_LOCAL(err, allreduce(v, sbuf, rbuf, (int)count, type, c->comm));
     per = (MPI_Wtime() - t0) / iters;
   }
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    return err;
+  HK_AGREE(err, c->comm);
   long long bad = check(rbuf, t, count, c->size), allbad = 0;
   MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
   MPI_Allreduce(&per, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm);
-  if (allbad)
+  if (allbad) /* the same sum on every rank: agreed */
     return hk_error_set(HK_ERR_STATE, "allreduce %s (%d threads) %s of %lld elements: %lld wrong "
                         "elements", v->alg->name, v->threads, type_names[t], count, allbad);
   long long bytes = count * (long long)type_size(t);
@@ -211,33 +207,37 @@ static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, vo
   hk_record_stats(rec, "time", per * 1e6, "us");
   hk_record_value(rec, "bandwidth", (double)bytes / slowest / 1e6, "MB/s");
   return hk_record_emit(&rec);
+cleanup:
+  return err;
+}
+
+/* --timing: back-to-back (default) or osu */
+static int timing_check(void)
+{
+  if (!osu_timing && aopt.timing && strcmp(aopt.timing, "back-to-back"))
+    return hk_error_set(HK_ERR_ARG, "--timing %s: back-to-back or osu", aopt.timing);
+  return HK_SUCCESS;
 }
 
 static int run(hk_bench_ctx_t *c)
 {
   const hk_bench_common_t *cm = c->common;
-  int local = HK_SUCCESS;
+  int err = HK_SUCCESS;
   if (cm->max_size < (long long)sizeof(int))
-    local = hk_error_set(HK_ERR_ARG, "allreduce sizes must reach at least %zu bytes (one int), "
-                         "-m gives at most %lld", sizeof(int), cm->max_size);
+    err = hk_error_set(HK_ERR_ARG, "allreduce sizes must reach at least %zu bytes (one int), "
+                       "-m gives at most %lld", sizeof(int), cm->max_size);
   else if (cm->max_size > (long long)sizeof(int) * 0x7fffffffLL)
-    local = hk_error_set(HK_ERR_ARG, "allreduce sizes above %lld bytes do not fit an int count",
-                         (long long)sizeof(int) * 0x7fffffffLL);
-  void *sbuf = NULL, *rbuf = NULL;
-  if (local == HK_SUCCESS) {
-    sbuf = malloc((size_t)cm->max_size);
-    rbuf = malloc((size_t)cm->max_size);
-    if (!sbuf || !rbuf)
-      local = hk_error_set(HK_ERR_NOMEM, "no memory for %lld-byte buffers", cm->max_size);
-  }
+    err = hk_error_set(HK_ERR_ARG, "allreduce sizes above %lld bytes do not fit an int count",
+                       (long long)sizeof(int) * 0x7fffffffLL);
+  unsigned char *sbuf = NULL, *rbuf = NULL;
+  HK_ALLOC_LOCAL(err, sbuf, cm->max_size);
+  HK_ALLOC_LOCAL(err, rbuf, cm->max_size);
   variant_t vs[NALG * MAXT];
   int nv = 0;
-  if (local == HK_SUCCESS)
-    local = variants(vs, &nv);
+  HK_LOCAL(err, variants(vs, &nv));
   osu_timing = aopt.timing && !strcmp(aopt.timing, "osu");
-  if (local == HK_SUCCESS && !osu_timing && (!aopt.timing || strcmp(aopt.timing, "back-to-back")))
-    local = hk_error_set(HK_ERR_ARG, "--timing %s: back-to-back or osu", aopt.timing);
-  int err = hk_agree(c->comm, local);
+  HK_LOCAL(err, timing_check());
+  int agreed = hk_agree(c->comm, err);
   hk_reporter_config(c->rep, "algorithms", "%s (mpi: MPI_Allreduce, others: hk_allreduce, "
                      "threads %s); types double, int (sum)", aopt.algorithms,
                      aopt.threads ? aopt.threads : "OMP_NUM_THREADS");
@@ -249,16 +249,14 @@ static int run(hk_bench_ctx_t *c)
   long long threshold = aopt.min_bytes >= 0 ? aopt.min_bytes : cfg.min_bytes;
   hk_reporter_config(c->rep, "hybrid rows", "from %lld bytes (--min-bytes; smaller messages go "
                      "to MPI_Allreduce)", threshold);
-  if (err != HK_SUCCESS)
-    goto done;
+  HK_TRY(err, agreed); /* the configuration lines first, even for bad options */
   for (int t = 0; t < T_COUNT; t++) /* measure's errors are agreed */
     for (int a = 0; a < nv; a++)
       for (long long size = cm->min_size; size <= cm->max_size; size *= 2)
         if (size >= (long long)type_size((type_t)t) &&
-            (vs[a].alg->alg == HK_ALLREDUCE_MPI || size >= threshold) &&
-            (err = measure(c, &vs[a], (type_t)t, size, sbuf, rbuf)) != HK_SUCCESS)
-          goto done;
-done:
+            (vs[a].alg->alg == HK_ALLREDUCE_MPI || size >= threshold))
+          HK_TRY(err, measure(c, &vs[a], (type_t)t, size, sbuf, rbuf));
+cleanup:
   free(sbuf);
   free(rbuf);
   return err;

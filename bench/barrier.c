@@ -118,6 +118,25 @@ static int measure(barrier_kind_t k, int t, int iters, int warmup, double *ns, d
   return HK_SUCCESS;
 }
 
+/* one record: time per barrier (and TSC cycles) of barrier k with t threads */
+static int emit(hk_bench_ctx_t *c, hk_bind_policy_t place, int t, int k, int iters, double ns,
+                double cyc)
+{
+  hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+  hk_record_create_declared(c->rep, &bench_kind_barrier, &rec);
+  hk_record_param_int(rec, "threads", t);
+  hk_record_param_str(rec, "placement", hk_bind_policy_name(place));
+  hk_record_param_str(rec, "barrier", barrier_names[k]);
+  hk_record_param_int(rec, "iters", iters);
+  hk_record_stats(rec, "time", ns, "ns");
+#ifdef HK_HAVE_TSC
+  hk_record_stats(rec, "tsc_cycles", cyc, "cycles");
+#else
+  (void)cyc;
+#endif
+  return hk_record_emit(&rec);
+}
+
 static int run(hk_bench_ctx_t *c)
 {
   int err = HK_SUCCESS, nmax = omp_get_max_threads(), packages = 1;
@@ -125,11 +144,10 @@ static int run(hk_bench_ctx_t *c)
   hk_machine_info_t mi;
   if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS)
     packages = mi.packages; /* of the machine the threads are bound on */
-  int local = nmax >= 2 ? HK_SUCCESS
-                        : hk_error_set(HK_ERR_ARG, "barrier needs at least 2 threads per rank "
-                                                   "(OMP_NUM_THREADS is %d)", nmax);
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    return err;
+  if (nmax < 2)
+    err = hk_error_set(HK_ERR_ARG, "barrier needs at least 2 threads per rank "
+                                   "(OMP_NUM_THREADS is %d)", nmax);
+  HK_AGREE(err, c->comm);
   const hk_bind_policy_t placements[2] = {HK_BIND_COMPACT, HK_BIND_SCATTER};
   int nplace = packages > 1 ? 2 : 1;
   hk_reporter_config(c->rep, "placements", "%s (%d package%s)",
@@ -137,31 +155,18 @@ static int run(hk_bench_ctx_t *c)
   int iters = c->common->iters > 0 ? c->common->iters : 20000;
   int warmup = c->common->warmup >= 0 ? c->common->warmup : iters / 10;
   for (int p = 0; p < nplace; p++) {
-    if ((err = hk_agree(c->comm, hk_bind_threads(placements[p]))) != HK_SUCCESS)
-      return err;
+    HK_LOCAL(err, hk_bind_threads(placements[p]));
+    HK_AGREE(err, c->comm);
     for (int t = 2; t <= nmax; t++)
       for (int k = 0; k < B_COUNT; k++) {
         double ns = 0.0, cyc = 0.0;
-        err = hk_agree(c->comm, measure((barrier_kind_t)k, t, iters, warmup, &ns, &cyc));
-        if (err != HK_SUCCESS)
-          return err;
-        hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-        hk_record_create_declared(c->rep, &bench_kind_barrier, &rec);
-        hk_record_param_int(rec, "threads", t);
-        hk_record_param_str(rec, "placement", hk_bind_policy_name(placements[p]));
-        hk_record_param_str(rec, "barrier", barrier_names[k]);
-        hk_record_param_int(rec, "iters", iters);
-        hk_record_stats(rec, "time", ns, "ns");
-#ifdef HK_HAVE_TSC
-        hk_record_stats(rec, "tsc_cycles", cyc, "cycles");
-#else
-        (void)cyc;
-#endif
-        if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-          return err;
+        HK_LOCAL(err, measure((barrier_kind_t)k, t, iters, warmup, &ns, &cyc));
+        HK_AGREE(err, c->comm);
+        HK_TRY(err, emit(c, placements[p], t, k, iters, ns, cyc)); /* agreed */
       }
   }
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 const hk_experiment_t hk_exp_barrier = {

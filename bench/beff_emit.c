@@ -43,9 +43,9 @@ int beff_emit_sizes(hk_bench_ctx_t *c, const run_set_t *rs, const long long *siz
       hk_record_param_int(rec, "loops", rs->loops[i][0][M_NONBLK]);
       hk_record_value(rec, "bandwidth", v / 1e6, "MB/s");
       hk_record_value(rec, "bandwidth_per_proc", v / rs->size / 1e6, "MB/s");
-      if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-        return err;
+      HK_TRY(err, hk_record_emit(&rec));
     }
+cleanup:
   return err;
 }
 
@@ -72,9 +72,9 @@ int beff_emit_patterns(hk_bench_ctx_t *c, const run_set_t *rs)
     hk_record_value(rec, "bandwidth", avg / 1e6, "MB/s");
     hk_record_value(rec, "bandwidth_per_proc", avg / rs->size / 1e6, "MB/s");
     hk_record_value(rec, "bandwidth_lmax", rs->b[p][NMSG - 1] / 1e6, "MB/s");
-    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_record_emit(&rec));
   }
+cleanup:
   return err;
 }
 
@@ -122,9 +122,9 @@ int beff_emit_compare(hk_bench_ctx_t *c, const beff_numbers_t *xm, const beff_nu
     hk_record_value(rec, "b_mpp_lmax_per_node", ml[p] / nodes / 1e6, "MB/s");
     hk_record_value(rec, "b_hybrid_lmax_per_node", hl[p] / nodes / 1e6, "MB/s");
     hk_record_value(rec, "t_hybrid_over_t_mpp_lmax", ml[p] / hl[p], "ratio");
-    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_record_emit(&rec));
   }
+cleanup:
   return err;
 }
 

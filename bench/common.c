@@ -71,18 +71,22 @@ long long hk_bench_check(const unsigned char *buf, long long n, int src)
   return bad;
 }
 
+int hk_bench_mpi(int mpi_rc, const char *what)
+{
+  return mpi_rc == MPI_SUCCESS ? HK_SUCCESS : hk_error_set(HK_ERR_MPI, "%s failed", what);
+}
+
 int hk_bench_idle_barrier(MPI_Comm comm)
 {
   MPI_Request req;
-  int done = 0;
-  if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "MPI_Ibarrier failed");
+  int done = 0, err = HK_SUCCESS;
+  HK_TRY(err, hk_bench_mpi(MPI_Ibarrier(comm, &req), "MPI_Ibarrier"));
   const struct timespec nap = {0, 50 * 1000};
   while (!done) {
-    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      return hk_error_set(HK_ERR_MPI, "MPI_Test failed");
+    HK_TRY(err, hk_bench_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test"));
     if (!done)
       nanosleep(&nap, NULL);
   }
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }

@@ -83,6 +83,16 @@ static int check_modes(void)
   return HK_SUCCESS;
 }
 
+/* the ghosts after the exchanges hold their neighbours' encodings */
+static int ghosts_right(const hk_cart_info_t *ci, const hk_field_layout_t *L, const double *f,
+                        int full, hk_mode_t mode)
+{
+  if (check_ghosts(ci, L, f, full ? 3 : 1))
+    return hk_error_set(HK_ERR_STATE, "%s: wrong %s ghosts after the exchanges", hk_mode_name(mode),
+                        full ? "face, edge or corner" : "face");
+  return HK_SUCCESS;
+}
+
 static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
 {
   int err = HK_SUCCESS, dims[3] = {0, 0, 0};
@@ -99,18 +109,15 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
   hk_cart_t *cart = NULL;
   hk_halo_t *h = NULL;
   double *f = NULL;
-  if ((err = hk_cart_create(c->comm, c->nodes, &cd, &cart)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_cart_create(c->comm, c->nodes, &cd, &cart));
   hk_halo_desc_t hd = {.cart = cart, .width = 1, .stencil = stencil, .mode = mode};
-  if ((err = hk_halo_create(&hd, &h)) != HK_SUCCESS)
-    goto done;
+  HK_TRY(err, hk_halo_create(&hd, &h));
   hk_cart_info_t ci;
   hk_field_layout_t L;
   hk_cart_info(cart, &ci);
   hk_halo_layout(h, &L);
-  int local = hk_halo_field_alloc(h, &f);
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    goto done;
+  HK_LOCAL(err, hk_halo_field_alloc(h, &f));
+  HK_AGREE(err, c->comm);
   for (int k = 0; k < L.n[2]; k++)
     for (int j = 0; j < L.n[1]; j++)
       for (int i = 0; i < L.n[0]; i++)
@@ -118,18 +125,15 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
             enc(ci.global, ci.lo[0] + i, ci.lo[1] + j, ci.lo[2] + k);
   int iters, warmup;
   hk_bench_iters(c->common, face_bytes, &iters, &warmup);
-  for (int i = 0; i < warmup && local == HK_SUCCESS; i++)
-    local = hk_halo_exchange(h, f);
+  for (int i = 0; i < warmup; i++) /* skipped after a failed exchange */
+    HK_LOCAL(err, hk_halo_exchange(h, f));
   MPI_Barrier(hk_cart_comm(cart));
   double t0 = MPI_Wtime();
-  for (int i = 0; i < iters && local == HK_SUCCESS; i++)
-    local = hk_halo_exchange(h, f);
+  for (int i = 0; i < iters; i++)
+    HK_LOCAL(err, hk_halo_exchange(h, f));
   double t = (MPI_Wtime() - t0) / iters;
-  if (local == HK_SUCCESS && check_ghosts(&ci, &L, f, full ? 3 : 1))
-    local = hk_error_set(HK_ERR_STATE, "%s: wrong %s ghosts after the exchanges", hk_mode_name(mode),
-                         full ? "face, edge or corner" : "face");
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    goto done;
+  HK_LOCAL(err, ghosts_right(&ci, &L, f, full, mode));
+  HK_AGREE(err, c->comm);
   hk_halo_stats_t st;
   hk_halo_stats(h, &st);
   long long total = 0;
@@ -150,7 +154,7 @@ static int one(hk_bench_ctx_t *c, hk_mode_t mode, int n, long long face_bytes)
   hk_app_record_halo_bytes(rec, c->comm, &st, &total);
   hk_record_value(rec, "bandwidth", (double)total / ts.max / 1e6, "MB/s");
   err = hk_record_emit(&rec);
-done:
+cleanup:
   hk_halo_field_free(&f);
   hk_halo_destroy(&h);
   hk_cart_destroy(&cart);
@@ -159,20 +163,22 @@ done:
 
 static int run(hk_bench_ctx_t *c)
 {
-  int err = hk_agree(c->comm, opt_modes ? check_modes() : HK_SUCCESS);
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  if (opt_modes)
+    HK_LOCAL(err, check_modes());
   if (strcmp(opt_stencil, "faces") && strcmp(opt_stencil, "full"))
-    return hk_agree(c->comm, hk_error_set(HK_ERR_ARG, "--stencil %s: faces or full", opt_stencil));
+    HK_LOCAL(err, hk_error_set(HK_ERR_ARG, "--stencil %s: faces or full", opt_stencil));
+  HK_AGREE(err, c->comm);
   for (long long size = c->common->min_size; size <= c->common->max_size; size *= 2) {
     int n = (int)sqrt((double)size / 8.0);
     if (n < 4)
       n = 4;
     for (int m = 0; m < HK_MODE_COUNT; m++) /* one()'s errors are agreed */
-      if (wanted(hk_mode_name((hk_mode_t)m)) && (err = one(c, (hk_mode_t)m, n, size)) != HK_SUCCESS)
-        return err;
+      if (wanted(hk_mode_name((hk_mode_t)m)))
+        HK_TRY(err, one(c, (hk_mode_t)m, n, size));
   }
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 const hk_experiment_t hk_exp_halo = {

@@ -98,17 +98,16 @@ static int report(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long 
 static int measure(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long size,
                    unsigned char *sbuf, unsigned char *rbuf)
 {
-  int iters, warmup, local = HK_SUCCESS;
+  int iters, warmup, err = HK_SUCCESS;
   hk_bench_iters(c->common, size, &iters, &warmup);
   double t = 0.0;
   long long bad = 0;
-  int err = hk_bench_idle_barrier(c->comm);
-  if (err != HK_SUCCESS)
-    return hk_agree(c->comm, err);
+  HK_LOCAL(err, hk_bench_idle_barrier(c->comm));
+  HK_AGREE(err, c->comm);
   if (!opt_threads) {
     if (l->paired && is_active(l->local, k, s)) {
       memset(rbuf, 0, (size_t)size);
-      local = exchange(c->comm, l->peer, 1, sbuf, rbuf, size, iters, warmup, &t);
+      HK_LOCAL(err, exchange(c->comm, l->peer, 1, sbuf, rbuf, size, iters, warmup, &t));
       bad = hk_bench_check(rbuf, size, l->peer);
     }
   } else if (l->paired) {
@@ -128,79 +127,93 @@ static int measure(hk_bench_ctx_t *c, const layout_t *l, int k, int s, long long
         bad += hk_bench_check(rb, size, l->peer * 1000 + id);
       }
     }
-    local = lerr;
+    HK_LOCAL(err, lerr);
   }
-  err = hk_bench_idle_barrier(c->comm);
-  if ((err = hk_agree(c->comm, local != HK_SUCCESS ? local : err)) != HK_SUCCESS)
-    return err;
+  int barrier = hk_bench_idle_barrier(c->comm); /* on every rank, whatever its error */
+  HK_LOCAL(err, barrier);
+  HK_AGREE(err, c->comm);
   return report(c, l, k, s, size, iters, t, bad);
+cleanup:
+  return err;
 }
 
-static int make_layout(hk_bench_ctx_t *c, layout_t *l)
+/* the arguments fit the nodes (the same on every rank) */
+static int layout_args(const hk_bench_ctx_t *c, const hk_nodes_info_t *ni)
 {
-  hk_nodes_info_t ni;
-  int err = hk_nodes_info(c->nodes, &ni);
-  if (err != HK_SUCCESS)
-    return err;
-  if (ni.nnodes < 2)
+  if (ni->nnodes < 2)
     return hk_error_set(HK_ERR_ARG, "multipath needs at least 2 nodes, all %d ranks are on one "
                         "node (use several nodes, HK_NODE_SIZE=k for virtual nodes, or "
                         "tools/vcluster)", c->size);
   if (opt_stride < 0)
     return hk_error_set(HK_ERR_ARG, "--stride %d: the stride must be >= 1 (0: sweep)", opt_stride);
+  return HK_SUCCESS;
+}
+
+/* --threads-mode: MPI_THREAD_MULTIPLE, one rank per node; a stride below n */
+static int threads_args(const hk_nodes_info_t *ni, int n)
+{
+  int err = HK_SUCCESS;
+  if (opt_threads)
+    HK_TRY(err, hk_require_thread_level(HK_THREAD_MULTIPLE, "multipath --threads-mode"));
+  if (opt_threads && ni->max_local_size != 1)
+    return hk_error_set(HK_ERR_ARG, "multipath --threads-mode needs one rank per node, nodes "
+                        "have up to %d (HK_NODE_SIZE=1 for virtual nodes)", ni->max_local_size);
+  if (opt_stride > 0 && opt_stride >= n && n > 1)
+    return hk_error_set(HK_ERR_ARG, "--stride %d: must be below the %d %s per node", opt_stride, n,
+                        opt_threads ? "threads" : "ranks");
+cleanup:
+  return err;
+}
+
+/* the pairs of nodes and each rank's peer.  Collective: c->comm; errors agreed. */
+static int make_layout(hk_bench_ctx_t *c, layout_t *l)
+{
+  hk_nodes_info_t ni;
+  int err = HK_SUCCESS, *all = NULL;
+  HK_TRY(err, hk_nodes_info(c->nodes, &ni));
+  HK_TRY(err, layout_args(c, &ni));
   l->local = ni.local_rank;
   l->npaired = ni.nnodes / 2 * 2;
   l->paired = ni.node < l->npaired;
   int partner = ni.node ^ 1;
   /* every rank's (node, local rank): the counterpart has the partner node and our local rank */
-  int mine[2] = {ni.node, ni.local_rank}, *all = malloc(sizeof(int) * 2 * (size_t)c->size);
-  if (!all)
-    return hk_error_set(HK_ERR_NOMEM, "no memory for the rank map");
+  int mine[2] = {ni.node, ni.local_rank};
+  HK_ALLOC_LOCAL(err, all, 2LL * c->size);
+  HK_AGREE(err, c->comm);
   MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c->comm);
   l->peer = -1;
   for (int r = 0; r < c->size; r++)
     if (all[2 * r] == partner && all[2 * r + 1] == ni.local_rank)
       l->peer = r;
-  free(all);
   int n = opt_threads ? omp_get_max_threads() : ni.local_size;
   MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT, MPI_MIN, c->comm);
   l->n = n;
-  if (opt_threads) {
-    if ((err = hk_require_thread_level(HK_THREAD_MULTIPLE, "multipath --threads-mode")) != HK_SUCCESS)
-      return err;
-    if (ni.max_local_size != 1)
-      return hk_error_set(HK_ERR_ARG, "multipath --threads-mode needs one rank per node, nodes "
-                          "have up to %d (HK_NODE_SIZE=1 for virtual nodes)", ni.max_local_size);
-  }
-  if (opt_stride > 0 && opt_stride >= n && n > 1)
-    return hk_error_set(HK_ERR_ARG, "--stride %d: must be below the %d %s per node", opt_stride, n,
-                        opt_threads ? "threads" : "ranks");
-  return HK_SUCCESS;
+  HK_LOCAL(err, threads_args(&ni, n));
+  HK_AGREE(err, c->comm);
+cleanup:
+  free(all);
+  return err;
 }
 
 static int run(hk_bench_ctx_t *c)
 {
   layout_t l = {0, 0, 0, -1, 0};
-  int err = hk_agree(c->comm, make_layout(c, &l));
-  if (err != HK_SUCCESS)
-    return err;
+  unsigned char *sbuf = NULL, *rbuf = NULL;
+  int err = HK_SUCCESS;
+  HK_TRY(err, make_layout(c, &l)); /* agreed */
   hk_reporter_config(c->rep, "paths", "%s: up to %d per node, %d paired nodes, stride %s",
                      opt_threads ? "threads of one rank" : "ranks", l.n, l.npaired,
                      opt_stride ? "as given" : "swept");
-  size_t nbuf = (size_t)c->common->max_size * (size_t)(opt_threads ? l.n : 1);
-  unsigned char *sbuf = malloc(nbuf), *rbuf = malloc(nbuf);
-  int local = sbuf && rbuf ? HK_SUCCESS
-                           : hk_error_set(HK_ERR_NOMEM, "no memory for %zu-byte buffers", nbuf);
-  if (local == HK_SUCCESS) {
-    if (opt_threads)
-      for (int t = 0; t < l.n; t++)
-        hk_bench_fill(sbuf + (size_t)t * (size_t)c->common->max_size, c->common->max_size,
-                      c->rank * 1000 + t);
-    else
-      hk_bench_fill(sbuf, c->common->max_size, c->rank);
-  }
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    goto done;
+  long long nbuf = c->common->max_size * (opt_threads ? l.n : 1);
+  HK_ALLOC_LOCAL(err, sbuf, nbuf);
+  HK_ALLOC_LOCAL(err, rbuf, nbuf);
+  HK_AGREE(err, c->comm);
+  if (opt_threads)
+    for (int t = 0; t < l.n; t++)
+      hk_bench_fill(sbuf + (size_t)t * (size_t)c->common->max_size, c->common->max_size,
+                    c->rank * 1000 + t);
+  else
+    hk_bench_fill(sbuf, c->common->max_size, c->rank);
   for (int k = 1; k <= l.n; k++) {
     /* k = 1: one stride (the given one, or 1); k > 1: strides with (k-1)s < n */
     int smax = k == 1 ? 1 : (l.n - 1) / (k - 1);
@@ -209,10 +222,9 @@ static int run(hk_bench_ctx_t *c)
       break; /* a fixed stride that does not fit k paths fits no larger k either */
     for (int s = s0; s <= s1; s++) /* measure's errors are agreed */
       for (long long size = c->common->min_size; size <= c->common->max_size; size *= 2)
-        if ((err = measure(c, &l, k, s, size, sbuf, rbuf)) != HK_SUCCESS)
-          goto done;
+        HK_TRY(err, measure(c, &l, k, s, size, sbuf, rbuf));
   }
-done:
+cleanup:
   free(sbuf);
   free(rbuf);
   return err;
