@@ -27,20 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal/hk_internal.h"
+#include "cart/cart_internal.h"
 
 static const char *const hk_map_names[] = {"sequential", "round-robin", "node-aware"};
-
-/* The desc, checked and normalised (2D: z extent 1, procs[2] 1; w >= 1). */
-typedef struct geom {
-  int dims;
-  long long global[3];
-  int periodic[3];
-  int procs[3];  /* all 0 when to be chosen */
-  int w;
-  hk_stencil_t stencil;
-  int outer_first; /* ties: z split before y before x (else the larger Px) */
-} geom_t;
 
 const char *hk_cart_map_name(hk_cart_map_t map)
 {
@@ -76,13 +65,6 @@ void hk_cart_block_range(long long cells, int procs, int index, long long *lo, i
     *n = count > INT_MAX ? INT_MAX : (int)count;
 }
 
-static void coords_of(const int procs[3], int p, int c[3])
-{
-  c[0] = p % procs[0];
-  c[1] = (p / procs[0]) % procs[1];
-  c[2] = p / (procs[0] * procs[1]);
-}
-
 /* "8x8" / "8x8x8" */
 static void fmt_ll(char *buf, size_t len, int dims, const long long v[3])
 {
@@ -92,13 +74,13 @@ static void fmt_ll(char *buf, size_t len, int dims, const long long v[3])
     snprintf(buf, len, "%lldx%lld", v[0], v[1]);
 }
 
-static void fmt_int(char *buf, size_t len, int dims, const int v[3])
+void hk__cart_fmt_int(char *buf, size_t len, int dims, const int v[3])
 {
   const long long w[3] = {v[0], v[1], v[2]};
   fmt_ll(buf, len, dims, w);
 }
 
-static int geom_from_desc(const hk_cart_desc_t *d, geom_t *g)
+int hk__cart_geom_from_desc(const hk_cart_desc_t *d, geom_t *g)
 {
   memset(g, 0, sizeof *g);
   if (d->dims != 2 && d->dims != 3)
@@ -128,7 +110,7 @@ static int geom_from_desc(const hk_cart_desc_t *d, geom_t *g)
   }
   if (given && zero) {
     char p[48];
-    fmt_int(p, sizeof p, d->dims, d->procs);
+    hk__cart_fmt_int(p, sizeof p, d->dims, d->procs);
     return HK_ERROR(HK_ERR_ARG, "procs %s: procs must be all 0 or all given", p);
   }
   for (int i = 0; i < 3; i++) {
@@ -207,7 +189,7 @@ static int check_procs(const geom_t *g, int nranks)
 {
   char gl[80], pr[48];
   fmt_ll(gl, sizeof gl, g->dims, g->global);
-  fmt_int(pr, sizeof pr, g->dims, g->procs);
+  hk__cart_fmt_int(pr, sizeof pr, g->dims, g->procs);
   long long product = (long long)g->procs[0] * g->procs[1] * g->procs[2];
   if (product != nranks)
     return HK_ERROR(HK_ERR_ARG, "procs %s make %lld ranks, not %d", pr, product, nranks);
@@ -224,128 +206,10 @@ static int check_procs(const geom_t *g, int nranks)
   return HK_SUCCESS;
 }
 
-/* Surface counts of a layout (node_of_pos over the procs of g); links is
- * scratch of nnodes ints. */
-static void surface_of(const geom_t *g, const int *node_of_pos, int nnodes, int *links,
-                       hk_cart_surface_t *s)
-{
-  const int *P = g->procs;
-  int npos = P[0] * P[1] * P[2], noffsets = g->dims == 3 ? 27 : 9;
-  memset(s, 0, sizeof *s);
-  memset(links, 0, (size_t)nnodes * sizeof *links);
-  for (int p = 0; p < npos; p++) {
-    int c[3], n[3] = {1, 1, 1};
-    coords_of(P, p, c);
-    for (int i = 0; i < g->dims; i++)
-      hk_cart_block_range(g->global[i], P[i], c[i], NULL, &n[i]);
-    for (int o = 0; o < noffsets; o++) {
-      int d[3] = {o % 3 - 1, o / 3 % 3 - 1, g->dims == 3 ? o / 9 - 1 : 0}, q[3], nonzero = 0;
-      int exists = 1;
-      long long bytes = 8;
-      for (int i = 0; i < 3; i++) {
-        nonzero += d[i] != 0;
-        q[i] = c[i] + d[i];
-        if (q[i] < 0 || q[i] >= P[i]) {
-          if (!g->periodic[i])
-            exists = 0;
-          q[i] = (q[i] + P[i]) % P[i];
-        }
-        if (i < g->dims)
-          bytes *= d[i] == 0 ? n[i] : g->w;
-      }
-      if (nonzero == 0 || !exists || (g->stencil == HK_STENCIL_FACES && nonzero != 1))
-        continue;
-      int qp = q[0] + P[0] * (q[1] + P[1] * q[2]);
-      if (qp == p) {
-        s->self_bytes += bytes;
-        s->self_msgs++;
-      } else if (node_of_pos[qp] == node_of_pos[p]) {
-        s->intra_bytes += bytes;
-        s->intra_msgs++;
-      } else {
-        s->inter_bytes += bytes;
-        s->inter_msgs++;
-        links[node_of_pos[p]]++;
-      }
-    }
-  }
-  s->max_node_links = s->min_node_links = links[0];
-  for (int k = 1; k < nnodes; k++) {
-    if (links[k] > s->max_node_links)
-      s->max_node_links = links[k];
-    if (links[k] < s->min_node_links)
-      s->min_node_links = links[k];
-  }
-}
-
-/* Node-aware placement for local grid L: node of each position and its rank
- * (members[first[k] + i] is the i-th rank of node k). */
-static void place_node_aware(const geom_t *g, const int L[3], const int *members, const int *first,
-                             int *rank_of_pos, int *node_of_pos)
-{
-  const int *P = g->procs;
-  int N[3] = {P[0] / L[0], P[1] / L[1], P[2] / L[2]};
-  for (int p = 0; p < P[0] * P[1] * P[2]; p++) {
-    int c[3];
-    coords_of(P, p, c);
-    int node = c[0] / L[0] + N[0] * (c[1] / L[1] + N[1] * (c[2] / L[2]));
-    int local = c[0] % L[0] + L[0] * (c[1] % L[1] + L[1] * (c[2] % L[2]));
-    node_of_pos[p] = node;
-    rank_of_pos[p] = members[first[node] + local];
-  }
-}
-
-/* The best local grid of `per_node` ranks (L[0] = 0 when none divides procs). */
-static int choose_local_grid(const geom_t *g, hk_cart_layout_t *l, int per_node, const int *members,
-                             const int *first, int L[3])
-{
-  int err = HK_SUCCESS, *links = NULL;
-  hk_cart_surface_t best = {0}, s;
-  HK_ALLOC_TRY(err, links, l->nnodes);
-  L[0] = L[1] = L[2] = 0;
-  for (int lx = 1; lx <= per_node; lx++) {
-    if (per_node % lx || g->procs[0] % lx)
-      continue;
-    int rest = per_node / lx;
-    for (int ly = 1; ly <= rest; ly++) {
-      if (rest % ly || g->procs[1] % ly || (g->dims == 2 && ly != rest))
-        continue;
-      int cand[3] = {lx, ly, rest / ly};
-      if (g->procs[2] % cand[2])
-        continue;
-      place_node_aware(g, cand, members, first, l->rank_of_pos, l->node_of_pos);
-      surface_of(g, l->node_of_pos, l->nnodes, links, &s);
-      if (L[0] == 0 || s.inter_bytes < best.inter_bytes ||
-          (s.inter_bytes == best.inter_bytes && s.max_node_links < best.max_node_links)) {
-        memcpy(L, cand, sizeof cand);
-        best = s;
-      }
-    }
-  }
-cleanup:
-  free(links);
-  return err;
-}
-
-/* "(3, 1)": the node sizes, the first few of them. */
-static void fmt_sizes(char *buf, size_t len, const int *count, int nnodes)
-{
-  size_t used = (size_t)snprintf(buf, len, "(");
-  for (int k = 0; k < nnodes && used < len; k++) {
-    if (k == 8) {
-      used += (size_t)snprintf(buf + used, len - used, ", ...");
-      break;
-    }
-    used += (size_t)snprintf(buf + used, len - used, k ? ", %d" : "%d", count[k]);
-  }
-  if (used < len)
-    snprintf(buf + used, len - used, ")");
-}
-
 int hk_cart_plan(const hk_cart_desc_t *desc, int nranks, const int *node_of_rank,
                  hk_cart_layout_t **layout)
 {
-  int err = HK_SUCCESS, *count = NULL, *first = NULL, *members = NULL, *fill = NULL;
+  int err = HK_SUCCESS;
   hk_cart_layout_t *l = NULL;
   geom_t g;
   if (!layout)
@@ -355,100 +219,23 @@ int hk_cart_plan(const hk_cart_desc_t *desc, int nranks, const int *node_of_rank
     return HK_ERROR(HK_ERR_ARG, "desc and node_of_rank must not be NULL");
   if (nranks < 1)
     return HK_ERROR(HK_ERR_ARG, "%d ranks: must be >= 1", nranks);
-  HK_TRY(err, geom_from_desc(desc, &g));
+  HK_TRY(err, hk__cart_geom_from_desc(desc, &g));
   if (g.procs[0] == 0)
     HK_TRY(err, choose_procs(&g, nranks));
   else
     HK_TRY(err, check_procs(&g, nranks));
-
-  int nnodes = 0;
-  for (int r = 0; r < nranks; r++) {
-    if (node_of_rank[r] < 0 || node_of_rank[r] >= nranks) {
-      err = HK_ERROR(HK_ERR_ARG, "node %d of rank %d: must be in 0..%d", node_of_rank[r], r,
-                     nranks - 1);
-      goto cleanup;
-    }
-    if (node_of_rank[r] >= nnodes)
-      nnodes = node_of_rank[r] + 1;
-  }
   HK_ALLOC_TRY(err, l, 1);
   HK_ALLOC_TRY(err, l->rank_of_pos, nranks);
   HK_ALLOC_TRY(err, l->node_of_pos, nranks);
   l->dims = g.dims;
   l->nranks = nranks;
-  l->nnodes = nnodes;
   memcpy(l->procs, g.procs, sizeof l->procs);
   l->map = desc->map;
-  l->map_used = HK_CART_MAP_SEQUENTIAL;
-
-  /* ranks of every node in increasing order: members[first[k] .. first[k] + count[k]) */
-  HK_ALLOC_TRY(err, count, nnodes);
-  HK_ALLOC_TRY(err, first, nnodes + 1);
-  HK_ALLOC_TRY(err, fill, nnodes);
-  HK_ALLOC_TRY(err, members, nranks);
-  for (int r = 0; r < nranks; r++)
-    count[node_of_rank[r]]++;
-  for (int k = 0; k < nnodes; k++)
-    first[k + 1] = first[k] + count[k];
-  for (int r = 0; r < nranks; r++) {
-    int k = node_of_rank[r];
-    members[first[k] + fill[k]++] = r;
-  }
-  int equal = 1;
-  for (int k = 1; k < nnodes; k++)
-    equal = equal && count[k] == count[0];
-
-  char sizes[96];
-  fmt_sizes(sizes, sizeof sizes, count, nnodes);
-  if (desc->map == HK_CART_MAP_ROUND_ROBIN) {
-    if (equal) {
-      for (int p = 0; p < nranks; p++)
-        l->rank_of_pos[p] = members[first[p % nnodes] + p / nnodes];
-      l->map_used = HK_CART_MAP_ROUND_ROBIN;
-    } else {
-      snprintf(l->note, sizeof l->note, "round-robin needs equal node sizes %s: using sequential",
-               sizes);
-    }
-  } else if (desc->map == HK_CART_MAP_NODE_AWARE) {
-    int L[3] = {0, 0, 0};
-    if (!equal) {
-      snprintf(l->note, sizeof l->note, "node-aware needs equal node sizes %s: using sequential",
-               sizes);
-    } else {
-      HK_TRY(err, choose_local_grid(&g, l, count[0], members, first, L));
-      /* a guard: with equal node sizes some grid always fits (Lx = gcd(L, Px),
-       * Ly = gcd(L / Lx, Py), Lz = the rest divides Pz) */
-      if (L[0] == 0) {
-        char pr[48];
-        fmt_int(pr, sizeof pr, g.dims, g.procs);
-        snprintf(l->note, sizeof l->note,
-                 "node-aware: no grid of %d ranks per node divides the %s process grid: "
-                 "using sequential",
-                 count[0], pr);
-      }
-    }
-    if (L[0] > 0) {
-      place_node_aware(&g, L, members, first, l->rank_of_pos, l->node_of_pos);
-      for (int i = 0; i < 3; i++) {
-        l->local_procs[i] = L[i];
-        l->node_procs[i] = g.procs[i] / L[i];
-      }
-      l->map_used = HK_CART_MAP_NODE_AWARE;
-    }
-  }
-  if (l->map_used == HK_CART_MAP_SEQUENTIAL)
-    for (int p = 0; p < nranks; p++)
-      l->rank_of_pos[p] = p;
-  for (int p = 0; p < nranks; p++)
-    l->node_of_pos[p] = node_of_rank[l->rank_of_pos[p]];
+  HK_TRY(err, hk__cart_map(&g, node_of_rank, l));
   *layout = l;
   l = NULL;
 cleanup:
   hk_cart_layout_destroy(&l);
-  free(count);
-  free(first);
-  free(fill);
-  free(members);
   return err;
 }
 
@@ -469,15 +256,15 @@ int hk_cart_surface(const hk_cart_desc_t *desc, const hk_cart_layout_t *layout,
   geom_t g;
   if (!desc || !layout || !surface)
     return HK_ERROR(HK_ERR_ARG, "desc, layout and surface must not be NULL");
-  HK_TRY(err, geom_from_desc(desc, &g));
+  HK_TRY(err, hk__cart_geom_from_desc(desc, &g));
   if (layout->dims != g.dims) {
     err = HK_ERROR(HK_ERR_ARG, "layout has %d dims, desc %d", layout->dims, g.dims);
     goto cleanup;
   }
   if (g.procs[0] != 0 && memcmp(g.procs, layout->procs, sizeof g.procs) != 0) {
     char a[48], b[48];
-    fmt_int(a, sizeof a, g.dims, g.procs);
-    fmt_int(b, sizeof b, g.dims, layout->procs);
+    hk__cart_fmt_int(a, sizeof a, g.dims, g.procs);
+    hk__cart_fmt_int(b, sizeof b, g.dims, layout->procs);
     err = HK_ERROR(HK_ERR_ARG, "desc procs %s differ from the layout's %s", a, b);
     goto cleanup;
   }
@@ -488,7 +275,7 @@ int hk_cart_surface(const hk_cart_desc_t *desc, const hk_cart_layout_t *layout,
     goto cleanup;
   }
   HK_ALLOC_TRY(err, links, layout->nnodes);
-  surface_of(&g, layout->node_of_pos, layout->nnodes, links, surface);
+  hk__cart_surface_of(&g, layout->node_of_pos, layout->nnodes, links, surface);
 cleanup:
   free(links);
   return err;
