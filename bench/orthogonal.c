@@ -65,14 +65,13 @@ static int measure(hk_bench_ctx_t *c, int in, const xchg_t *x, unsigned char *sb
 {
   double t = 0.0;
   long long bad = 0, badsum = 0;
-  int local = MPI_Barrier(c->comm) == MPI_SUCCESS
-                  ? HK_SUCCESS
-                  : hk_error_set(HK_ERR_MPI, "barrier before the %s exchange failed", what);
-  if (local == HK_SUCCESS && in)
-    local = exchange(c->comm, c->rank, x, sbuf, rbuf, iters, warmup, &t, &bad);
-  int err = hk_bench_idle_barrier(c->comm);
-  if ((err = hk_agree(c->comm, local != HK_SUCCESS ? local : err)) != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_LOCAL(err, hk_bench_mpi(MPI_Barrier(c->comm), "the barrier before the exchange"));
+  if (in)
+    HK_LOCAL(err, exchange(c->comm, c->rank, x, sbuf, rbuf, iters, warmup, &t, &bad));
+  int barrier = hk_bench_idle_barrier(c->comm); /* on every rank, whatever its error */
+  HK_LOCAL(err, barrier);
+  HK_AGREE(err, c->comm);
   double mm[2] = {in ? t : 1e300, in ? -t : 1e300}, mmo[2];
   double sums[2] = {in ? t : 0.0, (double)in}, sumo[2];
   MPI_Allreduce(mm, mmo, 2, MPI_DOUBLE, MPI_MIN, c->comm);
@@ -84,85 +83,110 @@ static int measure(hk_bench_ctx_t *c, int in, const xchg_t *x, unsigned char *sb
   st->min = mmo[0];
   st->max = -mmo[1];
   st->avg = sumo[0] / sumo[1];
+cleanup:
+  return err;
+}
+
+/* world rank of every (node, local rank): (*grid)[node * ppn + local rank].
+ * Collective: c->comm; errors agreed. */
+static int make_grid(hk_bench_ctx_t *c, const hk_nodes_info_t *ni, int **grid)
+{
+  int err = HK_SUCCESS, *all = NULL, mine[2] = {ni->node, ni->local_rank};
+  HK_ALLOC_LOCAL(err, all, 2LL * c->size);
+  HK_ALLOC_LOCAL(err, *grid, (long long)ni->nnodes * ni->local_size);
+  HK_AGREE(err, c->comm);
+  HK_LOCAL(err, hk_bench_mpi(MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c->comm),
+                             "gathering the rank grid"));
+  HK_AGREE(err, c->comm);
+  for (int r = 0; r < c->size; r++)
+    (*grid)[all[2 * r] * ni->local_size + all[2 * r + 1]] = r;
+cleanup:
+  free(all);
+  return err;
+}
+
+/* pure MPI: both vertical (other nodes) and both horizontal (same node) neighbours;
+ * masteronly: the leaders of the nodes above and below */
+static void neighbours(const int *grid, const hk_nodes_info_t *ni, xchg_t *pure, xchg_t *hyb)
+{
+  int nn = ni->nnodes, ppn = ni->local_size, node = ni->node, lr = ni->local_rank;
+  int up = (node + 1) % nn, down = (node + nn - 1) % nn;
+  *pure = (xchg_t){.n = 4};
+  *hyb = (xchg_t){.n = 2};
+  pure->dst[0] = grid[up * ppn + lr];
+  pure->src[0] = grid[down * ppn + lr];
+  pure->dst[2] = grid[node * ppn + (lr + 1) % ppn];
+  pure->src[2] = grid[node * ppn + (lr + ppn - 1) % ppn];
+  hyb->dst[0] = grid[up * ppn];
+  hyb->src[0] = grid[down * ppn];
+  for (int k = 0; k < 3; k += 2) { /* the opposite direction of each pair */
+    pure->dst[k + 1] = pure->src[k];
+    pure->src[k + 1] = pure->dst[k];
+  }
+  hyb->dst[1] = hyb->src[0];
+  hyb->src[1] = hyb->dst[0];
+}
+
+static int emit(hk_bench_ctx_t *c, long long L, int ppn, int iters, const hk_stats_t *tp,
+                const hk_stats_t *th)
+{
+  hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+  hk_record_create_declared(c->rep, &bench_kind_orthogonal, &rec);
+  hk_record_param_int(rec, "size", L);
+  hk_record_param_int(rec, "hybrid_size", L * ppn);
+  hk_record_param_int(rec, "iters", iters);
+  hk_stats_t tpu = {tp->min * 1e6, tp->avg * 1e6, tp->max * 1e6};
+  hk_stats_t thu = {th->min * 1e6, th->avg * 1e6, th->max * 1e6};
+  hk_record_stats_given(rec, "t_pure", &tpu, "us");
+  hk_record_stats_given(rec, "t_hybrid", &thu, "us");
+  hk_record_value(rec, "t_hybrid_over_t_pure", th->max / tp->max, "ratio");
+  return hk_record_emit(&rec);
+}
+
+/* at least 2 nodes of the same size >= 2 ranks; messages of an int count */
+static int grid_fits(const hk_nodes_info_t *ni, int minppn, long long maxmsg)
+{
+  if (ni->nnodes < 2 || minppn != ni->max_local_size || minppn < 2)
+    return hk_error_set(HK_ERR_ARG, "orthogonal needs at least 2 nodes of equal size >= 2 ranks "
+                                    "(HK_NODE_SIZE=k or tools/vcluster)");
+  if (maxmsg > INT_MAX)
+    return hk_error_set(HK_ERR_ARG, "messages of %lld bytes are too large for an int count",
+                        maxmsg);
   return HK_SUCCESS;
 }
 
 static int run(hk_bench_ctx_t *c)
 {
-  hk_nodes_info_t ni;
-  int err = hk_nodes_info(c->nodes, &ni), local = err;
-  int minppn = ni.local_size;
-  MPI_Allreduce(&ni.local_size, &minppn, 1, MPI_INT, MPI_MIN, c->comm);
-  if (local == HK_SUCCESS && (ni.nnodes < 2 || minppn != ni.max_local_size || minppn < 2))
-    local = hk_error_set(HK_ERR_ARG, "orthogonal needs at least 2 nodes of equal size >= 2 ranks "
-                                     "(HK_NODE_SIZE=k or tools/vcluster)");
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    return err;
-  int nn = ni.nnodes, ppn = ni.local_size, node = ni.node, lr = ni.local_rank;
-  /* world rank of every (node, local rank) */
-  int mine[2] = {node, lr}, *all = malloc((size_t)c->size * 2 * sizeof *all);
-  int *grid = malloc((size_t)nn * (size_t)ppn * sizeof *grid);
+  hk_nodes_info_t ni = {0};
+  int err = HK_SUCCESS, *grid = NULL;
   unsigned char *sbuf = NULL, *rbuf[NMSG] = {NULL};
+  HK_LOCAL(err, hk_nodes_info(c->nodes, &ni));
+  int minppn = ni.local_size, ppn = ni.local_size;
+  MPI_Allreduce(&ni.local_size, &minppn, 1, MPI_INT, MPI_MIN, c->comm);
   long long maxmsg = c->common->max_size * ppn;
-  if (!all || !grid)
-    local = hk_error_set(HK_ERR_NOMEM, "no memory for the rank grid");
-  else if (MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, c->comm) != MPI_SUCCESS)
-    local = hk_error_set(HK_ERR_MPI, "gathering the rank grid failed");
-  else
-    for (int r = 0; r < c->size; r++)
-      grid[all[2 * r] * ppn + all[2 * r + 1]] = r;
-  if (local == HK_SUCCESS && maxmsg > INT_MAX)
-    local = hk_error_set(HK_ERR_ARG, "messages of %lld bytes are too large for an int count",
-                         maxmsg);
-  if (local == HK_SUCCESS) {
-    int ok = (sbuf = malloc((size_t)maxmsg)) != NULL;
-    for (int k = 0; k < NMSG; k++)
-      ok = (rbuf[k] = malloc((size_t)maxmsg)) != NULL && ok;
-    if (!ok)
-      local = hk_error_set(HK_ERR_NOMEM, "no memory for 5 buffers of %lld bytes", maxmsg);
-  }
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    goto done;
+  HK_LOCAL(err, grid_fits(&ni, minppn, maxmsg));
+  HK_AGREE(err, c->comm);
+  HK_TRY(err, make_grid(c, &ni, &grid));
+  HK_ALLOC_LOCAL(err, sbuf, maxmsg);
+  for (int k = 0; k < NMSG; k++)
+    HK_ALLOC_LOCAL(err, rbuf[k], maxmsg);
+  HK_AGREE(err, c->comm);
   hk_reporter_config(c->rep, "grid", "%d nodes x %d ranks; pure: 2 vertical + 2 horizontal "
-                     "messages of L per rank; masteronly: 2 of L x %d per leader", nn, ppn, ppn);
-  xchg_t pure = {.n = 4}, hyb = {.n = 2};
-  int up = (node + 1) % nn, down = (node + nn - 1) % nn;
-  pure.dst[0] = grid[up * ppn + lr];
-  pure.src[0] = grid[down * ppn + lr];
-  pure.dst[1] = pure.src[0];
-  pure.src[1] = pure.dst[0];
-  pure.dst[2] = grid[node * ppn + (lr + 1) % ppn];
-  pure.src[2] = grid[node * ppn + (lr + ppn - 1) % ppn];
-  pure.dst[3] = pure.src[2];
-  pure.src[3] = pure.dst[2];
-  hyb.dst[0] = grid[up * ppn];
-  hyb.src[0] = grid[down * ppn];
-  hyb.dst[1] = hyb.src[0];
-  hyb.src[1] = hyb.dst[0];
+                     "messages of L per rank; masteronly: 2 of L x %d per leader", ni.nnodes, ppn,
+                     ppn);
+  xchg_t pure, hyb;
+  neighbours(grid, &ni, &pure, &hyb);
   for (long long L = c->common->min_size; L <= c->common->max_size; L *= 2) {
     int iters, warmup;
     hk_bench_iters(c->common, L * ppn, &iters, &warmup);
     pure.scount = pure.rcount = L;
     hyb.scount = hyb.rcount = L * ppn;
-    hk_stats_t tp, th; /* measure's errors are agreed */
-    if ((err = measure(c, 1, &pure, sbuf, rbuf, iters, warmup, "pure MPI", &tp)) != HK_SUCCESS ||
-        (err = measure(c, lr == 0, &hyb, sbuf, rbuf, iters, warmup, "masteronly", &th)) != HK_SUCCESS)
-      goto done;
-    hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-    hk_record_create_declared(c->rep, &bench_kind_orthogonal, &rec);
-    hk_record_param_int(rec, "size", L);
-    hk_record_param_int(rec, "hybrid_size", L * ppn);
-    hk_record_param_int(rec, "iters", iters);
-    hk_stats_t tpu = {tp.min * 1e6, tp.avg * 1e6, tp.max * 1e6};
-    hk_stats_t thu = {th.min * 1e6, th.avg * 1e6, th.max * 1e6};
-    hk_record_stats_given(rec, "t_pure", &tpu, "us");
-    hk_record_stats_given(rec, "t_hybrid", &thu, "us");
-    hk_record_value(rec, "t_hybrid_over_t_pure", th.max / tp.max, "ratio");
-    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-      goto done;
+    hk_stats_t tp, th; /* measure's errors are agreed, the emit's too */
+    HK_TRY(err, measure(c, 1, &pure, sbuf, rbuf, iters, warmup, "pure MPI", &tp));
+    HK_TRY(err, measure(c, ni.local_rank == 0, &hyb, sbuf, rbuf, iters, warmup, "masteronly", &th));
+    HK_TRY(err, emit(c, L, ppn, iters, &tp, &th));
   }
-done:
-  free(all);
+cleanup:
   free(grid);
   free(sbuf);
   for (int k = 0; k < NMSG; k++)

@@ -56,19 +56,38 @@ typedef struct pair {
 
 static int xfer_begin(pair_t *p, MPI_Comm comm, MPI_Request r[2])
 {
-  if (MPI_Irecv(p->rbuf, p->n, MPI_BYTE, p->peer, 7, comm, &r[0]) != MPI_SUCCESS ||
-      MPI_Isend(p->sbuf, p->n, MPI_BYTE, p->peer, 7, comm, &r[1]) != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "Isend/Irecv failed");
-  return HK_SUCCESS;
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_bench_mpi(MPI_Irecv(p->rbuf, p->n, MPI_BYTE, p->peer, 7, comm, &r[0]), "MPI_Irecv"));
+  HK_TRY(err, hk_bench_mpi(MPI_Isend(p->sbuf, p->n, MPI_BYTE, p->peer, 7, comm, &r[1]), "MPI_Isend"));
+cleanup:
+  return err;
 }
 
 static int xfer_end(pair_t *p, MPI_Request r[2])
 {
-  if (MPI_Waitall(2, r, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "Waitall failed");
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_bench_mpi(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), "MPI_Waitall"));
   p->bad += hk_bench_check(p->rbuf, p->n, p->peer);
   memset(p->rbuf, 0, (size_t)p->n);
-  return HK_SUCCESS;
+cleanup:
+  return err;
+}
+
+/* the task variant: thread 0 communicates (FUNNELED) while thread 1 computes */
+static int task_variant(pair_t *p, MPI_Comm comm, long long steps)
+{
+  int err = HK_SUCCESS;
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 0) { /* the only thread that writes err */
+      MPI_Request req[2];
+      HK_LOCAL(err, xfer_begin(p, comm, req));
+      HK_LOCAL(err, xfer_end(p, req));
+    } else {
+      sink = spin_compute(steps);
+    }
+  }
+  return err;
 }
 
 /* one timed configuration: 0 comm only, 1 compute only, 2 nonblocking, 3 task; best of reps */
@@ -79,40 +98,24 @@ static int timed(pair_t *p, MPI_Comm comm, int what, long long steps, int reps, 
   for (int r = 0; r < reps; r++) {
     MPI_Request req[2];
     /* the pair starts together */
-    if (MPI_Sendrecv(NULL, 0, MPI_BYTE, p->peer, 8, NULL, 0, MPI_BYTE, p->peer, 8, comm,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      return hk_error_set(HK_ERR_MPI, "sync failed");
+    HK_TRY(err, hk_bench_mpi(MPI_Sendrecv(NULL, 0, MPI_BYTE, p->peer, 8, NULL, 0, MPI_BYTE,
+                                          p->peer, 8, comm, MPI_STATUS_IGNORE), "the pair's sync"));
     double t0 = omp_get_wtime();
-    if (what == 0) {
-      if ((err = xfer_begin(p, comm, req)) != HK_SUCCESS || (err = xfer_end(p, req)) != HK_SUCCESS)
-        return err;
+    if (what == 0 || what == 2) {
+      HK_TRY(err, xfer_begin(p, comm, req));
+      if (what == 2)
+        sink = spin_compute(steps);
+      HK_TRY(err, xfer_end(p, req));
     } else if (what == 1) {
       sink = spin_compute(steps);
-    } else if (what == 2) {
-      err = xfer_begin(p, comm, req);
-      sink = spin_compute(steps);
-      if (err != HK_SUCCESS || (err = xfer_end(p, req)) != HK_SUCCESS)
-        return err;
     } else {
-#pragma omp parallel num_threads(2)
-      {
-        if (omp_get_thread_num() == 0) { /* the master communicates (FUNNELED) */
-          int e = xfer_begin(p, comm, req);
-          if (e == HK_SUCCESS)
-            e = xfer_end(p, req);
-          if (e != HK_SUCCESS)
-            err = e;
-        } else {
-          sink = spin_compute(steps);
-        }
-      }
-      if (err != HK_SUCCESS)
-        return err;
+      HK_TRY(err, task_variant(p, comm, steps));
     }
     double t = omp_get_wtime() - t0;
     if (t < *best)
       *best = t;
   }
+cleanup:
   return err;
 }
 
@@ -120,80 +123,96 @@ static int timed(pair_t *p, MPI_Comm comm, int what, long long steps, int reps, 
  * T_compute, T_total and the overlap (vals[0] is T_comm) */
 static int overlapped(pair_t *p, MPI_Comm comm, int v, long long steps, int reps, double vals[4])
 {
-  int err;
-  if ((err = timed(p, comm, 1, steps, reps, &vals[1])) != HK_SUCCESS ||
-      (err = timed(p, comm, v, steps, reps, &vals[2])) != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_TRY(err, timed(p, comm, 1, steps, reps, &vals[1]));
+  HK_TRY(err, timed(p, comm, v, steps, reps, &vals[2]));
   double ratio = (vals[0] + vals[1] - vals[2]) / fmin(vals[0], vals[1]);
   vals[3] = ratio < 0.0 ? 0.0 : ratio > 1.0 ? 1.0 : ratio;
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
-static int run(hk_bench_ctx_t *c)
+static int emit(hk_bench_ctx_t *c, long long size, int v, double factor, const double vals[4])
 {
-  int err = HK_SUCCESS, peer = -1, n0 = -1, n = -1;
+  hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
+  hk_record_create_declared(c->rep, &bench_kind_overlap, &rec);
+  hk_record_param_int(rec, "size", size);
+  hk_record_param_str(rec, "variant", v == 2 ? "nonblocking" : "task");
+  hk_record_param_double(rec, "delay_factor", factor);
+  hk_record_value(rec, "t_comm", vals[0] * 1e6, "us");
+  hk_record_value(rec, "t_compute", vals[1] * 1e6, "us");
+  hk_record_value(rec, "t_total", vals[2] * 1e6, "us");
+  hk_record_value(rec, "overlap", vals[3], "fraction");
+  return hk_record_emit(&rec);
+}
+
+/* rank 0's partner: the first rank on another node, else the first other rank */
+static int partner(hk_bench_ctx_t *c, int task)
+{
+  int peer = -1, n0 = -1, n = -1;
   hk_nodes_node_of(c->nodes, 0, &n0);
   for (int r = 1; r < c->size && peer < 0; r++)
     if (hk_nodes_node_of(c->nodes, r, &n) == HK_SUCCESS && n != n0)
       peer = r;
   for (int r = 1; r < c->size && peer < 0; r++)
     peer = r;
-  int task = omp_get_max_threads() >= 2;
   hk_reporter_config(c->rep, "pair", "0<->%d (%s-node)%s", peer,
                      hk_nodes_node_of(c->nodes, peer, &n) == HK_SUCCESS && n == n0 ? "intra"
                                                                                    : "inter",
                      task ? "" : "; task variant skipped: needs OMP_NUM_THREADS >= 2");
+  return peer;
+}
+
+/* every delay and variant at one size; the pair's errors are agreed before every
+ * collective the other ranks enter */
+static int one_size(hk_bench_ctx_t *c, pair_t *p, int task, double rate, int reps)
+{
+  int err = HK_SUCCESS;
+  double tc = 0.0;
+  if (p->in)
+    HK_LOCAL(err, timed(p, c->comm, 0, 0, reps + 2, &tc));
+  /* the pair agrees on T_comm (rank 0's) so both compute the same delays */
+  MPI_Bcast(&tc, 1, MPI_DOUBLE, 0, c->comm);
+  HK_AGREE(err, c->comm);
+  for (int f = 0; f < NFACT; f++)
+    for (int v = 2; v <= 3; v++) {
+      if (v == 3 && !task)
+        continue;
+      long long steps = (long long)(factors[f] * tc * rate);
+      double vals[4] = {tc, 0.0, 0.0, 0.0};
+      if (p->in)
+        HK_LOCAL(err, overlapped(p, c->comm, v, steps, reps, vals));
+      MPI_Bcast(vals, 4, MPI_DOUBLE, 0, c->comm); /* rank 0's view is the record's */
+      HK_AGREE(err, c->comm);
+      HK_TRY(err, emit(c, p->n, v, factors[f], vals)); /* agreed */
+    }
+  HK_LOCAL(err, hk_bench_idle_barrier(c->comm));
+  HK_AGREE(err, c->comm);
+  long long bad = 0;
+  MPI_Allreduce(&p->bad, &bad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
+  if (bad) /* the same sum on every rank: agreed */
+    err = hk_error_set(HK_ERR_STATE, "%lld wrong bytes received in %d-byte messages", bad, p->n);
+cleanup:
+  return err;
+}
+
+static int run(hk_bench_ctx_t *c)
+{
+  int err = HK_SUCCESS, task = omp_get_max_threads() >= 2;
+  int peer = partner(c, task);
   pair_t p = {.me = c->rank, .peer = c->rank == 0 ? peer : 0, .in = c->rank == 0 || c->rank == peer};
   long long maxn = c->common->max_size;
-  p.sbuf = malloc((size_t)maxn);
-  p.rbuf = calloc((size_t)maxn, 1);
-  int local = p.sbuf && p.rbuf ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory");
+  HK_ALLOC_LOCAL(err, p.sbuf, maxn);
+  HK_ALLOC_LOCAL(err, p.rbuf, maxn);
   double rate = p.in ? calibrate() : 0.0;
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    goto done;
+  HK_AGREE(err, c->comm);
   int reps = c->common->iters > 0 ? c->common->iters : 5;
-  /* the pair's errors are agreed before every collective the other ranks enter */
   for (long long size = c->common->min_size; size <= maxn; size *= 2) {
     p.n = (int)size;
     hk_bench_fill(p.sbuf, size, c->rank);
-    double tc = 0.0;
-    local = p.in ? timed(&p, c->comm, 0, 0, reps + 2, &tc) : HK_SUCCESS;
-    /* the pair agrees on T_comm (rank 0's) so both compute the same delays */
-    MPI_Bcast(&tc, 1, MPI_DOUBLE, 0, c->comm);
-    if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-      goto done;
-    for (int f = 0; f < NFACT; f++)
-      for (int v = 2; v <= 3; v++) {
-        if (v == 3 && !task)
-          continue;
-        long long steps = (long long)(factors[f] * tc * rate);
-        double vals[4] = {tc, 0.0, 0.0, 0.0};
-        local = p.in ? overlapped(&p, c->comm, v, steps, reps, vals) : HK_SUCCESS;
-        MPI_Bcast(vals, 4, MPI_DOUBLE, 0, c->comm); /* rank 0's view is the record's */
-        if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-          goto done;
-        hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-        hk_record_create_declared(c->rep, &bench_kind_overlap, &rec);
-        hk_record_param_int(rec, "size", size);
-        hk_record_param_str(rec, "variant", v == 2 ? "nonblocking" : "task");
-        hk_record_param_double(rec, "delay_factor", factors[f]);
-        hk_record_value(rec, "t_comm", vals[0] * 1e6, "us");
-        hk_record_value(rec, "t_compute", vals[1] * 1e6, "us");
-        hk_record_value(rec, "t_total", vals[2] * 1e6, "us");
-        hk_record_value(rec, "overlap", vals[3], "fraction");
-        if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-          goto done;
-      }
-    if ((err = hk_agree(c->comm, hk_bench_idle_barrier(c->comm))) != HK_SUCCESS)
-      goto done;
-    long long bad = 0;
-    MPI_Allreduce(&p.bad, &bad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
-    if (bad) { /* the same sum on every rank: agreed */
-      err = hk_error_set(HK_ERR_STATE, "%lld wrong bytes received in %lld-byte messages", bad, size);
-      goto done;
-    }
+    HK_TRY(err, one_size(c, &p, task, rate, reps)); /* agreed */
   }
-done:
+cleanup:
   free(p.sbuf);
   free(p.rbuf);
   return err;
