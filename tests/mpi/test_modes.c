@@ -152,17 +152,34 @@ static void check_args(void)
   CHECK_EQ_INT(hk_mode_get_info(HK_MODE_PURE, NULL), HK_ERR_ARG);
 }
 
+/* --funneled, HK_CHECK_MASTERONLY=1, 2 threads: the engine checks every post and wait of a
+ * data structure that calls no library function (a user's) against the level asked */
+static void check_guard(void)
+{
+  rec_t *r = calloc(1, sizeof *r);
+  CHECK_EQ_INT(run(HK_MODE_FUNNELED, 2, 1, 0, -1, r), HK_SUCCESS);
+  CHECK_EQ_INT(run(HK_MODE_TASK, 2, 1, 0, -1, r), HK_SUCCESS);
+  CHECK_EQ_INT(run(HK_MODE_MULTIPLE, 2, 1, 0, -1, r), HK_ERR_MASTERONLY);
+  CHECK(r->count[OP_POST][1] == 0); /* thread 1 was stopped before its post */
+  free(r);
+}
+
 int main(int argc, char **argv)
 {
-  if (hk_init(&argc, &argv, HK_THREAD_MULTIPLE) != HK_SUCCESS) {
+  const int guard = argc > 1 && strcmp(argv[1], "--funneled") == 0;
+  if (hk_init(&argc, &argv, guard ? HK_THREAD_FUNNELED : HK_THREAD_MULTIPLE) != HK_SUCCESS) {
     fprintf(stderr, "%s\n", hk_error_message());
     hk_finalize();
     return 1;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &hk_test_rank);
-  check_args();
-  for (int mode = 0; mode < HK_MODE_COUNT; mode++)
-    check_mode((hk_mode_t)mode, omp_get_max_threads());
+  if (guard) {
+    check_guard();
+  } else {
+    check_args();
+    for (int mode = 0; mode < HK_MODE_COUNT; mode++)
+      check_mode((hk_mode_t)mode, omp_get_max_threads());
+  }
   int rc = hk_test_mpi_report("test_modes");
   hk_finalize();
   return rc;
