@@ -54,6 +54,134 @@ static void sort_rows(int *perm, const int *len, int lo, int hi)
   qsort_r(perm + lo, (size_t)(hi - lo), sizeof *perm, cmp_len, (void *)len);
 }
 
+/* the rows of a part as given: rowptr over nrows, columns ascending; len[i]: entries of row i */
+typedef struct rows_in {
+  const int *rowptr, *col, *len;
+  const double *val;
+  int chunk, sigma;
+} rows_in_t;
+
+static int build_crs(hk_spmv_part_t *p, const rows_in_t *in)
+{
+  int err = HK_SUCCESS, nrows = p->nrows;
+  HK_ALLOC_TRY(err, p->rowptr, nrows + 1);
+  HK_ALLOC_TRY(err, p->col, p->nnz);
+  HK_ALLOC_TRY(err, p->val, p->nnz);
+  memcpy(p->rowptr, in->rowptr, (size_t)(nrows + 1) * sizeof *in->rowptr);
+  memcpy(p->col, in->col, (size_t)p->nnz * sizeof *in->col);
+  memcpy(p->val, in->val, (size_t)p->nnz * sizeof *in->val);
+  p->stored = p->nnz;
+  for (int i = 0; i < nrows; i++)
+    p->ncrow += in->len[i] > 0;
+  if (p->ncrow < nrows) {
+    HK_ALLOC_TRY(err, p->crow, p->ncrow > 0 ? p->ncrow : 1);
+    for (int i = 0, n = 0; i < nrows; i++)
+      if (in->len[i] > 0)
+        p->crow[n++] = i;
+  }
+cleanup:
+  return err;
+}
+
+static int build_jds(hk_spmv_part_t *p, const rows_in_t *in)
+{
+  int err = HK_SUCCESS, nrows = p->nrows;
+  const int *len = in->len;
+  HK_ALLOC_TRY(err, p->perm, nrows);
+  HK_ALLOC_TRY(err, p->tmp, nrows);
+  for (int i = 0; i < nrows; i++)
+    p->perm[i] = i;
+  sort_rows(p->perm, len, 0, nrows);
+  p->ndiag = nrows > 0 ? len[p->perm[0]] : 0;
+  HK_ALLOC_TRY(err, p->dptr, p->ndiag + 1);
+  HK_ALLOC_TRY(err, p->col, p->nnz);
+  HK_ALLOC_TRY(err, p->val, p->nnz);
+  int rows_in = nrows; /* rows longer than d, shrinking */
+  for (int d = 0; d < p->ndiag; d++) {
+    while (rows_in > 0 && len[p->perm[rows_in - 1]] <= d)
+      rows_in--;
+    p->dptr[d + 1] = p->dptr[d] + rows_in;
+    for (int r = 0; r < rows_in; r++) {
+      int i = p->perm[r];
+      p->col[p->dptr[d] + r] = in->col[in->rowptr[i] + d];
+      p->val[p->dptr[d] + r] = in->val[in->rowptr[i] + d];
+    }
+  }
+  p->stored = p->nnz;
+cleanup:
+  return err;
+}
+
+/* SELL-C-sigma's layout: rows sorted by length within windows of S, chunks of C rows,
+ * each chunk as long as its longest row (p->perm, clen, cptr, stored) */
+static int sell_chunks(hk_spmv_part_t *p, const int *len, int C, int S)
+{
+  int err = HK_SUCCESS, nrows = p->nrows;
+  p->C = C;
+  p->nchunks = (nrows + C - 1) / C;
+  long long slots = (long long)p->nchunks * C;
+  HK_ALLOC_TRY(err, p->perm, slots);
+  for (long long s = 0; s < slots; s++)
+    p->perm[s] = s < nrows ? (int)s : -1;
+  if (S > 1)
+    for (int lo = 0; lo < nrows; lo += S)
+      sort_rows(p->perm, len, lo, lo + S < nrows ? lo + S : nrows);
+  HK_ALLOC_TRY(err, p->clen, p->nchunks);
+  HK_ALLOC_TRY(err, p->cptr, p->nchunks + 1);
+  for (int c = 0; c < p->nchunks; c++) {
+    int m = 0;
+    for (int r = 0; r < C; r++) {
+      int i = p->perm[c * C + r];
+      if (i >= 0 && len[i] > m)
+        m = len[i];
+    }
+    p->clen[c] = m;
+    p->cptr[c + 1] = p->cptr[c] + (long long)m * C;
+  }
+  p->stored = p->cptr[p->nchunks];
+cleanup:
+  return err;
+}
+
+static int build_sell(hk_spmv_part_t *p, const rows_in_t *in)
+{
+  int err = HK_SUCCESS;
+  const int C = in->chunk > 0 ? in->chunk : 8, *len = in->len;
+  if (C > HK_SELL_MAX_CHUNK)
+    return HK_ERROR(HK_ERR_ARG, "SELL chunk %d is larger than %d", C, HK_SELL_MAX_CHUNK);
+  int S = in->sigma > 0 ? in->sigma : 1;
+  if (S > C)
+    S = (S + C - 1) / C * C;
+  HK_TRY(err, sell_chunks(p, len, C, S));
+  HK_ALLOC_TRY(err, p->col, p->stored);
+  HK_ALLOC_TRY(err, p->val, p->stored);
+  for (int c = 0; c < p->nchunks; c++) {
+    /* padding reads a column of the chunk (valid, likely cached) times 0.0 */
+    int pad = 0;
+    for (int r = 0; r < C; r++) {
+      int i = p->perm[c * C + r];
+      if (i >= 0 && len[i] > 0) {
+        pad = in->col[in->rowptr[i]];
+        break;
+      }
+    }
+    for (int j = 0; j < p->clen[c]; j++)
+      for (int r = 0; r < C; r++) {
+        int i = p->perm[c * C + r];
+        long long at = p->cptr[c] + (long long)j * C + r;
+        int real = i >= 0 && j < len[i];
+        p->col[at] = real ? in->col[in->rowptr[i] + j] : pad;
+        p->val[at] = real ? in->val[in->rowptr[i] + j] : 0.0;
+      }
+  }
+cleanup:
+  return err;
+}
+
+/* the builder of each format, by hk_spmv_format_t */
+static int (*const builders[HK_SPMV_FORMAT_COUNT])(hk_spmv_part_t *, const rows_in_t *) = {
+    [HK_SPMV_CRS] = build_crs, [HK_SPMV_JDS] = build_jds, [HK_SPMV_SELL] = build_sell};
+
 int hk__spmv_part_build(hk_spmv_part_t *p, hk_spmv_format_t format, int nrows, const int *rowptr,
                         const int *col, const double *val, int chunk, int sigma)
 {
@@ -66,97 +194,8 @@ int hk__spmv_part_build(hk_spmv_part_t *p, hk_spmv_format_t format, int nrows, c
   HK_ALLOC_TRY(err, len, nrows);
   for (int i = 0; i < nrows; i++)
     len[i] = rowptr[i + 1] - rowptr[i];
-  if (format == HK_SPMV_CRS) {
-    HK_ALLOC_TRY(err, p->rowptr, nrows + 1);
-    HK_ALLOC_TRY(err, p->col, p->nnz);
-    HK_ALLOC_TRY(err, p->val, p->nnz);
-    memcpy(p->rowptr, rowptr, (size_t)(nrows + 1) * sizeof *rowptr);
-    memcpy(p->col, col, (size_t)p->nnz * sizeof *col);
-    memcpy(p->val, val, (size_t)p->nnz * sizeof *val);
-    p->stored = p->nnz;
-    for (int i = 0; i < nrows; i++)
-      p->ncrow += len[i] > 0;
-    if (p->ncrow < nrows) {
-      HK_ALLOC_TRY(err, p->crow, p->ncrow > 0 ? p->ncrow : 1);
-      for (int i = 0, n = 0; i < nrows; i++)
-        if (len[i] > 0)
-          p->crow[n++] = i;
-    }
-  } else if (format == HK_SPMV_JDS) {
-    HK_ALLOC_TRY(err, p->perm, nrows);
-    HK_ALLOC_TRY(err, p->tmp, nrows);
-    for (int i = 0; i < nrows; i++)
-      p->perm[i] = i;
-    sort_rows(p->perm, len, 0, nrows);
-    p->ndiag = nrows > 0 ? len[p->perm[0]] : 0;
-    HK_ALLOC_TRY(err, p->dptr, p->ndiag + 1);
-    HK_ALLOC_TRY(err, p->col, p->nnz);
-    HK_ALLOC_TRY(err, p->val, p->nnz);
-    int rows_in = nrows; /* rows longer than d, shrinking */
-    for (int d = 0; d < p->ndiag; d++) {
-      while (rows_in > 0 && len[p->perm[rows_in - 1]] <= d)
-        rows_in--;
-      p->dptr[d + 1] = p->dptr[d] + rows_in;
-      for (int r = 0; r < rows_in; r++) {
-        int i = p->perm[r];
-        p->col[p->dptr[d] + r] = col[rowptr[i] + d];
-        p->val[p->dptr[d] + r] = val[rowptr[i] + d];
-      }
-    }
-    p->stored = p->nnz;
-  } else {
-    const int C = chunk > 0 ? chunk : 8;
-    if (C > HK_SELL_MAX_CHUNK) {
-      err = HK_ERROR(HK_ERR_ARG, "SELL chunk %d is larger than %d", C, HK_SELL_MAX_CHUNK);
-      goto cleanup;
-    }
-    int S = sigma > 0 ? sigma : 1;
-    if (S > C)
-      S = (S + C - 1) / C * C;
-    p->C = C;
-    p->nchunks = (nrows + C - 1) / C;
-    long long slots = (long long)p->nchunks * C;
-    HK_ALLOC_TRY(err, p->perm, slots);
-    for (long long s = 0; s < slots; s++)
-      p->perm[s] = s < nrows ? (int)s : -1;
-    if (S > 1)
-      for (int lo = 0; lo < nrows; lo += S)
-        sort_rows(p->perm, len, lo, lo + S < nrows ? lo + S : nrows);
-    HK_ALLOC_TRY(err, p->clen, p->nchunks);
-    HK_ALLOC_TRY(err, p->cptr, p->nchunks + 1);
-    for (int c = 0; c < p->nchunks; c++) {
-      int m = 0;
-      for (int r = 0; r < C; r++) {
-        int i = p->perm[c * C + r];
-        if (i >= 0 && len[i] > m)
-          m = len[i];
-      }
-      p->clen[c] = m;
-      p->cptr[c + 1] = p->cptr[c] + (long long)m * C;
-    }
-    p->stored = p->cptr[p->nchunks];
-    HK_ALLOC_TRY(err, p->col, p->stored);
-    HK_ALLOC_TRY(err, p->val, p->stored);
-    for (int c = 0; c < p->nchunks; c++) {
-      /* padding reads a column of the chunk (valid, likely cached) times 0.0 */
-      int pad = 0;
-      for (int r = 0; r < C; r++) {
-        int i = p->perm[c * C + r];
-        if (i >= 0 && len[i] > 0) {
-          pad = col[rowptr[i]];
-          break;
-        }
-      }
-      for (int j = 0; j < p->clen[c]; j++)
-        for (int r = 0; r < C; r++) {
-          int i = p->perm[c * C + r];
-          long long at = p->cptr[c] + (long long)j * C + r;
-          int real = i >= 0 && j < len[i];
-          p->col[at] = real ? col[rowptr[i] + j] : pad;
-          p->val[at] = real ? val[rowptr[i] + j] : 0.0;
-        }
-    }
-  }
+  const rows_in_t in = {rowptr, col, len, val, chunk, sigma};
+  HK_TRY(err, builders[format](p, &in));
 cleanup:
   free(len);
   if (err != HK_SUCCESS)
@@ -285,94 +324,126 @@ static inline void split(long long n, int pieces, int k, long long *lo, long lon
   *hi = n * (k + 1) / pieces;
 }
 
-void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, double *restrict y,
-                         int add, int pieces, int k)
+/* The apply of each format over piece k of `pieces` (called once each: inlined). */
+
+/* CRS, adding: only the rows with entries (the halo part touches a rank's boundary rows) */
+static inline void apply_crs_rows(const hk_spmv_part_t *p, const double *restrict x,
+                                  double *restrict y, int pieces, int k)
+{
+  long long lo, hi;
+  const int *restrict col = p->col, *restrict rp = p->rowptr, *restrict crow = p->crow;
+  const double *restrict val = p->val;
+  split(p->ncrow, pieces, k, &lo, &hi);
+  for (long long r = lo; r < hi; r++) {
+    const int i = crow[r];
+    double s = 0.0;
+    for (int e = rp[i]; e < rp[i + 1]; e++)
+      s += val[e] * x[col[e]];
+    y[i] += s;
+  }
+}
+
+static inline void apply_crs(const hk_spmv_part_t *p, const double *restrict x,
+                             double *restrict y, int add, int pieces, int k)
+{
+  long long lo, hi;
+  const int *restrict col = p->col, *restrict rp = p->rowptr;
+  const double *restrict val = p->val;
+  split(p->nrows, pieces, k, &lo, &hi);
+  long long i = lo;
+  /* four rows at a time: four independent chains of additions (each row still adds its
+   * entries in order), as a row's own chain would bound a core at one add per latency */
+  for (; i + 4 <= hi; i += 4) {
+    const int e0 = rp[i], e1 = rp[i + 1], e2 = rp[i + 2], e3 = rp[i + 3], e4 = rp[i + 4];
+    prefetch_ahead(val, col, e0, e4);
+    const int m = e1 - e0;
+    double s[4];
+    /* four rows of the same short length (stencil and FEM matrices: most rows): the
+     * entries straight, at fixed offsets from the first row's, without a loop to count
+     * and mispredict at its end */
+    switch (e2 - e1 == m && e3 - e2 == m && e4 - e3 == m ? m : 0) {
+    case 5: crs_rows4(val + e0, col + e0, x, 5, s); break;
+    case 6: crs_rows4(val + e0, col + e0, x, 6, s); break;
+    case 7: crs_rows4(val + e0, col + e0, x, 7, s); break;
+    case 8: crs_rows4(val + e0, col + e0, x, 8, s); break;
+    default: crs_rows4_any(val, col, x, e0, e1, e2, e3, e4, s);
+    }
+    for (int r = 0; r < 4; r++)
+      y[i + r] = add ? y[i + r] + s[r] : s[r];
+  }
+  for (; i < hi; i++) {
+    double s = 0.0;
+    for (int e = rp[i]; e < rp[i + 1]; e++)
+      s += val[e] * x[col[e]];
+    y[i] = add ? y[i] + s : s;
+  }
+}
+
+static inline void apply_jds(const hk_spmv_part_t *p, const double *restrict x,
+                             double *restrict y, int add, int pieces, int k)
 {
   long long lo, hi;
   const int *restrict col = p->col;
   const double *restrict val = p->val;
-  if (add && p->nnz == 0)
-    return; /* y += 0: nothing to read or write (the halo part of a rank without peers) */
-  if (p->format == HK_SPMV_CRS && add && p->crow) {
-    /* only the rows with entries: the halo part touches a rank's boundary rows, not all */
-    split(p->ncrow, pieces, k, &lo, &hi);
-    const int *restrict rp = p->rowptr, *restrict crow = p->crow;
-    for (long long r = lo; r < hi; r++) {
-      const int i = crow[r];
-      double s = 0.0;
-      for (int e = rp[i]; e < rp[i + 1]; e++)
-        s += val[e] * x[col[e]];
-      y[i] += s;
+  /* sorted rows with entries come first (dptr[1] - dptr[0] of them): adding visits those */
+  split(add ? p->dptr[1] - p->dptr[0] : p->nrows, pieces, k, &lo, &hi);
+  double *restrict tmp = p->tmp;
+  for (long long r = lo; r < hi; r++)
+    tmp[r] = 0.0;
+  for (int d = 0; d < p->ndiag; d++) {
+    const long long base = p->dptr[d], rows = p->dptr[d + 1] - base;
+    if (rows <= lo)
+      break;
+    const long long end = rows < hi ? rows : hi;
+    for (long long r = lo; r < end; r++)
+      tmp[r] += val[base + r] * x[col[base + r]];
+  }
+  for (long long r = lo; r < hi; r++)
+    y[p->perm[r]] = add ? y[p->perm[r]] + tmp[r] : tmp[r];
+}
+
+static inline void apply_sell(const hk_spmv_part_t *p, const double *restrict x,
+                              double *restrict y, int add, int pieces, int k)
+{
+  long long lo, hi;
+  const int *restrict col = p->col;
+  const double *restrict val = p->val;
+  split(p->nchunks, pieces, k, &lo, &hi);
+  const int C = p->C;
+  for (long long c = lo; c < hi; c++) {
+    if (add && p->clen[c] == 0)
+      continue; /* rows without entries: y += 0 */
+    double acc[HK_SELL_MAX_CHUNK];
+    const long long base = p->cptr[c], len = (long long)p->clen[c] * C;
+    prefetch_ahead(val, col, base, base + len);
+    switch (C) { /* the usual chunks: C known to the compiler */
+    case 4: sell_chunk4(val, col, x, base, p->clen[c], 4, acc); break;
+    case 8: sell_chunk4(val, col, x, base, p->clen[c], 8, acc); break;
+    case 16: sell_chunk4(val, col, x, base, p->clen[c], 16, acc); break;
+    case 32: sell_chunk4(val, col, x, base, p->clen[c], 32, acc); break;
+    default: sell_chunk(val, col, x, base, p->clen[c], C, acc); break;
     }
-  } else if (p->format == HK_SPMV_CRS) {
-    split(p->nrows, pieces, k, &lo, &hi);
-    const int *restrict rp = p->rowptr;
-    long long i = lo;
-    /* four rows at a time: four independent chains of additions (each row still adds its
-     * entries in order), as a row's own chain would bound a core at one add per latency */
-    for (; i + 4 <= hi; i += 4) {
-      const int e0 = rp[i], e1 = rp[i + 1], e2 = rp[i + 2], e3 = rp[i + 3], e4 = rp[i + 4];
-      prefetch_ahead(val, col, e0, e4);
-      const int m = e1 - e0;
-      double s[4];
-      /* four rows of the same short length (stencil and FEM matrices: most rows): the
-       * entries straight, at fixed offsets from the first row's, without a loop to count
-       * and mispredict at its end */
-      switch (e2 - e1 == m && e3 - e2 == m && e4 - e3 == m ? m : 0) {
-      case 5: crs_rows4(val + e0, col + e0, x, 5, s); break;
-      case 6: crs_rows4(val + e0, col + e0, x, 6, s); break;
-      case 7: crs_rows4(val + e0, col + e0, x, 7, s); break;
-      case 8: crs_rows4(val + e0, col + e0, x, 8, s); break;
-      default: crs_rows4_any(val, col, x, e0, e1, e2, e3, e4, s);
-      }
-      for (int r = 0; r < 4; r++)
-        y[i + r] = add ? y[i + r] + s[r] : s[r];
-    }
-    for (; i < hi; i++) {
-      double s = 0.0;
-      for (int e = rp[i]; e < rp[i + 1]; e++)
-        s += val[e] * x[col[e]];
-      y[i] = add ? y[i] + s : s;
-    }
-  } else if (p->format == HK_SPMV_JDS) {
-    /* sorted rows with entries come first (dptr[1] - dptr[0] of them): adding visits those */
-    split(add ? p->dptr[1] - p->dptr[0] : p->nrows, pieces, k, &lo, &hi);
-    double *restrict tmp = p->tmp;
-    for (long long r = lo; r < hi; r++)
-      tmp[r] = 0.0;
-    for (int d = 0; d < p->ndiag; d++) {
-      const long long base = p->dptr[d], rows = p->dptr[d + 1] - base;
-      if (rows <= lo)
-        break;
-      const long long end = rows < hi ? rows : hi;
-      for (long long r = lo; r < end; r++)
-        tmp[r] += val[base + r] * x[col[base + r]];
-    }
-    for (long long r = lo; r < hi; r++)
-      y[p->perm[r]] = add ? y[p->perm[r]] + tmp[r] : tmp[r];
-  } else {
-    split(p->nchunks, pieces, k, &lo, &hi);
-    const int C = p->C;
-    for (long long c = lo; c < hi; c++) {
-      if (add && p->clen[c] == 0)
-        continue; /* rows without entries: y += 0 */
-      double acc[HK_SELL_MAX_CHUNK];
-      const long long base = p->cptr[c], len = (long long)p->clen[c] * C;
-      prefetch_ahead(val, col, base, base + len);
-      switch (C) { /* the usual chunks: C known to the compiler */
-      case 4: sell_chunk4(val, col, x, base, p->clen[c], 4, acc); break;
-      case 8: sell_chunk4(val, col, x, base, p->clen[c], 8, acc); break;
-      case 16: sell_chunk4(val, col, x, base, p->clen[c], 16, acc); break;
-      case 32: sell_chunk4(val, col, x, base, p->clen[c], 32, acc); break;
-      default: sell_chunk(val, col, x, base, p->clen[c], C, acc); break;
-      }
-      for (int r = 0; r < C; r++) {
-        int i = p->perm[c * C + r];
-        if (i >= 0)
-          y[i] = add ? y[i] + acc[r] : acc[r];
-      }
+    for (int r = 0; r < C; r++) {
+      int i = p->perm[c * C + r];
+      if (i >= 0)
+        y[i] = add ? y[i] + acc[r] : acc[r];
     }
   }
+}
+
+void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, double *restrict y,
+                         int add, int pieces, int k)
+{
+  if (add && p->nnz == 0)
+    return; /* y += 0: nothing to read or write (the halo part of a rank without peers) */
+  if (p->format == HK_SPMV_CRS && add && p->crow)
+    apply_crs_rows(p, x, y, pieces, k);
+  else if (p->format == HK_SPMV_CRS)
+    apply_crs(p, x, y, add, pieces, k);
+  else if (p->format == HK_SPMV_JDS)
+    apply_jds(p, x, y, add, pieces, k);
+  else
+    apply_sell(p, x, y, add, pieces, k);
 }
 
 double hk__spmv_part_bytes(const hk_spmv_part_t *p)
