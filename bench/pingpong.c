@@ -160,14 +160,14 @@ static int measure(hk_bench_ctx_t *c, int a, int b, kind_t k, unsigned char *sbu
                    hk_stats_t *st, double *ta)
 {
   pair_result_t r = {0.0, 0};
-  int local = HK_SUCCESS;
+  int err = HK_SUCCESS;
   if (c->rank == a || c->rank == b)
-    local = k == K_LATENCY
-                ? pingpong(c->comm, c->rank, a, b, sbuf, rbuf, size, iters, warmup, stamp, &r)
-                : stream(c->comm, c->rank, a, b, k, sbuf, rbuf, size, iters, warmup, &r);
-  int err = hk_bench_idle_barrier(c->comm);
-  if ((err = hk_agree(c->comm, local != HK_SUCCESS ? local : err)) != HK_SUCCESS)
-    return err;
+    HK_LOCAL(err, k == K_LATENCY
+                      ? pingpong(c->comm, c->rank, a, b, sbuf, rbuf, size, iters, warmup, stamp, &r)
+                      : stream(c->comm, c->rank, a, b, k, sbuf, rbuf, size, iters, warmup, &r));
+  int barrier = hk_bench_idle_barrier(c->comm); /* on every rank, whatever its error */
+  HK_LOCAL(err, barrier);
+  HK_AGREE(err, c->comm);
   /* the two participants' values, everyone else neutral */
   int in = c->rank == a || c->rank == b;
   /* MIN over (x, -x): the min and -max of the two; the others add neutral values */
@@ -182,10 +182,11 @@ static int measure(hk_bench_ctx_t *c, int a, int b, kind_t k, unsigned char *sbu
   st->avg = sum / 2.0;
   *ta = r.t;
   MPI_Bcast(ta, 1, MPI_DOUBLE, a, c->comm);
-  if (bad)
-    return hk_error_set(HK_ERR_STATE, "%s %d<->%d: %lld wrong bytes in %lld-byte messages",
-                        k == K_LATENCY ? "ping-pong" : "stream", a, b, bad, size);
-  return HK_SUCCESS;
+  if (bad) /* the same sum on every rank: agreed */
+    err = hk_error_set(HK_ERR_STATE, "%s %d<->%d: %lld wrong bytes in %lld-byte messages",
+                       k == K_LATENCY ? "ping-pong" : "stream", a, b, bad, size);
+cleanup:
+  return err;
 }
 
 static int find_partners(hk_bench_ctx_t *c, int *intra, int *inter)
@@ -221,17 +222,16 @@ static int run_baseline(hk_bench_ctx_t *c, int partner, const char *kind, unsign
                         unsigned char *rbuf)
 {
   static const long long sizes[2] = {8, 4LL << 20};
-  int err;
+  int err = HK_SUCCESS;
   for (int s = 0; s < 2; s++) {
     int iters, warmup;
     osu_iters(c->common, K_LATENCY, sizes[s], &iters, &warmup);
     hk_stats_t harness, plain;
     double ta;
-    if ((err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 1, &harness,
-                       &ta)) != HK_SUCCESS ||
-        (err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 0, &plain,
-                       &ta)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 1,
+                        &harness, &ta));
+    HK_TRY(err, measure(c, 0, partner, K_LATENCY, sbuf, rbuf, sizes[s], iters, warmup, 0, &plain,
+                        &ta));
     hk_record_t *rec = NULL;
     hk_record_create_declared(c->rep, &bench_kind_pingpong_baseline, &rec);
     hk_record_param_str(rec, "pair", kind);
@@ -239,10 +239,10 @@ static int run_baseline(hk_bench_ctx_t *c, int partner, const char *kind, unsign
     add_latency(rec, "harness", &harness, sizes[s]);
     add_latency(rec, "plain", &plain, sizes[s]);
     hk_record_value(rec, "harness_over_plain", harness.max / plain.max, "time ratio");
-    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_record_emit(&rec));
   }
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* every quantity of one pair at one size into rec; returns measure()'s error (agreed), the
@@ -255,24 +255,34 @@ static int measure_pair(hk_bench_ctx_t *c, hk_record_t *rec, int partner, const 
   double ta;
   char name[40];
   osu_iters(c->common, K_LATENCY, size, &iters, &warmup);
-  int err = measure(c, 0, partner, K_LATENCY, sbuf, rbuf, size, iters, warmup, 1, &st, &ta);
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_TRY(err, measure(c, 0, partner, K_LATENCY, sbuf, rbuf, size, iters, warmup, 1, &st, &ta));
   add_latency(rec, kind, &st, size);
   for (kind_t k = K_UNI; k <= K_BI && opt_window > 0; k++) {
     osu_iters(c->common, k, size, &iters, &warmup);
-    if ((err = measure(c, 0, partner, k, sbuf, rbuf, size, iters, warmup, 1, &st, &ta)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, measure(c, 0, partner, k, sbuf, rbuf, size, iters, warmup, 1, &st, &ta));
     snprintf(name, sizeof name, "%s_%s_bandwidth", kind, k == K_UNI ? "uni" : "bi");
     double bytes = (double)size * opt_window * (k == K_BI ? 2 : 1);
     hk_record_value(rec, name, bytes / ta / 1e6, "MB/s");
   }
+cleanup:
+  return err;
+}
+
+/* page-aligned send and receive buffers of n bytes (OSU's default) */
+static int aligned_buffers(long long n, void **sp, void **rp)
+{
+  const size_t page = 4096;
+  if (posix_memalign(sp, page, (size_t)n) != 0 || posix_memalign(rp, page, (size_t)n) != 0)
+    return hk_error_set(HK_ERR_NOMEM, "no memory for %lld-byte buffers", n);
   return HK_SUCCESS;
 }
 
 static int run(hk_bench_ctx_t *c)
 {
   int intra, inter, err = HK_SUCCESS;
+  void *sp = NULL, *rp = NULL;
+  hk_record_t *rec = NULL;
   find_partners(c, &intra, &inter);
   hk_reporter_config(c->rep, "pairs", "intra-node 0<->%d, inter-node 0<->%d (-1: none)", intra,
                      inter);
@@ -282,41 +292,34 @@ static int run(hk_bench_ctx_t *c)
   hk_reporter_config(c->rep, "quantities", "latency = half round trip; pingpong_bandwidth = "
                      "size / latency; uni/bi_bandwidth = osu_bw/osu_bibw, window %d%s",
                      opt_window, opt_window > 0 ? "" : " (off)");
-  int local = opt_window >= 0 && opt_window <= 4096
-                  ? HK_SUCCESS
-                  : hk_error_set(HK_ERR_ARG, "--window %d: 0 to 4096 messages", opt_window);
+  if (opt_window < 0 || opt_window > 4096)
+    err = hk_error_set(HK_ERR_ARG, "--window %d: 0 to 4096 messages", opt_window);
   long long bufsize = c->common->max_size > (4LL << 20) ? c->common->max_size : (4LL << 20);
-  void *sp = NULL, *rp = NULL;
-  long page = 4096;
-  if (local == HK_SUCCESS && (posix_memalign(&sp, (size_t)page, (size_t)bufsize) != 0 ||
-                              posix_memalign(&rp, (size_t)page, (size_t)bufsize) != 0))
-    local = hk_error_set(HK_ERR_NOMEM, "no memory for %lld-byte buffers", bufsize);
+  HK_LOCAL(err, aligned_buffers(bufsize, &sp, &rp));
+  HK_AGREE(err, c->comm);
   unsigned char *sbuf = sp, *rbuf = rp;
-  if ((err = hk_agree(c->comm, local)) != HK_SUCCESS)
-    goto done;
   for (long long size = c->common->min_size; size <= c->common->max_size; size *= 2) {
     int iters, warmup, bw_iters, bw_warmup;
     osu_iters(c->common, K_LATENCY, size, &iters, &warmup);
     osu_iters(c->common, K_UNI, size, &bw_iters, &bw_warmup);
-    hk_record_t *rec = NULL;
     hk_record_create_declared(c->rep, &bench_kind_pingpong, &rec);
     hk_record_param_int(rec, "size", size);
     hk_record_param_int(rec, "iters", iters);
     hk_record_param_int(rec, "bw_iters", opt_window > 0 ? bw_iters : 0);
     hk_record_param_int(rec, "window", opt_window);
-    if ((intra >= 0 && (err = measure_pair(c, rec, intra, "intra", sbuf, rbuf, size)) != HK_SUCCESS) ||
-        (inter >= 0 && (err = measure_pair(c, rec, inter, "inter", sbuf, rbuf, size)) != HK_SUCCESS)) {
-      hk_record_discard(&rec); /* on every rank: measure()'s errors are agreed */
-      goto done;
-    }
-    if ((err = hk_record_emit(&rec)) != HK_SUCCESS)
-      goto done;
+    /* measure()'s errors are agreed: every rank discards the record at cleanup */
+    if (intra >= 0)
+      HK_TRY(err, measure_pair(c, rec, intra, "intra", sbuf, rbuf, size));
+    if (inter >= 0)
+      HK_TRY(err, measure_pair(c, rec, inter, "inter", sbuf, rbuf, size));
+    HK_TRY(err, hk_record_emit(&rec));
   }
-  if (opt_baseline && intra >= 0 && (err = run_baseline(c, intra, "intra", sbuf, rbuf)) != HK_SUCCESS)
-    goto done;
+  if (opt_baseline && intra >= 0)
+    HK_TRY(err, run_baseline(c, intra, "intra", sbuf, rbuf));
   if (opt_baseline && inter >= 0)
-    err = run_baseline(c, inter, "inter", sbuf, rbuf);
-done:
+    HK_TRY(err, run_baseline(c, inter, "inter", sbuf, rbuf));
+cleanup:
+  hk_record_discard(&rec);
   free(sp);
   free(rp);
   return err;

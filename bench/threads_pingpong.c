@@ -72,84 +72,91 @@ static int send_recv(const tpp_t *p, int t, int tag, int first)
                            : hk_error_set(HK_ERR_MPI, "ping-pong of %lld bytes failed", p->size);
 }
 
+/* masteronly: the master sends and receives outside any parallel region */
+static int loop_masteronly(const tpp_t *p, int first, int n)
+{
+  int err = HK_SUCCESS;
+  for (int i = first; i < first + n; i++) {
+    if (p->ping) {
+#pragma omp parallel num_threads(p->nt)
+      write_part(p, omp_get_thread_num(), i);
+      HK_TRY(err, send_recv(p, -1, 1, 1));
+      HK_TRY(err, send_recv(p, -1, 1, 0));
+#pragma omp parallel num_threads(p->nt)
+      read_part(p, omp_get_thread_num());
+    } else {
+      HK_TRY(err, send_recv(p, -1, 1, 0));
+#pragma omp parallel num_threads(p->nt)
+      {
+        read_part(p, omp_get_thread_num());
+        write_part(p, omp_get_thread_num(), i);
+      }
+      HK_TRY(err, send_recv(p, -1, 1, 1));
+    }
+  }
+cleanup:
+  return err;
+}
+
+/* funneled, iteration i on thread t of the team: the master communicates between two
+ * barriers; a failure is not broken off mid-loop (the barriers need every thread) */
+static void funneled_iter(const tpp_t *p, int t, int i, int *terr)
+{
+  if (p->ping) {
+    write_part(p, t, i);
+#pragma omp barrier
+#pragma omp master
+    {
+      HK_LOCAL(*terr, send_recv(p, -1, 1, 1));
+      HK_LOCAL(*terr, send_recv(p, -1, 1, 0));
+    }
+#pragma omp barrier
+    read_part(p, t);
+  } else {
+#pragma omp master
+    HK_LOCAL(*terr, send_recv(p, -1, 1, 0));
+#pragma omp barrier
+    read_part(p, t);
+    write_part(p, t, i);
+#pragma omp barrier
+#pragma omp master
+    HK_LOCAL(*terr, send_recv(p, -1, 1, 1));
+  }
+}
+
+/* multiple, iteration i on thread t: its own part with its own tag */
+static int multiple_iter(const tpp_t *p, int t, int i)
+{
+  int err = HK_SUCCESS, tag = 100 + t;
+  if (p->ping) {
+    write_part(p, t, i);
+    HK_TRY(err, send_recv(p, t, tag, 1));
+    HK_TRY(err, send_recv(p, t, tag, 0));
+    read_part(p, t);
+  } else {
+    HK_TRY(err, send_recv(p, t, tag, 0));
+    read_part(p, t);
+    write_part(p, t, i);
+    HK_TRY(err, send_recv(p, t, tag, 1));
+  }
+cleanup:
+  return err;
+}
+
 /* iterations first .. first+n-1 of one variant */
 static int loop(const tpp_t *p, variant_t v, int first, int n)
 {
+  if (v == V_MASTERONLY)
+    return loop_masteronly(p, first, n);
   int err = HK_SUCCESS;
-  if (v == V_MASTERONLY) {
-    for (int i = first; i < first + n; i++) {
-      if (p->ping) {
-#pragma omp parallel num_threads(p->nt)
-        write_part(p, omp_get_thread_num(), i);
-        if ((err = send_recv(p, -1, 1, 1)) != HK_SUCCESS ||
-            (err = send_recv(p, -1, 1, 0)) != HK_SUCCESS)
-          return err;
-#pragma omp parallel num_threads(p->nt)
-        read_part(p, omp_get_thread_num());
-      } else {
-        if ((err = send_recv(p, -1, 1, 0)) != HK_SUCCESS)
-          return err;
-#pragma omp parallel num_threads(p->nt)
-        {
-          read_part(p, omp_get_thread_num());
-          write_part(p, omp_get_thread_num(), i);
-        }
-        if ((err = send_recv(p, -1, 1, 1)) != HK_SUCCESS)
-          return err;
-      }
-    }
-    return err;
-  }
 #pragma omp parallel num_threads(p->nt) reduction(min : err)
   {
     int t = omp_get_thread_num(), terr = HK_SUCCESS; /* the private err starts at INT_MAX */
     for (int i = first; i < first + n; i++) {
-      if (v == V_FUNNELED) {
-        /* a failure is not broken off mid-loop: the barriers need every thread */
-        if (p->ping) {
-          write_part(p, t, i);
-#pragma omp barrier
-#pragma omp master
-          {
-            int e = send_recv(p, -1, 1, 1);
-            e = e == HK_SUCCESS ? send_recv(p, -1, 1, 0) : e;
-            terr = e < terr ? e : terr;
-          }
-#pragma omp barrier
-          read_part(p, t);
-        } else {
-#pragma omp master
-          {
-            int e = send_recv(p, -1, 1, 0);
-            terr = e < terr ? e : terr;
-          }
-#pragma omp barrier
-          read_part(p, t);
-          write_part(p, t, i);
-#pragma omp barrier
-#pragma omp master
-          {
-            int e = send_recv(p, -1, 1, 1);
-            terr = e < terr ? e : terr;
-          }
-        }
-      } else { /* multiple: each thread on its own, it stops at its first failure */
-        int tag = 100 + t;
-        if (p->ping) {
-          write_part(p, t, i);
-          if ((terr = send_recv(p, t, tag, 1)) != HK_SUCCESS ||
-              (terr = send_recv(p, t, tag, 0)) != HK_SUCCESS)
-            break;
-          read_part(p, t);
-        } else {
-          if ((terr = send_recv(p, t, tag, 0)) != HK_SUCCESS)
-            break;
-          read_part(p, t);
-          write_part(p, t, i);
-          if ((terr = send_recv(p, t, tag, 1)) != HK_SUCCESS)
-            break;
-        }
-      }
+      if (v == V_FUNNELED)
+        funneled_iter(p, t, i, &terr);
+      else /* each thread on its own: it stops at its first failure */
+        HK_LOCAL(terr, multiple_iter(p, t, i));
     }
     err = terr;
   }
@@ -160,39 +167,38 @@ static int loop(const tpp_t *p, variant_t v, int first, int n)
 static int measure(hk_bench_ctx_t *c, tpp_t *p, variant_t v, int iters, int warmup,
                    hk_stats_t *half)
 {
-  int in = c->rank < 2, local = HK_SUCCESS;
+  int in = c->rank < 2, err = HK_SUCCESS;
   double h = 0.0;
   long long bad = 0;
-  int err = hk_bench_idle_barrier(c->comm);
-  if (err != HK_SUCCESS)
-    return hk_agree(c->comm, err);
+  HK_LOCAL(err, hk_bench_idle_barrier(c->comm));
+  HK_AGREE(err, c->comm);
   if (in) {
     memset(p->rbuf, 0, (size_t)p->size);
     memset(p->final, 0, (size_t)p->size);
-    local = loop(p, v, 0, warmup);
+    HK_LOCAL(err, loop(p, v, 0, warmup));
     double t0 = MPI_Wtime();
-    if (local == HK_SUCCESS)
-      local = loop(p, v, warmup, iters);
+    HK_LOCAL(err, loop(p, v, warmup, iters));
     h = (MPI_Wtime() - t0) / iters / 2.0;
     /* the parts read from the last message: the peer's pattern of the last iteration */
     for (long long j = 0; j < p->size; j++)
       bad += p->final[j] != pattern(j, p->peer, warmup + iters - 1);
   }
-  err = hk_bench_idle_barrier(c->comm);
-  if ((err = hk_agree(c->comm, local != HK_SUCCESS ? local : err)) != HK_SUCCESS)
-    return err;
+  int barrier = hk_bench_idle_barrier(c->comm); /* on every rank, whatever its error */
+  HK_LOCAL(err, barrier);
+  HK_AGREE(err, c->comm);
   double mine[3] = {in ? h : 1e300, in ? -h : 1e300, in ? h : 0.0}, out[2], sum = 0.0;
   long long allbad = 0;
   MPI_Allreduce(mine, out, 2, MPI_DOUBLE, MPI_MIN, c->comm);
   MPI_Allreduce(&mine[2], &sum, 1, MPI_DOUBLE, MPI_SUM, c->comm);
   MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
-  if (allbad)
-    return hk_error_set(HK_ERR_STATE, "%s ping-pong: %lld wrong bytes in %lld-byte messages",
-                        variant_names[v], allbad, p->size);
+  if (allbad) /* the same sum on every rank: agreed */
+    err = hk_error_set(HK_ERR_STATE, "%s ping-pong: %lld wrong bytes in %lld-byte messages",
+                       variant_names[v], allbad, p->size);
   half->min = out[0];
   half->max = -out[1];
   half->avg = sum / 2.0;
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 static int emit(hk_bench_ctx_t *c, variant_t v, int nt, long long size, int iters,
@@ -223,14 +229,13 @@ static int run(hk_bench_ctx_t *c)
   int multiple = hk_require_thread_level(HK_THREAD_MULTIPLE, "the multiple variant") == HK_SUCCESS;
   hk_reporter_config(c->rep, "pair", "rank 0 <-> rank 1, %d thread(s) each, message split in %d "
                      "parts; sizes below %d bytes skipped", nt, nt, nt);
-  size_t n = (size_t)c->common->max_size;
-  tpp_t p = {c->comm, c->rank, c->rank == 0 ? 1 : 0, c->rank == 0, nt, 0, malloc(n), malloc(n),
-             malloc(n)};
-  int err = hk_agree(c->comm, p.sbuf && p.rbuf && p.final
-                                  ? HK_SUCCESS
-                                  : hk_error_set(HK_ERR_NOMEM, "no memory for %zu-byte buffers", n));
-  if (err != HK_SUCCESS)
-    goto done;
+  tpp_t p = {.comm = c->comm, .me = c->rank, .peer = c->rank == 0 ? 1 : 0, .ping = c->rank == 0,
+             .nt = nt};
+  int err = HK_SUCCESS;
+  HK_ALLOC_LOCAL(err, p.sbuf, c->common->max_size);
+  HK_ALLOC_LOCAL(err, p.rbuf, c->common->max_size);
+  HK_ALLOC_LOCAL(err, p.final, c->common->max_size);
+  HK_AGREE(err, c->comm);
   for (long long size = c->common->min_size; size <= c->common->max_size; size *= 2) {
     if (size < nt)
       continue;
@@ -240,17 +245,15 @@ static int run(hk_bench_ctx_t *c)
     for (int v = 0; v < V_COUNT; v++) { /* measure's and emit's errors are agreed */
       hk_stats_t half = {0};
       if (v == V_MULTIPLE && !multiple) {
-        if ((err = emit(c, (variant_t)v, nt, size, 0, NULL,
-                        "skipped: the MPI library does not provide MPI_THREAD_MULTIPLE")) != HK_SUCCESS)
-          goto done;
+        HK_TRY(err, emit(c, (variant_t)v, nt, size, 0, NULL,
+                         "skipped: the MPI library does not provide MPI_THREAD_MULTIPLE"));
         continue;
       }
-      if ((err = measure(c, &p, (variant_t)v, iters, warmup, &half)) != HK_SUCCESS ||
-          (err = emit(c, (variant_t)v, nt, size, iters, &half, NULL)) != HK_SUCCESS)
-        goto done;
+      HK_TRY(err, measure(c, &p, (variant_t)v, iters, warmup, &half));
+      HK_TRY(err, emit(c, (variant_t)v, nt, size, iters, &half, NULL));
     }
   }
-done:
+cleanup:
   free(p.sbuf);
   free(p.rbuf);
   free(p.final);
