@@ -204,13 +204,12 @@ static int exchange_record(hk_reporter_t *rep, const jac_run_t *r, const jac_exc
 
 int jac_report(const jac_run_t *r, const jac_outcome_t *o)
 {
-  int err;
+  int err = HK_SUCCESS;
   hk_reporter_t *rep = NULL;
   hk_reporter_desc_t rd = {.program = jac_app.program, .output = r->cfg->output,
                            .table_style = HK_TABLE_LIST};
   MPI_Comm comm = hk_cart_comm(r->cart);
-  if ((err = hk_reporter_create(comm, &rd, &rep)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_reporter_create(comm, &rd, &rep)); /* agreed */
   char procs[48], grid[64];
   snprintf(procs, sizeof procs, "%dx%dx%d", r->ci.procs[0], r->ci.procs[1], r->ci.procs[2]);
   snprintf(grid, sizeof grid, "%lldx%lldx%lld", r->cd.global[0], r->cd.global[1], r->cd.global[2]);
@@ -221,8 +220,10 @@ int jac_report(const jac_run_t *r, const jac_outcome_t *o)
                      r->cd.stencil == HK_STENCIL_FULL ? "full" : "faces");
   hk_reporter_config(rep, "decomposition", "%s processes, %s mapping%s%s", procs,
                      hk_cart_map_name(r->ci.map_used), r->ci.note[0] ? ": " : "", r->ci.note);
-  if ((err = run_record(rep, r, o, grid, procs)) == HK_SUCCESS && o->cmp)
+  HK_TRY(err, run_record(rep, r, o, grid, procs)); /* agreed, as exchange_record's */
+  if (o->cmp)
     err = exchange_record(rep, r, o->cmp);
+cleanup:
   hk_reporter_destroy(&rep);
   return hk_agree(comm, err);
 }

@@ -19,9 +19,11 @@ static const hk_mem_policy_t policies[] = {HK_MEM_FIRST_TOUCH, HK_MEM_FIRST_TOUC
 static int count_pages(const void *p, size_t bytes, long long *per, int nnodes)
 {
   long long mine[64] = {0};
-  int err = hk_mem_where(p, bytes, NULL, mine, 64, NULL);
-  for (int k = 0; err == HK_SUCCESS && k < nnodes && k < 64; k++)
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_mem_where(p, bytes, NULL, mine, 64, NULL));
+  for (int k = 0; k < nnodes && k < 64; k++)
     per[k] += mine[k];
+cleanup:
   return err;
 }
 
@@ -39,36 +41,30 @@ static int placed(jac_run_t *r, hk_mem_t **mem, double **f)
 
 int jac_layout_alloc(jac_run_t *r)
 {
-  int err;
-  if (r->cfg->layout == 0) {
-    err = hk_halo_field_alloc(r->halo, &r->u);
-    if (err == HK_SUCCESS)
-      err = hk_halo_field_alloc(r->halo, &r->v);
-  } else {
-    const hk_machine_t *m = NULL;
-    err = hk_machine_this(&m);
-    if (err == HK_SUCCESS)
-      err = hk_locations_create(m, NULL, &r->locs);
-    if (err == HK_SUCCESS)
-      err = placed(r, &r->umem, &r->u);
-    if (err == HK_SUCCESS)
-      err = placed(r, &r->vmem, &r->v);
-  }
+  int err = HK_SUCCESS;
+  const hk_machine_t *m = NULL;
   long long per[64] = {0};
   hk_machine_info_t mi = {0};
-  const hk_machine_t *m = NULL;
-  if (err == HK_SUCCESS && (err = hk_machine_this(&m)) == HK_SUCCESS)
-    err = hk_machine_info(m, &mi);
-  if (err == HK_SUCCESS)
-    err = count_pages(r->u, r->L.count * sizeof(double), per, mi.numa_nodes);
-  if (err == HK_SUCCESS)
-    err = count_pages(r->v, r->L.count * sizeof(double), per, mi.numa_nodes);
+  if (r->cfg->layout == 0) {
+    HK_TRY(err, hk_halo_field_alloc(r->halo, &r->u));
+    HK_TRY(err, hk_halo_field_alloc(r->halo, &r->v));
+  } else {
+    HK_TRY(err, hk_machine_this(&m));
+    HK_TRY(err, hk_locations_create(m, NULL, &r->locs));
+    HK_TRY(err, placed(r, &r->umem, &r->u));
+    HK_TRY(err, placed(r, &r->vmem, &r->v));
+  }
+  HK_TRY(err, hk_machine_this(&m));
+  HK_TRY(err, hk_machine_info(m, &mi));
+  HK_TRY(err, count_pages(r->u, r->L.count * sizeof(double), per, mi.numa_nodes));
+  HK_TRY(err, count_pages(r->v, r->L.count * sizeof(double), per, mi.numa_nodes));
   long long all = 0, most = 0;
-  for (int k = 0; err == HK_SUCCESS && k < mi.numa_nodes && k < 64; k++) {
+  for (int k = 0; k < mi.numa_nodes && k < 64; k++) {
     all += per[k];
     most = per[k] > most ? per[k] : most;
   }
   r->pages_max_node = all ? (double)most / (double)all : 0.0;
+cleanup:
   return err;
 }
 

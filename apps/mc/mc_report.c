@@ -54,9 +54,8 @@ int mc_report(const mc_sim_t *m, double t_step, const hk_preload_state_t *ps, lo
   hk_record_t *rec = NULL;
   hk_reporter_desc_t rd = {.program = mc_app.program, .output = c->output,
                            .table_style = HK_TABLE_LIST};
-  int err = hk_reporter_create(m->comm, &rd, &rep);
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_reporter_create(m->comm, &rd, &rep)); /* agreed */
   hk_reporter_config(rep, "problem", "%d particles, %d steps (+%d warm-up), tally %d bytes "
                      "(%d cells + absorptions), seed %d", c->particles, c->steps, c->warmup,
                      c->tally_bytes, m->ncells, c->seed);
@@ -64,5 +63,6 @@ int mc_report(const mc_sim_t *m, double t_step, const hk_preload_state_t *ps, lo
   record_fields(rec, m, t_step, ps, accel0);
   err = hk_record_emit(&rec);
   hk_reporter_destroy(&rep);
+cleanup:
   return err;
 }

@@ -136,9 +136,8 @@ static int setup(mc_sim_t *m)
   char what[96];
   snprintf(what, sizeof what, "%d particles and %d tallies of %d bytes", m->cfg->particles,
            2 + m->threads, m->cfg->tally_bytes);
-  int err = hk_app_mem_check(m->comm, need, what);
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_app_mem_check(m->comm, need, what)); /* agreed */
   m->nbins = m->cfg->tally_bytes / 8;
   m->ncells = m->nbins - 1;
   m->first = (long long)m->cfg->particles * m->rank / m->size;
@@ -161,7 +160,10 @@ static int setup(mc_sim_t *m)
     for (long long i = 0; i < m->count; i++)
       m->x[i] = (uint32_t)(draw(m, m->first + i, -1, 0) >> 32);
   }
-  return hk_agree(m->comm, local);
+  err = local;
+  HK_AGREE(err, m->comm);
+cleanup:
+  return err;
 }
 
 static int verify(mc_sim_t *m)
@@ -188,23 +190,25 @@ static int time_steps(mc_sim_t *m, double *t_step, hk_preload_state_t *ps0, hk_p
 {
   const mc_config_t *c = m->cfg;
   hk_preload_query_fn q = preload_query();
-  int err = HK_SUCCESS, local = HK_SUCCESS;
-  for (int s = 0; s < c->warmup && !err; s++)
-    err = hk_agree(m->comm, step(m, s));
-  if (err)
-    return err;
+  int err = HK_SUCCESS;
+  for (int s = 0; s < c->warmup; s++) {
+    HK_LOCAL(err, step(m, s));
+    HK_AGREE(err, m->comm);
+  }
   m->t_allreduce = m->t_compute = 0.0;
   m->absorbed = 0;
   if (q)
     q(ps0);
   MPI_Barrier(m->comm);
   double t0 = MPI_Wtime();
-  for (int s = c->warmup; s < c->warmup + c->steps && !local; s++)
-    local = step(m, s);
+  for (int s = c->warmup; s < c->warmup + c->steps; s++)
+    HK_LOCAL(err, step(m, s)); /* after a failure: no more steps on this rank */
   *t_step = (MPI_Wtime() - t0) / c->steps;
   if (q)
     q(ps);
-  return hk_agree(m->comm, local);
+  HK_AGREE(err, m->comm);
+cleanup:
+  return err;
 }
 
 int mc_run(void *arg)
@@ -212,15 +216,16 @@ int mc_run(void *arg)
   mc_sim_t m = {.cfg = arg, .comm = MPI_COMM_WORLD};
   hk_preload_state_t ps0 = {0}, ps = {0};
   double t_step = 0.0;
-  int err;
-  if ((err = setup(&m)) || (err = time_steps(&m, &t_step, &ps0, &ps)) ||
-      (err = hk_agree(m.comm, verify(&m))) ||
-      (err = mc_report(&m, t_step, ps.active ? &ps : NULL, ps0.accelerated)))
-    goto done;
+  int err = HK_SUCCESS;
+  HK_TRY(err, setup(&m));                             /* agreed */
+  HK_TRY(err, time_steps(&m, &t_step, &ps0, &ps));    /* agreed */
+  HK_LOCAL(err, verify(&m));
+  HK_AGREE(err, m.comm);
+  HK_TRY(err, mc_report(&m, t_step, ps.active ? &ps : NULL, ps0.accelerated)); /* agreed */
   if (m.rank == 0)
     printf("# Verification = SUCCESSFUL (checksum %016" PRIx64 ", particles conserved every "
            "step)\n", m.checksum);
-done:
+cleanup:
   free(m.x);
   free(m.local);
   free(m.global);

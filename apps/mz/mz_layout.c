@@ -38,9 +38,8 @@ int mz_layout_zone_alloc(mz_run_t *r, int zone, mz_adi_zone_t *z, int nx, int ny
     return hk_error_set(HK_ERR_ARG, "zone %d (%dx%dx%d) cannot be allocated", zone, nx, ny, nz);
   if (!r->locs) {
     const hk_machine_t *m = NULL;
-    if ((err = hk_machine_this(&m)) != HK_SUCCESS ||
-        (err = hk_locations_create(m, NULL, &r->locs)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_machine_this(&m));
+    HK_TRY(err, hk_locations_create(m, NULL, &r->locs));
   }
   hk_locations_count(r->locs, &nlocs);
   static const hk_mem_policy_t policies[] = {HK_MEM_FIRST_TOUCH, HK_MEM_ONE_LOCATION,
@@ -70,10 +69,11 @@ int mz_layout_zone_alloc(mz_run_t *r, int zone, mz_adi_zone_t *z, int nx, int ny
   }
   hk_mem_t *mem = NULL;
   void *base = NULL;
-  err = hk_mem_alloc(r->locs, &d, &mem, &base);
+  HK_LOCAL(err, hk_mem_alloc(r->locs, &d, &mem, &base));
   free(ranges);
   if (err == HK_SUCCESS)
     mz_adi_zone_attach(z, nx, ny, nz, with_speed, base, mem);
+cleanup:
   return err;
 }
 

@@ -136,11 +136,11 @@ int mz_report(mz_run_t *r)
   hk_reporter_desc_t rd = {.program = mz_app.program, .output = r->cfg->output,
                            .table_style = HK_TABLE_LIST};
   hk_stats_t ts;
-  int err = hk_stats_reduce(MPI_COMM_WORLD, r->t_step * r->niter, &ts);
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_stats_reduce(MPI_COMM_WORLD, r->t_step * r->niter, &ts));
   double mops = mz_mops(r->bench, &r->zones, r->niter, ts.max);
   char binding[512];
-  if (err || (err = hk_reporter_create(MPI_COMM_WORLD, &rd, &rep)))
-    return err;
+  HK_TRY(err, hk_reporter_create(MPI_COMM_WORLD, &rd, &rep)); /* agreed */
   binding_summary(hk_reporter_binding(rep), binding, sizeof binding);
   if (r->world_rank == 0)
     print_results(r, ts.max, mops, binding);
@@ -161,5 +161,6 @@ int mz_report(mz_run_t *r)
   record_fields(rec, r, size, ts.max, mops, total);
   err = hk_record_emit(&rec);
   hk_reporter_destroy(&rep);
+cleanup:
   return err;
 }

@@ -232,18 +232,19 @@ static int rebalance_threads(mz_run_t *r)
   if (MPI_Allgather(&r->threads, 1, MPI_INT, r->proc_threads, 1, MPI_INT, MPI_COMM_WORLD) !=
       MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "MPI_Allgather of the thread counts failed");
-  int err = hk_agree(MPI_COMM_WORLD, r->cfg->load_file ? read_load_file(r) : HK_SUCCESS);
-  if (err)
-    return err;
+  int err = HK_SUCCESS;
+  if (r->cfg->load_file)
+    HK_LOCAL(err, read_load_file(r));
+  HK_AGREE(err, MPI_COMM_WORLD);
   if (r->cfg->rebalance &&
       mz_rebalance_threads_groups(r->nprocs, r->load, r->proc_threads,
                                   r->cfg->load_file ? r->proc_group : NULL) != 0)
     err = hk_error_set(HK_ERR_NOMEM, "no memory to re-balance the threads");
-  if ((err = hk_agree(MPI_COMM_WORLD, err)))
-    return err;
+  HK_AGREE(err, MPI_COMM_WORLD);
   r->inner = r->proc_threads[r->rank];
   omp_set_num_threads(r->inner);
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 static int by_size_desc(const void *a, const void *b, void *zones)
@@ -277,7 +278,7 @@ static int check_memory(const mz_run_t *r)
 /* allocate, initialise and set up the solver of my zones (local, no MPI) */
 static int setup_local(mz_run_t *r)
 {
-  int n = r->map.count[r->group];
+  int n = r->map.count[r->group], err = HK_SUCCESS;
   r->local = malloc((size_t)(n ? n : 1) * sizeof *r->local);
   r->zone = calloc((size_t)(n ? n : 1), sizeof *r->zone);
   r->u = calloc((size_t)r->zones.nzones, sizeof *r->u);
@@ -296,9 +297,7 @@ static int setup_local(mz_run_t *r)
     mz_adi_zone_t *z = &r->zone[i];
     int width, xoff, lo, hi;
     mz_xlocal(q->nx, r->nxp, r->xpos, &width, &xoff);
-    int err = mz_layout_zone_alloc(r, r->local[i], z, width, q->ny, q->nz);
-    if (err != HK_SUCCESS)
-      return err;
+    HK_TRY(err, mz_layout_zone_alloc(r, r->local[i], z, width, q->ny, q->nz));
     z->c = c;
     if (r->nxp > 1) { /* my piece [lo, hi) of the zone's x range (exchange.h) */
       mz_xpiece(q->nx, r->nxp, r->xpos, &lo, &hi);
@@ -313,7 +312,8 @@ static int setup_local(mz_run_t *r)
     r->u[r->local[i]] = z->u;
   }
   r->pages_max_node = mz_layout_pages_max_node(r);
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* the initial state of my zones (with the x split: collective over the zone group) */
@@ -354,10 +354,8 @@ static int step(mz_run_t *r)
   double t0 = MPI_Wtime();
   int err = mz_exchange_run(r->ex, r->u);
   double t1 = MPI_Wtime();
-  if (err == HK_SUCCESS)
-    err = adi_all(r);
-  if (err == HK_SUCCESS)
-    err = mz_twolevel_gather(r); /* --second-level mpi: the updated rows of u */
+  HK_LOCAL(err, adi_all(r));
+  HK_LOCAL(err, mz_twolevel_gather(r)); /* --second-level mpi: the updated rows of u */
   r->t_comm += t1 - t0;
   r->t_compute += MPI_Wtime() - t1;
   return err;
@@ -380,8 +378,7 @@ static int time_steps(mz_run_t *r)
   double t0 = MPI_Wtime();
   for (int s = 1; s <= r->niter && err == HK_SUCCESS; s++) {
     err = step(r);
-    if (err == HK_SUCCESS)
-      err = mz_history_step(r, s);
+    HK_LOCAL(err, mz_history_step(r, s));
     if (r->world_rank == 0 && !r->cfg->quiet && (s % 20 == 0 || s == 1))
       printf(" Time step %4d\n", s);
   }
@@ -417,18 +414,17 @@ int mz_run(void *arg)
   const mz_config_t *c = arg;
   mz_run_t r = {.cfg = c, .bench = c->bench, .cls = c->cls, .niter = c->niter,
                 .solver = &solvers[c->bench], .xs = {.comm = MPI_COMM_NULL}};
-  int err = mz_twolevel_comms(&r); /* r.rank, r.nprocs: the first level */
-  if (!err)
-    err = setup_threads(&r);
-  if (!err)
-    err = setup_grid(&r);
-  if (!err)
-    err = setup_zones(&r);
-  if (!err)
-    err = mz_twolevel_check(&r);
-  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = check_memory(&r)) ||
-      (err = rebalance_threads(&r)) || (err = hk_agree(MPI_COMM_WORLD, setup_xsplit(&r))))
-    goto done;
+  int err = HK_SUCCESS;
+  HK_LOCAL(err, mz_twolevel_comms(&r)); /* r.rank, r.nprocs: the first level */
+  HK_LOCAL(err, setup_threads(&r));
+  HK_LOCAL(err, setup_grid(&r));
+  HK_LOCAL(err, setup_zones(&r));
+  HK_LOCAL(err, mz_twolevel_check(&r));
+  HK_AGREE(err, MPI_COMM_WORLD);
+  HK_TRY(err, check_memory(&r));      /* agreed */
+  HK_TRY(err, rebalance_threads(&r)); /* agreed */
+  HK_LOCAL(err, setup_xsplit(&r));
+  HK_AGREE(err, MPI_COMM_WORLD);
   if (r.world_rank == 0) {
     mz_print_map(&r);
     if (r.nsub > 1)
@@ -442,31 +438,31 @@ int mz_run(void *arg)
            "it is not verified against the official values.\n\n",
            c->split, r.zones.nzones, mz_zones_total_points(&r.zones), r.ghosts,
            r.points_unsplit);
-  err = setup_local(&r);
-  if (!err)
-    err = mz_history_alloc(&r);
-  if (!err)
-    err = mz_twolevel_setup(&r);
-  if (!err)
-    err = mz_exchange_create(&r.zones, &r.map, r.nxp, r.rank, r.comm1, &r.ex);
-  if ((err = hk_agree(MPI_COMM_WORLD, err)) || (err = init_local(&r)) ||
-      (err = hk_agree(MPI_COMM_WORLD, warm_up(&r))) ||
-      (err = hk_agree(MPI_COMM_WORLD, time_steps(&r))))
-    goto done;
+  HK_LOCAL(err, setup_local(&r));
+  HK_LOCAL(err, mz_history_alloc(&r));
+  HK_LOCAL(err, mz_twolevel_setup(&r));
+  HK_LOCAL(err, mz_exchange_create(&r.zones, &r.map, r.nxp, r.rank, r.comm1, &r.ex));
+  HK_AGREE(err, MPI_COMM_WORLD);
+  HK_TRY(err, init_local(&r)); /* never fails */
+  HK_LOCAL(err, warm_up(&r));
+  HK_AGREE(err, MPI_COMM_WORLD);
+  HK_LOCAL(err, time_steps(&r));
+  HK_AGREE(err, MPI_COMM_WORLD);
   mz_twolevel_detach(&r); /* u is whole on every sub-rank: the norms alike */
-  if ((err = hk_agree(MPI_COMM_WORLD, mz_verify(&r))))
-    goto done;
+  HK_LOCAL(err, mz_verify(&r));
+  HK_AGREE(err, MPI_COMM_WORLD);
   if (c->split > 1)
     r.verified = 0; /* a different numerical method: the official values do not apply */
   if (r.world_rank == 0)
     mz_print_verification(&r);
-  if ((err = hk_agree(MPI_COMM_WORLD, mz_history_write(&r))) || (err = mz_report(&r)))
-    goto done;
+  HK_LOCAL(err, mz_history_write(&r));
+  HK_AGREE(err, MPI_COMM_WORLD);
+  HK_TRY(err, mz_report(&r)); /* agreed */
   if (!r.verified && c->split == 1)
     err = hk_error_set(HK_ERR_STATE, "%s class %c: verification UNSUCCESSFUL%s",
                        mz_bench_name(r.bench), r.cls->name,
                        r.niter != r.cls->niter ? " (steps differ from the class's)" : "");
-done:
+cleanup:
   run_free(&r);
   return err;
 }
