@@ -30,6 +30,19 @@ int hk_launch_map_share(int cores, int ranks_per_node, int threads, int *share)
   return HK_SUCCESS;
 }
 
+static int check_map_desc(const hk_launch_map_desc_t *d)
+{
+  if (d->ranks < 1 || d->threads < 1 || d->nodes < 1)
+    return HK_ERROR(HK_ERR_ARG, "ranks (%d), threads (%d) and nodes (%d) must be >= 1", d->ranks,
+                    d->threads, d->nodes);
+  if ((int)d->policy < 0 || (int)d->policy >= HK_BIND_POLICY_COUNT)
+    return HK_ERROR(HK_ERR_ARG, "invalid binding policy %d", (int)d->policy);
+  if (d->nodes > d->ranks)
+    return HK_ERROR(HK_ERR_ARG, "%d nodes but only %d ranks: every node needs a rank", d->nodes,
+                    d->ranks);
+  return HK_SUCCESS;
+}
+
 int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_t *d, hk_binding_t **map)
 {
   int err = HK_SUCCESS, ncores = 0;
@@ -39,20 +52,7 @@ int hk_launch_map_compute(const hk_machine_t *machine, const hk_launch_map_desc_
   if (!machine || !d || !map)
     return HK_ERROR(HK_ERR_ARG, "machine, desc and map must not be NULL");
   *map = NULL;
-  if (d->ranks < 1 || d->threads < 1 || d->nodes < 1) {
-    err = HK_ERROR(HK_ERR_ARG, "ranks (%d), threads (%d) and nodes (%d) must be >= 1", d->ranks,
-                   d->threads, d->nodes);
-    goto cleanup;
-  }
-  if ((int)d->policy < 0 || (int)d->policy >= HK_BIND_POLICY_COUNT) {
-    err = HK_ERROR(HK_ERR_ARG, "invalid binding policy %d", (int)d->policy);
-    goto cleanup;
-  }
-  if (d->nodes > d->ranks) {
-    err = HK_ERROR(HK_ERR_ARG, "%d nodes but only %d ranks: every node needs a rank", d->nodes,
-                   d->ranks);
-    goto cleanup;
-  }
+  HK_TRY(err, check_map_desc(d));
   hwloc_topology_t topo = machine->topo;
   hwloc_const_cpuset_t all = hwloc_topology_get_topology_cpuset(topo);
   HK_TRY(err, hk__cores_in(topo, all, &cores, &ncores));
