@@ -142,7 +142,8 @@ def test_the_package_has_its_subpackages():
 def test_every_module_imports_alone(name):
     """In a fresh interpreter, so no module imported before it hides an import cycle
     (hybridkit.__main__ runs the CLI: `python -m hybridkit --help`)."""
-    args = ["-m", "hybridkit", "--help"] if name == "hybridkit.__main__" else ["-c", f"import {name}"]
+    args = (["-m", "hybridkit", "--help"] if name == "hybridkit.__main__"
+            else ["-c", f"import {name}"])
     proc = subprocess.run([sys.executable, *args], capture_output=True, text=True,
                           cwd=PACKAGE_DIR.parent, timeout=120)
     assert proc.returncode == 0, proc.stderr

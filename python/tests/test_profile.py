@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from hybridkit import appcatalog
-from hybridkit.advice.profile import (ProgramMetric, allreduce_advice, app_description, fixture_summary,
-                                      problems, split)
+from hybridkit.advice.profile import (ProgramMetric, allreduce_advice, app_description,
+                                      fixture_summary, problems, split)
 from hybridkit.records import load_records
 
 BASE = Path(__file__).parent / "fixtures" / "profile" / "prof_known_2x2.jsonl"

@@ -1,5 +1,5 @@
-"""The simulated study of the seeds' experiments (hybridkit.simulate.study, issue 26): the study file
-loads, expands into `hybridkit simulate` calls that cover every comparison of the report, and
+"""The simulated study of the seeds' experiments (hybridkit.simulate.study, issue 26): the study
+file loads, expands into `hybridkit simulate` calls that cover every comparison of the report, and
 (once `hybridkit simulate` is there) each call parses with its own options."""
 
 from __future__ import annotations

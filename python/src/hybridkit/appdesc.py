@@ -82,7 +82,8 @@ from hybridkit.kinds import kind_info
 
 SETS = ("quick", "full")
 PROGRAM_KIND = "program"  # the records the runner writes for a user's program (metric.source)
-LLC_VALUE = re.compile(r"^llc\*(\d+(\.\d+)?)$")  # an edge from the last-level cache (hybridkit.study.sweep)
+# an edge from the last-level cache (hybridkit.study.plan.resolve_value)
+LLC_VALUE = re.compile(r"^llc\*(\d+(\.\d+)?)$")
 
 
 def _positive_int(v: Any) -> bool:

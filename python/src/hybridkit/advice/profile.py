@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from hybridkit.errors import HKError
 from hybridkit.advice.model import Prediction, predicted_speedup
+from hybridkit.errors import HKError
 
 DEFAULT_MIN_BYTES = 16384  # HK_COLL_DEFAULT_MIN_BYTES, src/coll/coll_internal.h
 # point-to-point functions and their completion (hk_check_calls.h)

@@ -22,16 +22,16 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from hybridkit.cliargs import MAX_RANKS, MAX_THREADS, add_launch_arguments, \
-    add_one_run_arguments, count
-from hybridkit.study.onerun import (check_cores, find_library, plural, start_tool_run, timed_out,
-                                    tool_launch)
+from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments, add_one_run_arguments,
+                               count)
 from hybridkit.errors import HKError, UsageError
-from hybridkit.study.execute import vcluster_launcher
 from hybridkit.launch.launchers import default_mpi, launcher_for
 from hybridkit.paths import find_binary
+from hybridkit.study.execute import vcluster_launcher
+from hybridkit.study.onerun import (check_cores, find_library, plural, start_tool_run, timed_out,
+                                    tool_launch)
 from hybridkit.study.rundir import (TimedOut, create_run_dir, iso, run_dir_name, run_streaming,
-                              utc_now, write_json)
+                                    utc_now, write_json)
 
 LIBRARY = "libhybridkit-check.so"
 DEFAULT_TIMEOUT = 600.0  # a checker run of a hanging program should not wait an hour

@@ -19,8 +19,8 @@ from typing import List, Optional, Sequence
 
 from hybridkit.advice.profile import (ProgramMetric, advice_lines, allreduce_threshold,
                                       app_description, app_name, split)
-from hybridkit.appdesc import regex_problem
 from hybridkit.appcatalog import USER_APPS_DIR
+from hybridkit.appdesc import regex_problem
 from hybridkit.cliargs import (MAX_RANKS, MAX_THREADS, add_launch_arguments, add_one_run_arguments,
                                count)
 from hybridkit.errors import HKError, UsageError

@@ -22,14 +22,14 @@ from hybridkit import __version__, appcatalog
 from hybridkit.appdesc import AppDesc
 from hybridkit.cliargs import MAX_REPEAT, add_target_arguments, count, csv_list
 from hybridkit.errors import HKError, UsageError
-from hybridkit.report.summary import summary
-from hybridkit.study.execute import (execute_plan, launcher_label, print_plan,
-                               report_failures, target)
 from hybridkit.launch.launchers import provenance_env, singleton_env
 from hybridkit.paths import find_binary
+from hybridkit.report.summary import summary
+from hybridkit.study.execute import (execute_plan, launcher_label, print_plan, report_failures,
+                                     target)
+from hybridkit.study.plan import Cluster, PlannedRun, expand
 from hybridkit.study.rundir import iso, utc_now, write_json
 from hybridkit.study.sweep import Executor, ResultsLock
-from hybridkit.study.plan import Cluster, PlannedRun, expand
 
 HELP = "run the planned experiments of every app, write the HTML report and advise"
 DESCRIPTION = """\

@@ -72,8 +72,9 @@ def _mpi_runs(runs: Sequence[Run]) -> Dict[Tuple[Key, int, int], Dict[str, Any]]
         out[key] = {
             "mode": best[0], "entries": es,
             "time": median_of([x.result("time_per_iter", "max") for x in es]),
-            "bytes": median_of([((x.result("bytes_intra") or 0) + (x.result("bytes_inter") or 0)) / w
-                              for x, w in zip(es, width)]),
+            "bytes": median_of([((x.result("bytes_intra") or 0)
+                                 + (x.result("bytes_inter") or 0)) / w
+                                for x, w in zip(es, width)]),
             "comm": median_of([x.result("comm", "avg") or 0.0 for x in es]),
         }
     return out

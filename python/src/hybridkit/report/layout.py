@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
-from hybridkit.report.parts import Figure, Section, Table, entry_flag, median_of, lines
+from hybridkit.report.parts import Figure, Section, Table, entry_flag, lines, median_of
 from hybridkit.study.rundata import Entry, Run, entries
 
 Key = Tuple[str, int, str, int]  # problem, ranks, layout, threads per rank

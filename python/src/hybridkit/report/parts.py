@@ -1,8 +1,8 @@
 """The report's building blocks: sections of text, tables and figures (drawn when first
 needed), and the small helpers every section uses (formatting, medians, run flags).
 
-hybridkit.report.document assembles and renders the sections; hybridkit.report.apps builds those of the
-apps, hybridkit.report.bench those of the benchmarks.
+hybridkit.report.document assembles and renders the sections; hybridkit.report.apps builds
+those of the apps, hybridkit.report.bench those of the benchmarks.
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ def median_of(values: Sequence[float]) -> Optional[float]:
     return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
 
 
-def median_lines(series: Dict[str, List[Tuple[float, float]]]) -> Dict[str, List[Tuple[float, float]]]:
+def median_lines(series: Dict[str, List[Tuple[float, float]]]
+                 ) -> Dict[str, List[Tuple[float, float]]]:
     """Repeats of a benchmark give several y at one x: their median, so lines do not zigzag."""
     out = {}
     for name, pts in series.items():

@@ -13,8 +13,8 @@ import statistics
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.appdesc import AppDesc
-from hybridkit.study.quality import spread
 from hybridkit.report.parts import Figure, Table, entry_flag, lines
+from hybridkit.study.quality import spread
 from hybridkit.study.rundata import Entry
 
 

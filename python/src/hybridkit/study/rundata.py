@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hybridkit import appcatalog
-from hybridkit.appdesc import AppDesc
 from hybridkit.appcatalog import by_kind
+from hybridkit.appdesc import AppDesc
 from hybridkit.errors import HKError, UsageError
 from hybridkit.kinds import kind_info
 from hybridkit.records import JSONInvalid, loads, read_text, record_error, schema_problem

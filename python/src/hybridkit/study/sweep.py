@@ -1,13 +1,13 @@
 """Running a sweep plan (hybridkit.study.plan) resumably.
 
-Each planned run has its own directory <out>/runs/<app>/<id>/ (the files of hybridkit.study.rundir plus `run.json` fields
-app, id, params, status, load). A run whose run.json says status "ok" and that was made
-with the same launch (nodes, hosts or emulated nodes, launcher, binding, MPI: launch_key)
-is finished and skipped when the sweep is run again; an unfinished, failed, interrupted,
-timed-out one, or one of another launch, is moved aside to <id>.attempt-N (kept, and
-reported as incomplete) and run anew. A run made while other programs used more than 10 %
-of the machine is repeated up to twice (the busy attempts kept as <id>.busy-N) and then
-kept with load.busy = true.
+Each planned run has its own directory <out>/runs/<app>/<id>/ (the files of
+hybridkit.study.rundir plus `run.json` fields app, id, params, status, load). A run whose
+run.json says status "ok" and that was made with the same launch (nodes, hosts or emulated
+nodes, launcher, binding, MPI: launch_key) is finished and skipped when the sweep is run
+again; an unfinished, failed, interrupted, timed-out one, or one of another launch, is moved
+aside to <id>.attempt-N (kept, and reported as incomplete) and run anew. A run made while
+other programs used more than 10 % of the machine is repeated up to twice (the busy attempts
+kept as <id>.busy-N) and then kept with load.busy = true.
 """
 
 from __future__ import annotations
