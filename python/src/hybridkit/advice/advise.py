@@ -372,8 +372,8 @@ def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advi
                 reason += ", the runner-up's median outside the winner's min-max"
         else:
             chosen = min(close, key=lambda c: c.simplicity())
-            reason += (f": no significant difference (each median lies inside the other's "
-                       f"min-max)")
+            reason += (": no significant difference (each median lies inside the other's "
+                       "min-max)")
             if chosen is not winner:
                 reason += f"; the simpler layout {chosen.label()} is recommended"
         pure = [c for c in configs if c.single_threaded]

@@ -45,12 +45,11 @@ def lines(panels: Dict[str, Series], xlabel: str, ylabel: str, logx: bool = Fals
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             if pts and len(pts[0]) >= 4:  # (x, median, lo, hi[, flagged]): error bars
                 err = [[max(0.0, p[1] - p[2]) for p in pts], [max(0.0, p[3] - p[1]) for p in pts]]
-                line = ax.errorbar(xs, ys, yerr=err, capsize=3, label=name, **style)
+                ax.errorbar(xs, ys, yerr=err, capsize=3, label=name, **style)
                 bad = [p for p in pts if len(p) >= 5 and p[4]]
                 if bad:
                     ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80,
                                color="red", zorder=4, linewidths=2)
-                del line
             else:
                 ax.plot(xs, ys, label=name, **style)
         if logx:
