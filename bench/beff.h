@@ -73,4 +73,11 @@ int beff_emit_summary(hk_bench_ctx_t *c, const run_set_t *rs, const beff_numbers
 int beff_emit_compare(hk_bench_ctx_t *c, const beff_numbers_t *xm, const beff_numbers_t *xh,
                       int nodes);
 
+/* beff_measure (beff_measure.c): a run set measured on its members: buffers (mb, freed by
+ * the caller), patterns, every pattern and method at every size with the original's loop
+ * lengths (time_per_loop seconds per method), the slowest rank's rates, b(pattern, L) in
+ * rs->b.  Collective: rs->comm; errors agreed. */
+int beff_measure(run_set_t *rs, const long long *sizes, double factor, long long lmax,
+                 double time_per_loop, int seed, mbuf_t *mb);
+
 #endif
