@@ -140,8 +140,7 @@ cleanup:
   free(node_of);
   if (own) {
     int e = hk_nodes_destroy(&own);
-    if (err == HK_SUCCESS)
-      err = e;
+    HK_LOCAL(err, e);
   }
   return err;
 }

@@ -205,17 +205,24 @@ int hk__coll_agree_ok(hk__coll_cache_t *c, int ok, int *all_ok)
   return HK_SUCCESS;
 }
 
+/* the cache of comm in *value if *found (under the lock) */
+static int lookup(MPI_Comm comm, void **value, int *found)
+{
+  int err = HK_SUCCESS;
+  HK_TRY(err, make_keyvals());
+  int rc = PMPI_Comm_get_attr(comm, keyval, value, found);
+  if (rc != MPI_SUCCESS)
+    err = HK_COLL_MPI(rc, "PMPI_Comm_get_attr");
+cleanup:
+  return err;
+}
+
 int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache)
 {
   int err = HK_SUCCESS, found = 0;
   void *value = NULL;
   pthread_mutex_lock(&lock);
-  err = make_keyvals();
-  if (err == HK_SUCCESS) {
-    int rc = PMPI_Comm_get_attr(comm, keyval, &value, &found);
-    if (rc != MPI_SUCCESS)
-      err = HK_COLL_MPI(rc, "PMPI_Comm_get_attr");
-  }
+  err = lookup(comm, &value, &found);
   pthread_mutex_unlock(&lock);
   if (err != HK_SUCCESS)
     return err;

@@ -44,10 +44,10 @@ static int node_agree(hk__coll_cache_t *c, int err)
     rc = PMPI_Win_sync(c->win);
   if (rc != MPI_SUCCESS)
     return HK_COLL_MPI(rc, "node synchronisation");
-  if (all != HK_SUCCESS && err == HK_SUCCESS)
-    return HK_ERROR(all, "another rank of this node failed in the node reduction (%s)",
-                    hk_strerror(all));
-  return all;
+  if (all == HK_SUCCESS || err != HK_SUCCESS)
+    return all;
+  return HK_ERROR(all, "another rank of this node failed in the node reduction (%s)",
+                  hk_strerror(all));
 }
 
 /* step 2: the node's L*T workers reduce one chunk each into result */

@@ -176,16 +176,33 @@ int hk__masteronly_guard(const char *file, int line, const char *func, const cha
  * program uses only late or not at all (hk-mz ignored HK_MEM_QUERY=garbage). */
 static int env_check(void)
 {
-  int uneven = 0, err = hk__env_bool("HK_NODE_UNEVEN", &uneven);
-  if (err == HK_SUCCESS)
-    err = hk__nodes_size_env(NULL);
-  if (err == HK_SUCCESS)
-    err = hk__mem_query_env(NULL);
-  if (err == HK_SUCCESS)
-    err = hk__mem_nlocs_env(NULL);
-  if (err == HK_SUCCESS)
-    err = hk__dsm_env(NULL, NULL);
+  int uneven = 0, err = HK_SUCCESS;
+  HK_TRY(err, hk__env_bool("HK_NODE_UNEVEN", &uneven));
+  HK_TRY(err, hk__nodes_size_env(NULL));
+  HK_TRY(err, hk__mem_query_env(NULL));
+  HK_TRY(err, hk__mem_nlocs_env(NULL));
+  HK_TRY(err, hk__dsm_env(NULL, NULL));
+cleanup:
   return err;
+}
+
+/* HK_MPI_THREAD_LIMIT: behave as if the MPI library provided at most this (*note says so) */
+static int thread_cap(int *mpi_provided, char *note, size_t len)
+{
+  const char *cap = getenv("HK_MPI_THREAD_LIMIT");
+  hk_thread_level_t c;
+  if (!cap || !*cap)
+    return HK_SUCCESS;
+  if (hk_thread_level_parse(cap, &c) != HK_SUCCESS)
+    return HK_ERROR(HK_ERR_ARG, "HK_MPI_THREAD_LIMIT=%s: not a thread level "
+                    "(single, funneled, serialized, multiple)", cap);
+  if (c == HK_THREAD_MASTERONLY)
+    c = HK_THREAD_SINGLE; /* MASTERONLY is no MPI level: as a cap it means SINGLE */
+  if (mpi_request_for(c) < *mpi_provided) {
+    *mpi_provided = mpi_request_for(c);
+    snprintf(note, len, " (capped by HK_MPI_THREAD_LIMIT=%s)", cap);
+  }
+  return HK_SUCCESS;
 }
 
 int hk_init(int *argc, char ***argv, hk_thread_level_t required)
@@ -221,33 +238,19 @@ int hk_init_request(int *argc, char ***argv, hk_thread_level_t wanted, hk_thread
   hk_env.initialized = 1;
   hk_env.master = pthread_self();
   hk_env.requested = wanted;
-  int local = hk__env_bool("HK_CHECK_MASTERONLY", &hk_env.check_masteronly);
-  if (local == HK_SUCCESS)
-    local = env_check();
-
-  /* HK_MPI_THREAD_LIMIT: behave as if the MPI library provided at most this. */
-  const char *cap = getenv("HK_MPI_THREAD_LIMIT");
+  int local = HK_SUCCESS;
+  HK_LOCAL(local, hk__env_bool("HK_CHECK_MASTERONLY", &hk_env.check_masteronly));
+  HK_LOCAL(local, env_check());
   char capnote[96] = "";
-  if (local == HK_SUCCESS && cap && *cap) {
-    hk_thread_level_t c;
-    local = hk_thread_level_parse(cap, &c);
-    if (local == HK_SUCCESS && c == HK_THREAD_MASTERONLY)
-      c = HK_THREAD_SINGLE; /* MASTERONLY is no MPI level: as a cap it means SINGLE */
-    if (local == HK_SUCCESS && mpi_request_for(c) < mpi_provided) {
-      mpi_provided = mpi_request_for(c);
-      snprintf(capnote, sizeof capnote, " (capped by HK_MPI_THREAD_LIMIT=%s)", cap);
-    } else if (local != HK_SUCCESS) {
-      local = HK_ERROR(HK_ERR_ARG, "HK_MPI_THREAD_LIMIT=%s: not a thread level "
-                       "(single, funneled, serialized, multiple)", cap);
-    }
-  }
+  HK_LOCAL(local, thread_cap(&mpi_provided, capnote, sizeof capnote));
   hk_env.mpi_provided = mpi_provided;
   hk_env.provided = hk_level_of(mpi_provided, wanted);
-  if (local == HK_SUCCESS && mpi_provided < mpi_minimum_for(required))
-    local = HK_ERROR(HK_ERR_THREAD_LEVEL,
-                     "thread level %s needs %s, the MPI library provides %s%s",
-                     hk_thread_level_name(required), mpi_level_name(mpi_minimum_for(required)),
-                     mpi_level_name(mpi_provided), capnote);
+  if (mpi_provided < mpi_minimum_for(required))
+    HK_LOCAL(local, HK_ERROR(HK_ERR_THREAD_LEVEL,
+                             "thread level %s needs %s, the MPI library provides %s%s",
+                             hk_thread_level_name(required),
+                             mpi_level_name(mpi_minimum_for(required)),
+                             mpi_level_name(mpi_provided), capnote));
   err = hk_agree(MPI_COMM_WORLD, local);
   return err;
 }

@@ -27,21 +27,21 @@ cleanup:
 
 int hk_time_loop(const hk_timing_desc_t *desc, hk_timed_fn fn, void *arg, hk_stats_t *per_call)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS;
+  int err = HK_SUCCESS;
   if (!desc || !fn || !per_call)
     return HK_ERROR(HK_ERR_ARG, "desc, fn and per_call must not be NULL");
   if (desc->warmup < 0 || desc->iters < 1)
     return HK_ERROR(HK_ERR_ARG, "warmup %d must be >= 0 and iters %d >= 1", desc->warmup,
                     desc->iters);
-  for (int i = 0; i < desc->warmup && local == HK_SUCCESS; i++)
-    local = fn(arg);
-  HK_TRY(err, hk_agree(desc->comm, local));
+  for (int i = 0; i < desc->warmup; i++)
+    HK_LOCAL(err, fn(arg));
+  HK_AGREE(err, desc->comm);
   HK_MPI_TRY(err, MPI_Barrier(desc->comm));
   double t0 = MPI_Wtime();
-  for (int i = 0; i < desc->iters && local == HK_SUCCESS; i++)
-    local = fn(arg);
+  for (int i = 0; i < desc->iters; i++)
+    HK_LOCAL(err, fn(arg));
   double t = (MPI_Wtime() - t0) / desc->iters;
-  HK_TRY(err, hk_agree(desc->comm, local));
+  HK_AGREE(err, desc->comm);
   HK_TRY(err, hk_stats_reduce(desc->comm, t, per_call));
 cleanup:
   return err;

@@ -153,13 +153,13 @@ static int flush_dirty(struct hk_dsm *d, int *scratch, long *nflushed)
     mprotect(d->base + (size_t)scratch[i] * d->page, (size_t)(j - i) * d->page, PROT_READ);
     i = j;
   }
-  for (long i = 0; i < k && err == HK_SUCCESS; i++)
-    err = put_diff(d, scratch[i]);
+  for (long i = 0; i < k; i++)
+    HK_LOCAL(err, put_diff(d, scratch[i]));
   int rc = d->win == MPI_WIN_NULL ? MPI_SUCCESS : PMPI_Win_flush_all(d->win);
   if (rc == MPI_SUCCESS && d->win != MPI_WIN_NULL)
     rc = PMPI_Win_sync(d->win);
-  if (err == HK_SUCCESS && rc != MPI_SUCCESS)
-    err = hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Win_flush_all");
+  if (rc != MPI_SUCCESS)
+    HK_LOCAL(err, hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Win_flush_all"));
   for (long i = 0; i < k; i++)
     atomic_store(&d->state[scratch[i]], DSM_RO);
   if (nflushed)
@@ -216,8 +216,8 @@ static int lw_end(struct hk_dsm *d, int err)
 {
   int rc = PMPI_Win_unlock(0, d->lwin);
   pthread_mutex_unlock(&d->lwm);
-  if (err == HK_SUCCESS && rc != MPI_SUCCESS)
-    err = hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Win_unlock");
+  if (rc != MPI_SUCCESS)
+    HK_LOCAL(err, hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Win_unlock"));
   return err;
 }
 
@@ -321,10 +321,12 @@ static int acquire_notices(struct hk_dsm *d)
   if (!all) {
     HK_ALLOC_TRY(err, ring, 2 * n);
     HK_TRY(err, lw_begin(d));
-    for (long long i = 0; i < n && err == HK_SUCCESS; i++)
+    for (long long i = 0; i < n; i++)
       if (PMPI_Get(ring + 2 * i, 2, MPI_LONG_LONG, 0, RING_AT(from + i), 2, MPI_LONG_LONG,
-                   d->lwin) != MPI_SUCCESS)
+                   d->lwin) != MPI_SUCCESS) {
         err = HK_ERROR(HK_ERR_MPI, "MPI_Get of the lock notices failed");
+        break;
+      }
     HK_TRY(err, lw_end(d, err));
     long long i = 0;
     for (; i < n; i++) {
@@ -351,6 +353,24 @@ cleanup:
   return err;
 }
 
+/* the notices of the n pages at the ring's positions pos + 1 .. pos + n (e: 2n + 1 scratch),
+ * then the new cursor; inside lw_begin / lw_end */
+static int put_notices(struct hk_dsm *d, const int *pages, long n, long long pos, long long *e)
+{
+  e[2 * n] = pos + n;
+  for (long i = 0; i < n; i++) {
+    e[2 * i] = pos + i + 1;
+    e[2 * i + 1] = (long long)pages[i] * d->size + d->rank;
+    if (PMPI_Put(e + 2 * i, 2, MPI_LONG_LONG, 0, RING_AT(pos + i), 2, MPI_LONG_LONG, d->lwin) !=
+        MPI_SUCCESS)
+      return HK_ERROR(HK_ERR_MPI, "MPI_Put of a lock notice failed");
+  }
+  if (PMPI_Put(e + 2 * n, 1, MPI_LONG_LONG, 0, DSM_MAX_LOCKS, 1, MPI_LONG_LONG, d->lwin) !=
+      MPI_SUCCESS)
+    return HK_ERROR(HK_ERR_MPI, "MPI_Put of the lock notice cursor failed");
+  return HK_SUCCESS;
+}
+
 /* release side: diffs to the homes, then the notices of the flushed pages */
 static int release_notices(struct hk_dsm *d)
 {
@@ -371,17 +391,7 @@ static int release_notices(struct hk_dsm *d)
       PMPI_Win_flush(0, d->lwin) != MPI_SUCCESS) {
     err = HK_ERROR(HK_ERR_MPI, "MPI_Get of the lock notice cursor failed");
   } else {
-    e[2 * n] = pos + n;
-    for (long i = 0; i < n && err == HK_SUCCESS; i++) {
-      e[2 * i] = pos + i + 1;
-      e[2 * i + 1] = (long long)pages[i] * d->size + d->rank;
-      if (PMPI_Put(e + 2 * i, 2, MPI_LONG_LONG, 0, RING_AT(pos + i), 2, MPI_LONG_LONG, d->lwin) !=
-          MPI_SUCCESS)
-        err = HK_ERROR(HK_ERR_MPI, "MPI_Put of a lock notice failed");
-    }
-    if (err == HK_SUCCESS && PMPI_Put(e + 2 * n, 1, MPI_LONG_LONG, 0, DSM_MAX_LOCKS, 1, MPI_LONG_LONG,
-                                      d->lwin) != MPI_SUCCESS)
-      err = HK_ERROR(HK_ERR_MPI, "MPI_Put of the lock notice cursor failed");
+    err = put_notices(d, pages, n, pos, e);
   }
   err = lw_end(d, err);
   free(e);
@@ -438,8 +448,7 @@ int hk_dsm_unlock(hk_dsm_t *d, int id)
       e2 = HK_ERROR(HK_ERR_MPI, "MPI_Put releasing lock %d failed", id);
     e2 = lw_end(d, e2);
   }
-  if (err == HK_SUCCESS)
-    err = e2;
+  HK_LOCAL(err, e2);
   pthread_mutex_unlock(&d->tlock[id]);
   d->st_t_lock += hk__dsm_now() - t0;
   return err;

@@ -285,9 +285,11 @@ cleanup:
 /* the service thread and the fault handler (no MPI) */
 static int dsm_start(struct hk_dsm *d)
 {
-  int err = hk__dsm_service_start(d);
-  if (err == HK_SUCCESS && (err = hk__dsm_handler_install(d)) != HK_SUCCESS)
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk__dsm_service_start(d));
+  if ((err = hk__dsm_handler_install(d)) != HK_SUCCESS)
     hk__dsm_service_stop(d);
+cleanup:
   return err;
 }
 

@@ -230,13 +230,13 @@ int hk_locations_nested(const hk_locations_t *locs, const hk_loc_range_t *parent
   int first = 0, n = 0, loc = 0;
   if (!child)
     return HK_ERROR(HK_ERR_ARG, "child is NULL");
-  int err = hk_locations_thread(locs, parent, nthreads, thread, &loc);
-  if (err == HK_SUCCESS && clause)
-    err = hk__loc_range(locs, clause, &first, &n);
-  if (err != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_locations_thread(locs, parent, nthreads, thread, &loc));
+  if (clause)
+    HK_TRY(err, hk__loc_range(locs, clause, &first, &n));
   *child = clause ? (hk_loc_range_t){first, n} : (hk_loc_range_t){loc, 1};
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* The PUs this process may use now (the union of its threads' bindings). */
@@ -249,6 +249,24 @@ static int process_set(hwloc_topology_t t, hwloc_bitmap_t set)
 
 /* sets[l] = the PUs of location first+l inside the process's, for l < n; HK_ERR_BIND naming
  * the first location that a team of `nthreads` uses and that has no such PU. */
+/* HK_ERR_BIND naming the first location (of n from first) whose usable PUs (sets[l]) are
+ * none although a thread of nthreads is placed there; proc: what the process may use */
+static int every_thread_has_pu(const hk_locations_t *locs, const hwloc_bitmap_t *sets, int first,
+                               int n, int nthreads, hwloc_const_bitmap_t proc)
+{
+  for (int i = 0; i < nthreads; i++) {
+    int l = hk__block_owner((unsigned long long)i, (unsigned long long)nthreads, n);
+    if (hwloc_bitmap_iszero(sets[l])) {
+      char a[128], b[128];
+      hwloc_bitmap_list_snprintf(a, sizeof a, locs->cpusets[first + l]);
+      hwloc_bitmap_list_snprintf(b, sizeof b, proc);
+      return HK_ERROR(HK_ERR_BIND, "location %d (PUs %s) has no PU this process may use (%s)",
+                      first + l, a, b);
+    }
+  }
+  return HK_SUCCESS;
+}
+
 static int loc_sets(const hk_locations_t *locs, hwloc_topology_t t, int first, int n, int nthreads,
                     hwloc_bitmap_t *sets)
 {
@@ -264,16 +282,7 @@ static int loc_sets(const hk_locations_t *locs, hwloc_topology_t t, int first, i
     }
     hwloc_bitmap_and(sets[l], locs->cpusets[first + l], proc);
   }
-  for (int i = 0; err == HK_SUCCESS && i < nthreads; i++) {
-    int l = hk__block_owner((unsigned long long)i, (unsigned long long)nthreads, n);
-    if (hwloc_bitmap_iszero(sets[l])) {
-      char a[128], b[128];
-      hwloc_bitmap_list_snprintf(a, sizeof a, locs->cpusets[first + l]);
-      hwloc_bitmap_list_snprintf(b, sizeof b, proc);
-      err = HK_ERROR(HK_ERR_BIND, "location %d (PUs %s) has no PU this process may use (%s)",
-                     first + l, a, b);
-    }
-  }
+  HK_LOCAL(err, every_thread_has_pu(locs, sets, first, n, nthreads, proc));
   hwloc_bitmap_free(proc);
   return err;
 }

@@ -108,18 +108,20 @@ static long long gen_row_max(const gen_t *g)
 int hk_spmv_generate_size(const char *spec, long long *nglobal)
 {
   gen_t g;
-  int err = parse_spec(spec, &g);
-  if (err == HK_SUCCESS)
-    *nglobal = gen_rows(&g);
+  int err = HK_SUCCESS;
+  HK_TRY(err, parse_spec(spec, &g));
+  *nglobal = gen_rows(&g);
+cleanup:
   return err;
 }
 
 int hk_spmv_generate_row_max(const char *spec, int *row_max)
 {
   gen_t g;
-  int err = parse_spec(spec, &g);
-  if (err == HK_SUCCESS)
-    *row_max = (int)gen_row_max(&g);
+  int err = HK_SUCCESS;
+  HK_TRY(err, parse_spec(spec, &g));
+  *row_max = (int)gen_row_max(&g);
+cleanup:
   return err;
 }
 
