@@ -36,43 +36,41 @@ static void general_help(FILE *out)
 /* the common options, checked once they are parsed */
 static int check_common(const hk_experiment_t *exp)
 {
-  int err;
-  if (exp->default_sizes &&
-      (err = hk_bench_parse_sizes(common.sizes, &common.min_size, &common.max_size)) != HK_SUCCESS)
-    return err;
+  int err = HK_SUCCESS;
+  if (exp->default_sizes)
+    HK_TRY(err, hk_bench_parse_sizes(common.sizes, &common.min_size, &common.max_size));
   if (common.iters < 0 || common.warmup < -1)
-    return hk_error_set(HK_ERR_ARG, "-i must be >= 0 and -x >= -1");
-  return HK_SUCCESS;
+    err = hk_error_set(HK_ERR_ARG, "-i must be >= 0 and -x >= -1");
+cleanup:
+  return err;
 }
 
 /* the experiment on every rank, after the ranks agreed on `err` (the arguments' error);
  * ctx->nodes and ctx->rep are left to the caller to destroy */
 static int run_experiment(const hk_experiment_t *exp, hk_bench_ctx_t *ctx, int err)
 {
-  if (err == HK_SUCCESS && ctx->size < exp->min_ranks)
-    err = hk_error_set(HK_ERR_ARG, "%s needs at least %d ranks, got %d", exp->name,
-                       exp->min_ranks, ctx->size);
-  if ((err = hk_agree(ctx->comm, err)) != HK_SUCCESS)
-    return err;
+  if (exp && ctx->size < exp->min_ranks) /* NULL: an unknown experiment, err is set */
+    HK_LOCAL(err, hk_error_set(HK_ERR_ARG, "%s needs at least %d ranks, got %d", exp->name,
+                               exp->min_ranks, ctx->size));
+  HK_AGREE(err, ctx->comm);
   /* every experiment with message sizes holds at least a send and a receive buffer of
    * the largest size: refused at once when that cannot fit (not by malloc, or by the
    * sanitizer's allocator, on some ranks) */
   if (exp->default_sizes) {
     char what[64];
     snprintf(what, sizeof what, "2 buffers of %lld bytes (-m)", common.max_size);
-    if ((err = hk_app_mem_check(ctx->comm, 2.0 * (double)common.max_size, what)) != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_app_mem_check(ctx->comm, 2.0 * (double)common.max_size, what));
   }
-  if ((err = hk_nodes_create(ctx->comm, &ctx->nodes)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_nodes_create(ctx->comm, &ctx->nodes));
   hk_reporter_desc_t rd = {.program = "hk-bench", .output = common.output, .nodes = ctx->nodes};
-  if ((err = hk_reporter_create(ctx->comm, &rd, &ctx->rep)) != HK_SUCCESS)
-    return err;
+  HK_TRY(err, hk_reporter_create(ctx->comm, &rd, &ctx->rep));
   hk_reporter_config(ctx->rep, "experiment", "%s: %s", exp->name, exp->summary);
   if (exp->default_sizes)
     hk_reporter_config(ctx->rep, "sizes", "%lld to %lld bytes, iterations %s", common.min_size,
                        common.max_size, common.iters ? "as given" : "adaptive");
-  return exp->run(ctx);
+  err = exp->run(ctx);
+cleanup:
+  return err;
 }
 
 int main(int argc, char **argv)
@@ -115,8 +113,7 @@ int main(int argc, char **argv)
     err = hk_app_parse(&app, argc - 1, argv + 1, &done);
     if (done)
       return HK_EXIT_OK;
-    if (err == HK_SUCCESS)
-      err = check_common(exp);
+    HK_LOCAL(err, check_common(exp));
   }
   int mpi_up = 0;
   err = hk_app_init_request(&app, &argc, &argv, exp ? exp->level : HK_THREAD_SINGLE,

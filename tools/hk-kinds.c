@@ -29,6 +29,21 @@ static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange,
                                                &bench_kind_allreduce, &bench_kind_overlap,
                                                &bench_kind_halo, &topology_kind_binding};
 
+/* DIR/KIND.schema.json */
+static int write_schema(const hk_kind_decl_t *k, const char *dir)
+{
+  int err = HK_SUCCESS;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.schema.json", dir, k->kind);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return hk_error_set(HK_ERR_IO, "cannot open %s", path);
+  HK_LOCAL(err, hk_kind_schema_write(k, f));
+  if (fclose(f) != 0)
+    HK_LOCAL(err, hk_error_set(HK_ERR_IO, "cannot write %s", path));
+  return err;
+}
+
 int main(int argc, char **argv)
 {
   int n = (int)(sizeof kinds / sizeof kinds[0]);
@@ -37,18 +52,10 @@ int main(int argc, char **argv)
     return argc == 2 ? 0 : 2;
   }
   for (int i = 0; i < n; i++) {
-    if (!strcmp(argv[1], "--list")) {
+    if (!strcmp(argv[1], "--list"))
       printf("%s\n", kinds[i]->kind);
-      continue;
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.schema.json", argv[1], kinds[i]->kind);
-    FILE *f = fopen(path, "w");
-    int err = f ? hk_kind_schema_write(kinds[i], f) : HK_ERR_IO;
-    if (f && fclose(f) != 0 && err == HK_SUCCESS)
-      err = HK_ERR_IO;
-    if (err != HK_SUCCESS) {
-      fprintf(stderr, "hk-kinds: %s: %s\n", path, f ? hk_error_message() : "cannot open");
+    else if (write_schema(kinds[i], argv[1]) != HK_SUCCESS) {
+      fprintf(stderr, "hk-kinds: %s: %s\n", kinds[i]->kind, hk_error_message());
       return 1;
     }
   }

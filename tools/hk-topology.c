@@ -165,8 +165,8 @@ int main(int argc, char **argv)
     return hk_app_exit_code(err);
   }
   hk_thread_level_t level = HK_THREAD_MASTERONLY;
-  if (err == HK_SUCCESS && opt.thread_level)
-    err = hk_thread_level_parse(opt.thread_level, &level);
+  if (opt.thread_level)
+    HK_LOCAL(err, hk_thread_level_parse(opt.thread_level, &level));
   if (err != HK_SUCCESS)
     level = HK_THREAD_SINGLE;
   return hk_app_run(&app, &argc, &argv, level, level, err, run, NULL);
