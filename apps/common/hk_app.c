@@ -166,6 +166,7 @@ static void print_build_info(const hk_app_t *app)
 
 int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done)
 {
+  int err = HK_SUCCESS;
   *done = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -223,11 +224,10 @@ int hk_app_parse(const hk_app_t *app, int argc, char **argv, int *done)
     } else {
       return hk_error_set(HK_ERR_ARG, "option --%s needs a value %s", o->name, o->arg);
     }
-    int err = set_value(o, value);
-    if (err != HK_SUCCESS)
-      return err;
+    HK_TRY(err, set_value(o, value));
   }
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
@@ -240,10 +240,20 @@ int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stat
   if (MPI_Allreduce(mine, sum, 6, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
     return hk_error_set(HK_ERR_MPI, "MPI_Allreduce of the halo bytes failed");
   int err = HK_SUCCESS;
-  for (int i = 0; i < 6 && err == HK_SUCCESS; i++)
-    err = hk_record_value_int(rec, names[i], sum[i], i < 3 ? "B/exchange" : "msgs/exchange");
+  for (int i = 0; i < 6; i++)
+    HK_LOCAL(err, hk_record_value_int(rec, names[i], sum[i], i < 3 ? "B/exchange" : "msgs/exchange"));
   if (total)
     *total = sum[0] + sum[1] + sum[2];
+  return err;
+}
+
+int hk_app_machine_info(hk_machine_info_t *info)
+{
+  const hk_machine_t *m = NULL;
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk_machine_this(&m));
+  HK_TRY(err, hk_machine_info(m, info));
+cleanup:
   return err;
 }
 
@@ -273,8 +283,7 @@ int hk_app_run(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t w
   int err = hk_app_init_request(app, argc, argv, wanted, required, status, &mpi_up);
   if (!mpi_up)
     return HK_EXIT_FAIL;
-  if (err == HK_SUCCESS)
-    err = run(arg);
+  HK_LOCAL(err, run(arg));
   return hk_app_finish(app, MPI_COMM_WORLD, err);
 }
 
@@ -340,16 +349,16 @@ int hk_app_mem_check(MPI_Comm comm, double need, const char *what)
   static const struct { int res; const char *name; } lim[] = {
     {RLIMIT_AS, "RLIMIT_AS (ulimit -v)"}, {RLIMIT_DATA, "RLIMIT_DATA (ulimit -d)"}};
   double mapped = mapped_bytes();
-  for (int i = 0; i < 2 && local == HK_SUCCESS; i++) {
+  for (int i = 0; i < 2; i++) {
     struct rlimit rl;
     if (getrlimit(lim[i].res, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
       continue;
     double room = (double)rl.rlim_cur - (i == 0 ? mapped : 0.0);
-    if (need > room)
-      local = hk_error_set(HK_ERR_NOMEM, "memory for %s: %s per process, more than the %s left "
-                           "by %s of %s", what, hk_fmt_bytes(a, sizeof a, need),
-                           hk_fmt_bytes(b, sizeof b, room > 0 ? room : 0), lim[i].name,
-                           hk_fmt_bytes(c, sizeof c, (double)rl.rlim_cur));
+    if (need > room) /* the first limit that does not fit is named */
+      HK_LOCAL(local, hk_error_set(HK_ERR_NOMEM, "memory for %s: %s per process, more than the "
+                                   "%s left by %s of %s", what, hk_fmt_bytes(a, sizeof a, need),
+                                   hk_fmt_bytes(b, sizeof b, room > 0 ? room : 0), lim[i].name,
+                                   hk_fmt_bytes(c, sizeof c, (double)rl.rlim_cur)));
   }
   /* per node: the sum over the ranks sharing it against its memory */
   MPI_Comm node = MPI_COMM_NULL;
@@ -367,9 +376,10 @@ int hk_app_mem_check(MPI_Comm comm, double need, const char *what)
     phys = cg;
     src = "the memory limit of the cgroup";
   }
-  if (local == HK_SUCCESS && phys > 0 && node_need > phys)
-    local = hk_error_set(HK_ERR_NOMEM, "memory for %s: %s on this node (%d process%s), more "
-                         "than %s (%s)", what, hk_fmt_bytes(a, sizeof a, node_need), nranks,
-                         nranks == 1 ? "" : "es", src, hk_fmt_bytes(b, sizeof b, phys));
+  if (phys > 0 && node_need > phys)
+    HK_LOCAL(local, hk_error_set(HK_ERR_NOMEM, "memory for %s: %s on this node (%d process%s), "
+                                 "more than %s (%s)", what, hk_fmt_bytes(a, sizeof a, node_need),
+                                 nranks, nranks == 1 ? "" : "es", src,
+                                 hk_fmt_bytes(b, sizeof b, phys)));
   return hk_agree(comm, local);
 }

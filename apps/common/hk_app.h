@@ -87,6 +87,11 @@ int hk_app_run(const hk_app_t *app, int *argc, char ***argv, hk_thread_level_t w
 int hk_app_record_halo_bytes(hk_record_t *rec, MPI_Comm comm, const hk_halo_stats_t *st,
                              long long *total);
 
+/* hk_app_machine_info: this machine's description (hk_machine_this, hk_machine_info),
+ * for the apps that size their work by its caches; an error when hwloc has none (the
+ * callers then keep their defaults).  Collective: local. */
+int hk_app_machine_info(hk_machine_info_t *info);
+
 /* hk_app_mem_check: before allocating `need` bytes (an estimate, in double so it cannot
  * overflow) in this process, compare them with what it may use: the address-space and
  * data limits (RLIMIT_AS, RLIMIT_DATA, less what the process maps already), and, summed

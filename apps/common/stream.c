@@ -2,6 +2,7 @@
  * and measurement by the same threads, static schedule as in the sweeps. */
 #include <omp.h>
 #include <stdlib.h>
+#include "hk_app.h"
 #include "hybridkit.h"
 #include "kernel.h"
 #include "stream.h"
@@ -38,10 +39,8 @@ static void scale(double *restrict v, const double *restrict u, double s, long l
 long long jac_stream_elems(MPI_Comm comm)
 {
   long long llc = 0, elems = 4LL << 20;
-  const hk_machine_t *m = NULL;
   hk_machine_info_t info;
-  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &info) == HK_SUCCESS &&
-      info.cache_levels > 0)
+  if (hk_app_machine_info(&info) == HK_SUCCESS && info.cache_levels > 0)
     llc = info.cache[info.cache_levels - 1].size_bytes * info.cache[info.cache_levels - 1].count;
   MPI_Comm node;
   int on_node = 1;

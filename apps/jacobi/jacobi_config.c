@@ -105,12 +105,11 @@ const hk_app_t jac_app = {
 static int parse_grid(jac_config_t *c)
 {
   long long *G = c->global;
+  int err = HK_SUCCESS;
   G[0] = G[1] = opt.size;
   G[2] = opt.dims == 3 ? opt.size : 1;
   if (opt.grid) {
-    int err = hk_app_parse_extents("grid", opt.grid, opt.dims, G);
-    if (err != HK_SUCCESS)
-      return err;
+    HK_TRY(err, hk_app_parse_extents("grid", opt.grid, opt.dims, G));
     G[2] = opt.dims == 3 ? G[2] : 1;
   }
   for (int d = 0; d < opt.dims; d++)
@@ -119,7 +118,8 @@ static int parse_grid(jac_config_t *c)
   if (c->verify == JAC_VERIFY_ON && (double)G[0] * (double)G[1] * (double)G[2] > 2147483647.0)
     return hk_error_set(HK_ERR_ARG, "--verify on gathers the whole grid on rank 0: at most "
                         "2147483647 cells (got %.0f)", (double)G[0] * (double)G[1] * (double)G[2]);
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* --looseness dl:du, 0 <= dl <= du (1 <= dl unshifted), and the tiles */
@@ -196,9 +196,13 @@ int jac_config_parse(int argc, char **argv, jac_config_t *c, int *done)
                       .width = opt.width, .roofline = opt.roofline, .compare = opt.compare,
                       .wave_rows = opt.wave_rows, .check_every = opt.check_every,
                       .min_time = opt.min_time, .output = opt.output, .layout = opt.layout};
-  if ((err = hk_mode_parse(opt.mode, &c->mode)) || (err = check_options()) ||
-      (err = parse_pipe(c)) ||
-      (err = parse_grid(c)) || (err = hk_cart_map_parse(opt.map, &c->map)))
-    c->mode = HK_MODE_PURE; /* MPI starts with the least thread level, to report the error */
+  HK_TRY(err, hk_mode_parse(opt.mode, &c->mode));
+  HK_TRY(err, check_options());
+  HK_TRY(err, parse_pipe(c));
+  HK_TRY(err, parse_grid(c));
+  HK_TRY(err, hk_cart_map_parse(opt.map, &c->map));
+  return HK_SUCCESS;
+cleanup:
+  c->mode = HK_MODE_PURE; /* MPI starts with the least thread level, to report the error */
   return err;
 }

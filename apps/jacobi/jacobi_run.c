@@ -51,9 +51,8 @@ static void plain_sweep(jac_run_t *r, int extend)
  * unknown, e.g. a synthetic topology without caches) */
 static void cache_shares(int threads, long long *l2, long long *l3)
 {
-  const hk_machine_t *m = NULL;
   hk_machine_info_t mi;
-  if (hk_machine_this(&m) == HK_SUCCESS && hk_machine_info(m, &mi) == HK_SUCCESS && mi.cores > 0)
+  if (hk_app_machine_info(&mi) == HK_SUCCESS && mi.cores > 0)
     for (int c = 0; c < mi.cache_levels; c++) {
       if (mi.cache[c].level == 2)
         *l2 = mi.cache[c].size_bytes;

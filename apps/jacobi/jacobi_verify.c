@@ -93,9 +93,9 @@ int jac_verify_reference(jac_run_t *r, int sweeps, long long *ndiff, double *max
   long long cells = (long long)L->n[0] * L->n[1] * L->n[2];
   long long G = r->cd.global[0] * r->cd.global[1] * r->cd.global[2];
   double *mine = malloc((size_t)cells * sizeof *mine), *all = NULL;
-  int *counts = NULL, *displs = NULL, local = HK_SUCCESS;
+  int *counts = NULL, *displs = NULL, err = HK_SUCCESS;
   if (!mine)
-    local = hk_error_set(HK_ERR_NOMEM, "no memory for the gather");
+    err = hk_error_set(HK_ERR_NOMEM, "no memory for the gather");
   for (long long c = 0, k = 0; k < L->n[2] && mine; k++)
     for (int j = 0; j < L->n[1]; j++)
       for (int i = 0; i < L->n[0]; i++)
@@ -105,11 +105,9 @@ int jac_verify_reference(jac_run_t *r, int sweeps, long long *ndiff, double *max
     counts = malloc((size_t)r->ci.size * sizeof *counts);
     displs = malloc((size_t)r->ci.size * sizeof *displs);
     if (!all || !counts || !displs)
-      local = hk_error_set(HK_ERR_NOMEM, "no memory for the gathered field (%lld cells)", G);
+      err = hk_error_set(HK_ERR_NOMEM, "no memory for the gathered field (%lld cells)", G);
   }
-  int err = hk_agree(comm, local);
-  if (err != HK_SUCCESS)
-    goto cleanup;
+  HK_AGREE(err, comm);
   for (int p = 0, off = 0; r->ci.rank == 0 && p < r->ci.size; p++) {
     long long lo[3];
     int n[3];
@@ -120,8 +118,8 @@ int jac_verify_reference(jac_run_t *r, int sweeps, long long *ndiff, double *max
   }
   MPI_Gatherv(mine, (int)cells, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, comm);
   if (r->ci.rank == 0)
-    local = compare_blocks(r, sweeps, all, displs, ndiff, maxdiff);
-  err = hk_agree(comm, local);
+    HK_LOCAL(err, compare_blocks(r, sweeps, all, displs, ndiff, maxdiff));
+  HK_AGREE(err, comm);
 cleanup:
   free(mine);
   free(all);

@@ -173,8 +173,7 @@ int main(int argc, char **argv)
   if (done)
     return HK_EXIT_OK;
   hk_mode_t mode = HK_MODE_MASTERONLY;
-  if (err == HK_SUCCESS)
-    err = hk_mode_parse(opt.mode, &mode);
+  HK_LOCAL(err, hk_mode_parse(opt.mode, &mode));
   hk_thread_level_t level = hk_mode_thread_level(err == HK_SUCCESS ? mode : HK_MODE_PURE);
   return hk_app_run(&app, &argc, &argv, level, level, err, run, NULL);
 }
