@@ -19,7 +19,8 @@ collective.  Order is the text's order inside the body (loops are not unrolled).
 
 Fails, one line each ("FILE:LINE: FUNC: HK_TRY between COLL (line A) and COLL (line B)"),
 on an HK_TRY or HK_ALLOC_TRY of a collective function that has a collective call before it
-and one after it.  --list prints the collective functions found (with why).
+and one after it, and on an HK_ALLOC_TRY before the first collective too (an argument check
+is the same on every rank and may jump there; an allocation fails on one rank alone).  --list prints the collective functions found (with why).
 Exit 0 clean, 1 with problems."""
 
 from __future__ import annotations
@@ -216,11 +217,15 @@ class Lint:
                     continue
                 before = [c for c in colls if c[0] < o]
                 after = [c for c in colls if c[0] > o]
+                ln = lambda off: bline + body.count("\n", 0, off)
+                where = f"{f.relative_to(self.root)}:{ln(o)}: {name}: {what}"
                 if before and after:
-                    ln = lambda off: bline + body.count("\n", 0, off)
-                    yield (f"{f.relative_to(self.root)}:{ln(o)}: {name}: {what} between "
-                           f"{before[-1][1]} (line {ln(before[-1][0])}) and {after[0][1]} "
-                           f"(line {ln(after[0][0])}): use HK_LOCAL / HK_ALLOC_LOCAL, then HK_AGREE")
+                    yield (f"{where} between {before[-1][1]} (line {ln(before[-1][0])}) and "
+                           f"{after[0][1]} (line {ln(after[0][0])}): use HK_LOCAL / "
+                           f"HK_ALLOC_LOCAL, then HK_AGREE")
+                elif after and what == "HK_ALLOC_TRY":
+                    yield (f"{where} before {after[0][1]} (line {ln(after[0][0])}): an "
+                           f"allocation fails on one rank alone; use HK_ALLOC_LOCAL, then HK_AGREE")
 
 
 def main() -> int:

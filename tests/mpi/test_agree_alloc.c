@@ -5,7 +5,7 @@
  * (ctest TIMEOUT).  A rank that jumps to cleanup alone between two collectives leaves
  * the others waiting in the next one: the test then times out (issue 38).
  *
- *   test_agree_alloc cart|nodes|spmv|dsm|binding|allreduce|halo|time_loop */
+ *   test_agree_alloc cart|nodes|spmv|dsm|binding|allreduce|halo|time_loop|reporter */
 #include <stdlib.h>
 #include <string.h>
 #include "hk_test_mpi.h"
@@ -97,6 +97,16 @@ static int run_halo(void)
   return err;
 }
 
+static int run_reporter(void)
+{
+  hk_reporter_desc_t d = {.program = "test_agree_alloc", .no_table = 1};
+  hk_reporter_t *rep = NULL;
+  int err = hk_reporter_create(MPI_COMM_WORLD, &d, &rep);
+  CHECK(rep == NULL);
+  hk_reporter_destroy(&rep);
+  return err;
+}
+
 static int fails_on_rank1(void *arg)
 {
   (void)arg;
@@ -121,7 +131,7 @@ static const struct {
 } cases[] = {
   {"cart", run_cart},       {"nodes", run_nodes},         {"spmv", run_spmv},
   {"dsm", run_dsm},         {"binding", run_binding},     {"allreduce", run_allreduce},
-  {"halo", run_halo},       {"time_loop", run_time_loop},
+  {"halo", run_halo},       {"time_loop", run_time_loop}, {"reporter", run_reporter},
 };
 
 int main(int argc, char **argv)
