@@ -5,8 +5,12 @@
  * A function has one `cleanup:` label and an `int err = HK_SUCCESS`:
  *
  *   HK_TRY(err, hk_something(...));        -> goto cleanup on failure (local steps,
- *                                             or before a collective function's first
- *                                             collective)
+ *                                             argument checks before a collective
+ *                                             function's first collective, or a call
+ *                                             of a collective function that agrees)
+ *   HK_ALLOC_TRY(err, buf, n);             -> the same for an allocation: in local
+ *                                             functions only (or after the last
+ *                                             collective): it fails on one rank alone
  * Between two collectives of a collective function no rank may jump alone (the others
  * would wait forever in the next collective).  Local steps there record the error and
  * go on, a step after a failed one is skipped, and the agreement jumps on every rank
@@ -16,7 +20,10 @@
  *   HK_LOCAL(err, build_part(buf, n));     -> skipped when err is set
  *   HK_AGREE(err, comm);                   -> all ranks jump, or none (hk_agree)
  *
- * tools/lint-agree.py fails on HK_TRY / HK_ALLOC_TRY between two collectives.
+ * tools/lint-agree.py fails on HK_TRY / HK_ALLOC_TRY between two collectives and on
+ * HK_ALLOC_TRY before the first; tests/mpi/test_agree_alloc.c fails one rank's allocation
+ * in every collective constructor (HK_TEST_ALLOC_FAIL, below).  docs/design.md "The error
+ * rule".
  */
 #ifndef HYBRIDKIT_TRY_H
 #define HYBRIDKIT_TRY_H
