@@ -18,7 +18,8 @@ install(TARGETS hybridkit-preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Fortran entry points (hk_fortran.c) and find call sites through MPI's own
 # bindings (hk_tool.c): one copy of each compiled into each tool.
 set(HK_TOOL_SOURCES ${CMAKE_SOURCE_DIR}/preload/hk_tool.c ${CMAKE_SOURCE_DIR}/preload/hk_fortran.c)
-add_library(hybridkit-check SHARED ${CMAKE_SOURCE_DIR}/preload/hk_check.c ${HK_TOOL_SOURCES})
+add_library(hybridkit-check SHARED ${CMAKE_SOURCE_DIR}/preload/hk_check.c
+                                   ${CMAKE_SOURCE_DIR}/preload/hk_check_records.c ${HK_TOOL_SOURCES})
 target_include_directories(hybridkit-check PRIVATE ${CMAKE_SOURCE_DIR}/preload)
 target_compile_options(hybridkit-check PRIVATE ${HK_WARN_FLAGS})
 target_link_libraries(hybridkit-check PRIVATE MPI::MPI_C OpenMP::OpenMP_C ${CMAKE_DL_LIBS})
