@@ -38,8 +38,9 @@ static int node_sync(hk__coll_cache_t *c)
 static int node_agree(hk__coll_cache_t *c, int err)
 {
   int rc = PMPI_Win_sync(c->win), all = err;
-  if (rc == MPI_SUCCESS)
-    rc = PMPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, hk_nodes_comm(c->nodes));
+  if (rc != MPI_SUCCESS) /* agreed like a failed step: every rank still joins the reduction */
+    HK_LOCAL(err, HK_COLL_MPI(rc, "node synchronisation"));
+  rc = PMPI_Allreduce(&err, &all, 1, MPI_INT, MPI_MIN, hk_nodes_comm(c->nodes));
   if (rc == MPI_SUCCESS)
     rc = PMPI_Win_sync(c->win);
   if (rc != MPI_SUCCESS)
