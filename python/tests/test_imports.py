@@ -1,6 +1,7 @@
 """The package's structure: every module imports on its own, the imports between hybridkit's
 modules form no cycle, none of them hides inside a function, no private name (`_x`) crosses a
-module boundary, no command module imports another and no module grows past 500 lines.
+module boundary, no command module imports another, the subpackages keep their layers (LAYERS)
+and no module grows past 500 lines.
 
     graph: module --> every hybridkit module it imports (at the top or in a function), and the
            packages above that module (importing a.b.c runs a/__init__ and a/b/__init__ first)
@@ -180,6 +181,26 @@ def test_commands_do_not_import_each_other():
            if name.startswith("hybridkit.commands.")
            for dep in deps if dep.startswith("hybridkit.commands.")]
     assert not bad, "shared code of commands belongs in a library module:\n" + "\n".join(bad)
+
+
+# the layers, lowest first: a module imports modules of its own layer and of the layers
+# before it only, so the subpackages too depend on each other without a cycle
+LAYERS = ("core", "launch", "cliargs", "study", "advice", "simulate", "report", "commands", "cli")
+TOP = {"hybridkit.cliargs": "cliargs", "hybridkit.cli": "cli", "hybridkit.__main__": "cli"}
+
+
+def layer(name: str) -> str:
+    parts = name.split(".")
+    if len(parts) >= 2 and parts[1] in LAYERS:
+        return parts[1]
+    return TOP.get(name, "core")
+
+
+def test_layers():
+    bad = [f"{name} ({layer(name)}) imports {dep} ({layer(dep)})"
+           for name, deps in import_graph(trees()).items() for dep in deps
+           if LAYERS.index(layer(dep)) > LAYERS.index(layer(name))]
+    assert not bad, "imports against the layers " + " < ".join(LAYERS) + ":\n" + "\n".join(bad)
 
 
 def test_no_module_over_500_lines():

@@ -115,8 +115,8 @@ def test_one_name_two_parameter_sets_are_two_platforms():
 
 @pytest.fixture
 def figures(monkeypatch):
-    """hybridkit.report.plot.lines records its series instead of drawing."""
-    from hybridkit.report import plot
+    """hybridkit.plot.lines records its series instead of drawing."""
+    from hybridkit import plot
     drawn = []
 
     def fake(panels, *args, **kwargs):

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from hybridkit.report import plot
+from hybridkit import plot
 
 Zone = Tuple[int, int, int]
 

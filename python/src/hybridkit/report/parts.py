@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from hybridkit.report import plot
+from hybridkit import plot
 from hybridkit.study.quality import is_busy, is_functional
 from hybridkit.study.rundata import Entry
 
@@ -36,7 +36,7 @@ class Figure:
 
 
 def _deferred(name: str) -> Callable[..., Callable[[], str]]:
-    """hybridkit.report.plot.NAME with these arguments, called (and matplotlib imported) later."""
+    """hybridkit.plot.NAME with these arguments, called (and matplotlib imported) later."""
     def bind(*args: Any, **kwargs: Any) -> Callable[[], str]:
         def draw() -> str:
             return getattr(plot, name)(*args, **kwargs)
