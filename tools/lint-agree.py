@@ -38,7 +38,9 @@ COLLECTIVE_MPI = {
     "Dist_graph_create_adjacent", "Intercomm_create", "Intercomm_merge", "Win_create",
     "Win_allocate", "Win_allocate_shared", "Win_create_dynamic", "Win_free", "Win_fence",
     "Neighbor_alltoall", "Neighbor_alltoallv", "Neighbor_allgather", "Iallreduce", "Ibarrier",
-    "Ibcast", "Init", "Init_thread", "Finalize",
+    "Ibcast", "Iallgather", "Iallgatherv", "Ialltoall", "Ialltoallv", "Igather", "Igatherv",
+    "Ireduce", "Iscan", "Iexscan", "Iscatter", "Iscatterv", "Ireduce_scatter", "Init",
+    "Init_thread", "Finalize",
 }
 MPI_CALL = re.compile(r"\bP?MPI_(" + "|".join(sorted(COLLECTIVE_MPI, key=len, reverse=True)) + r")\s*\(")
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")

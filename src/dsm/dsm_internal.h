@@ -71,6 +71,9 @@ struct hk_dsm {
   long progress_ns;                /* idle service thread polls MPI this often (0: never) */
   int broken;                      /* a collective failed: only local cleanup is possible */
   int sync_buf[4];                 /* agreement in/out: an abandoned request may still write */
+  int *bar_pages, *bar_counts, *bar_displs; /* hk_dsm_barrier's buffers (npages, size, size):
+                                      made with the region, so a barrier allocates only the
+                                      notices it receives */
   int torn;                        /* broken, but every rank knew it at once: the windows,
                                       the communicator and the service thread are gone */
   long long barriers;

@@ -231,44 +231,85 @@ cleanup:
   return lw_end(d, err);
 }
 
+/* the lowest error code of the region's ranks (timed like its other collectives); a rank
+ * that did not fail gets a message naming the call */
+static int dsm_agree(struct hk_dsm *d, int err, const char *what)
+{
+  int *in = d->sync_buf, *out = d->sync_buf + 2;
+  MPI_Request req;
+  in[0] = err;
+  int rc = PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, d->comm, &req);
+  if (rc != MPI_SUCCESS) {
+    d->broken = 1;
+    return hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Iallreduce");
+  }
+  int e = hk__dsm_wait(d, &req, what);
+  if (e != HK_SUCCESS || out[0] == HK_SUCCESS || err != HK_SUCCESS)
+    return e != HK_SUCCESS ? e : out[0];
+  return HK_ERROR(out[0], "%s: another rank of the region failed (%s)", what, hk_strerror(out[0]));
+}
+
+/* the pages this rank wrote this interval, their written marks cleared */
+static int take_notices(struct hk_dsm *d, int *pages, int *n)
+{
+  *n = (int)hk__dsm_list_take(&d->wrote, pages);
+  for (int i = 0; i < *n; i++)
+    atomic_store(&d->written[pages[i]], 0);
+  d->st_notices += *n;
+  return HK_SUCCESS;
+}
+
+/* every rank's count of notices into d->bar_counts; a rank that failed before sends its
+ * (negative) error code instead, and every rank returns the lowest */
+static int gather_counts(struct hk_dsm *d, int n, int err)
+{
+  MPI_Request req;
+  int mine = err != HK_SUCCESS ? err : n, low = HK_SUCCESS;
+  if (PMPI_Iallgather(&mine, 1, MPI_INT, d->bar_counts, 1, MPI_INT, d->comm, &req) !=
+      MPI_SUCCESS) {
+    d->broken = 1;
+    return HK_ERROR(HK_ERR_MPI, "MPI_Iallgather failed");
+  }
+  int e = hk__dsm_wait(d, &req, "hk_dsm_barrier");
+  if (e != HK_SUCCESS)
+    return e;
+  for (int r = 0; r < d->size; r++)
+    if (d->bar_counts[r] < low)
+      low = d->bar_counts[r];
+  if (low == HK_SUCCESS || err != HK_SUCCESS)
+    return low;
+  return HK_ERROR(low, "hk_dsm_barrier: another rank of the region failed (%s)",
+                  hk_strerror(low));
+}
+
+/* Collective steps: the op agreement (hk__dsm_sync) | the notice counts, carrying a failed
+ * flush | an agreement on the notices' buffer | the notices. */
 int hk_dsm_barrier(hk_dsm_t *d)
 {
   if (!d)
     return HK_ERROR(HK_ERR_ARG, "hk_dsm_barrier: NULL region");
   double t0 = hk__dsm_now();
-  int err = HK_SUCCESS, *mine = NULL, *counts = NULL, *displs = NULL, *all = NULL;
+  int err = HK_SUCCESS, *mine = d->bar_pages, *counts = d->bar_counts, *displs = d->bar_displs;
+  int *all = NULL, n = 0;
   long long cursor = 0;
   MPI_Request req;
   pthread_mutex_lock(&d->proto);
-  if ((err = hk__dsm_sync(d, 1, "hk_dsm_barrier")) != HK_SUCCESS)
-    goto cleanup;
+  HK_TRY(err, hk__dsm_sync(d, 1, "hk_dsm_barrier"));
   /* notices released under locks from here on are handled again at the next acquire */
-  if (d->nlocks && (err = read_cursor(d, &cursor)) != HK_SUCCESS)
-    goto cleanup;
-  HK_ALLOC_TRY(err, mine, d->npages);
-  HK_ALLOC_TRY(err, counts, d->size);
-  HK_ALLOC_TRY(err, displs, d->size);
+  if (d->nlocks)
+    HK_LOCAL(err, read_cursor(d, &cursor));
   /* 1. diffs to the homes (complete there before this rank's notices go out) */
-  if ((err = flush_dirty(d, mine, NULL)) != HK_SUCCESS)
-    goto cleanup;
+  HK_LOCAL(err, flush_dirty(d, mine, NULL));
   /* 2. write notices: the pages this rank wrote this interval */
-  int n = (int)hk__dsm_list_take(&d->wrote, mine);
-  for (int i = 0; i < n; i++)
-    atomic_store(&d->written[mine[i]], 0);
-  d->st_notices += n;
-  if (PMPI_Iallgather(&n, 1, MPI_INT, counts, 1, MPI_INT, d->comm, &req) != MPI_SUCCESS) {
-    err = HK_ERROR(HK_ERR_MPI, "MPI_Iallgather failed");
-    d->broken = 1;
-    goto cleanup;
-  }
-  if ((err = hk__dsm_wait(d, &req, "hk_dsm_barrier")) != HK_SUCCESS)
-    goto cleanup;
+  HK_LOCAL(err, take_notices(d, mine, &n));
+  HK_TRY(err, gather_counts(d, n, err));
   long long total = 0;
   for (int r = 0; r < d->size; r++) {
     displs[r] = (int)total;
     total += counts[r];
   }
-  HK_ALLOC_TRY(err, all, total);
+  HK_ALLOC_LOCAL(err, all, total);
+  HK_TRY(err, dsm_agree(d, err, "hk_dsm_barrier"));
   /* every rank's notices arrive only after every rank flushed: from here on the homes
    * hold all diffs of the interval */
   if (PMPI_Iallgatherv(mine, n, MPI_INT, all, counts, displs, MPI_INT, d->comm, &req) !=
@@ -277,8 +318,7 @@ int hk_dsm_barrier(hk_dsm_t *d)
     d->broken = 1;
     goto cleanup;
   }
-  if ((err = hk__dsm_wait(d, &req, "hk_dsm_barrier")) != HK_SUCCESS)
-    goto cleanup;
+  HK_TRY(err, hk__dsm_wait(d, &req, "hk_dsm_barrier"));
   d->st_bytes_notices += (total - n) * (long long)sizeof(int);
   if (d->win != MPI_WIN_NULL)
     PMPI_Win_sync(d->win); /* others' diffs put into this rank's master copies */
@@ -292,9 +332,6 @@ int hk_dsm_barrier(hk_dsm_t *d)
     d->seen = cursor > d->seen ? cursor : d->seen;
   d->barriers++;
 cleanup:
-  free(mine);
-  free(counts);
-  free(displs);
   free(all);
   d->st_t_barrier += hk__dsm_now() - t0;
   pthread_mutex_unlock(&d->proto);

@@ -51,6 +51,9 @@ static void free_arrays(struct hk_dsm *d)
   free(d->wrote.page);
   free((void *)d->lwritten);
   free(d->lwrote.page);
+  free(d->bar_pages);
+  free(d->bar_counts);
+  free(d->bar_displs);
   free(d);
 }
 
@@ -186,8 +189,9 @@ int hk__dsm_env(double *timeout, long *progress_ns)
   return HK_SUCCESS;
 }
 
-/* the region's bookkeeping (*out, also on failure: free it with release), no MPI */
-static int dsm_alloc(const hk_dsm_desc_t *desc, struct hk_dsm **out)
+/* the region's bookkeeping for nranks ranks (*out, also on failure: free it with release),
+ * no MPI */
+static int dsm_alloc(const hk_dsm_desc_t *desc, int nranks, struct hk_dsm **out)
 {
   int err = HK_SUCCESS;
   struct hk_dsm *d = NULL;
@@ -219,6 +223,9 @@ static int dsm_alloc(const hk_dsm_desc_t *desc, struct hk_dsm **out)
   HK_ALLOC_TRY(err, d->wrote.page, d->npages);
   HK_ALLOC_TRY(err, d->lwritten, d->npages);
   HK_ALLOC_TRY(err, d->lwrote.page, d->npages);
+  HK_ALLOC_TRY(err, d->bar_pages, d->npages);
+  HK_ALLOC_TRY(err, d->bar_counts, nranks);
+  HK_ALLOC_TRY(err, d->bar_displs, nranks);
   for (long p = 0; p < d->npages; p++)
     atomic_init(&d->state[p], DSM_RO); /* zero everywhere: every copy starts valid */
 cleanup:
@@ -335,7 +342,9 @@ int hk_dsm_create(MPI_Comm comm, const hk_dsm_desc_t *desc, hk_dsm_t **dsm, void
   if (ext[0] != desc->size || ~ext[1] != desc->size) /* the same on every rank */
     err = HK_ERROR(HK_ERR_ARG, "hk_dsm_create: sizes differ between ranks (%llu .. %llu bytes)",
                    ~ext[1], ext[0]);
-  HK_LOCAL(err, dsm_alloc(desc, &d));
+  int nranks = 1;
+  PMPI_Comm_size(comm, &nranks);
+  HK_LOCAL(err, dsm_alloc(desc, nranks, &d));
   HK_LOCAL(err, dsm_backing(d));
   HK_AGREE(err, comm);
   DSM_MPI(err, PMPI_Comm_dup(comm, &d->comm));
