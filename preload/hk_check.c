@@ -270,17 +270,13 @@ static int started(int rc, int required, int provided)
 
 HK_PUBLIC int MPI_Init(int *argc, char ***argv)
 {
-  int provided = MPI_THREAD_SINGLE;
-  int rc = next_Init(argc, argv);
-  if (rc == MPI_SUCCESS)
-    PMPI_Query_thread(&provided);
-  return started(rc, MPI_THREAD_SINGLE, provided);
+  return hk__tool_init(next_Init(argc, argv), started);
 }
 
 HK_PUBLIC int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-  int rc = next_Init_thread(argc, argv, required, provided);
-  return started(rc, required, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
+  return hk__tool_init_thread(next_Init_thread(argc, argv, required, provided), required, provided,
+                              started);
 }
 
 HK_PUBLIC int hk_check_query(hk_check_state_t *s)

@@ -10,88 +10,72 @@
 #include <limits.h>
 #include <mpi.h>
 #include <omp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "hk_check_state.h"
 #include "hk_interpose.h"
 
-typedef struct jbuf {
-  char *b;
-  size_t cap, n;
-} jbuf_t;
-
-static __attribute__((format(printf, 2, 3))) void jadd(jbuf_t *j, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(j->b + j->n, j->cap - j->n, fmt, ap);
-  va_end(ap);
-  if (w > 0)
-    j->n = (size_t)w < j->cap - j->n ? j->n + (size_t)w : j->cap - 1;
-}
-
 /* "key":"value", escaped */
-static void jstr(jbuf_t *j, const char *key, const char *v)
+static void jstr(hk_tool_text_t *j, const char *key, const char *v)
 {
-  jadd(j, "\"%s\":\"", key);
-  for (; v && *v && j->n < j->cap - 8; v++) {
+  hk__tool_add(j, "\"%s\":\"", key);
+  for (; v && *v && j->used < j->cap - 8; v++) {
     unsigned char c = (unsigned char)*v;
     if (c == '"' || c == '\\')
-      jadd(j, "\\%c", c);
+      hk__tool_add(j, "\\%c", c);
     else if (c < 0x20)
-      jadd(j, "\\u%04x", c);
+      hk__tool_add(j, "\\u%04x", c);
     else
-      j->b[j->n++] = (char)c;
+      j->buf[j->used++] = (char)c;
   }
-  j->b[j->n] = '\0';
-  jadd(j, "\"");
+  j->buf[j->used] = '\0';
+  hk__tool_add(j, "\"");
 }
 
 /* "rank":..,"thread":{..},"site":{..} of a first violation */
-static void jfirst(jbuf_t *j, const first_t *f)
+static void jfirst(hk_tool_text_t *j, const first_t *f)
 {
   char symbol[HK_TOOL_FUNCLEN + 24] = "";
   if (f->loc.func[0])
     snprintf(symbol, sizeof symbol, "%s+0x%llx", f->loc.func, f->loc.func_offset);
-  jadd(j, "\"rank\":%d,\"thread\":{\"tid\":%ld,\"omp_thread\":%d,\"omp_threads\":%d,"
+  hk__tool_add(j, "\"rank\":%d,\"thread\":{\"tid\":%ld,\"omp_thread\":%d,\"omp_threads\":%d,"
        "\"parallel_level\":%d},\"site\":{", f->rank, f->tid, f->omp_thread, f->omp_threads,
        f->omp_level);
   jstr(j, "where", f->src.where);
-  jadd(j, ",");
+  hk__tool_add(j, ",");
   jstr(j, "file", f->src.file);
-  jadd(j, ",");
+  hk__tool_add(j, ",");
   jstr(j, "line", f->src.line);
-  jadd(j, ",");
+  hk__tool_add(j, ",");
   jstr(j, "function", f->src.func);
-  jadd(j, ",");
+  hk__tool_add(j, ",");
   jstr(j, "module", f->loc.module);
-  jadd(j, ",\"offset\":\"0x%llx\",", f->loc.offset);
+  hk__tool_add(j, ",\"offset\":\"0x%llx\",", f->loc.offset);
   jstr(j, "symbol", symbol);
-  jadd(j, "}");
+  hk__tool_add(j, "}");
 }
 
-static void jhead(jbuf_t *j, const char *kind, int call, int why)
+static void jhead(hk_tool_text_t *j, const char *kind, int call, int why)
 {
-  jadd(j, "{\"kind\":\"%s\",\"format\":1,\"function\":\"%s\",\"level\":\"%s\",\"asked\":\"%s\","
+  hk__tool_add(j, "{\"kind\":\"%s\",\"format\":1,\"function\":\"%s\",\"level\":\"%s\",\"asked\":\"%s\","
        "\"rule\":\"%s\",", kind, call_names[call], hk__mpi_level_long(ck.level),
        hk__mpi_level_long(ck.required), why_text[why]);
 }
 
 /* appends the record (O_APPEND, one write: ranks and threads append to one file) */
-static void jwrite(jbuf_t *j)
+static void jwrite(hk_tool_text_t *j)
 {
-  if (j->n >= j->cap - 2)
+  if (j->used >= j->cap - 2)
     return; /* cut: no half record */
-  j->b[j->n++] = '\n';
+  j->buf[j->used++] = '\n';
   int fd = open(ck.output, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     fprintf(stderr, "hybridkit-check: error: cannot open %s\n", ck.output);
     return;
   }
-  ssize_t w = write(fd, j->b, j->n);
-  if (w != (ssize_t)j->n)
+  ssize_t w = write(fd, j->buf, j->used);
+  if (w != (ssize_t)j->used)
     fprintf(stderr, "hybridkit-check: error: cannot write %s\n", ck.output);
   close(fd);
 }
@@ -99,10 +83,10 @@ static void jwrite(jbuf_t *j)
 void hk__check_first_record(const first_t *f, int aborting)
 {
   char b[4096];
-  jbuf_t j = {.b = b, .cap = sizeof b, .n = 0};
+  hk_tool_text_t j = {.buf = b, .cap = sizeof b, .used = 0};
   jhead(&j, "check.first", f->call, f->why);
   jfirst(&j, f);
-  jadd(&j, ",\"abort\":%s}", aborting ? "true" : "false");
+  hk__tool_add(&j, ",\"abort\":%s}", aborting ? "true" : "false");
   jwrite(&j);
 }
 
@@ -145,34 +129,34 @@ void hk__check_records(long long checked, long long total)
   if (ck.rank != 0 || !ck.output[0])
     goto done;
   int got = (displs[ck.size - 1] + nfirst[ck.size - 1]) / (int)sizeof(first_t);
-  jbuf_t j = {.cap = 4096 + 32 * (size_t)ck.size};
-  j.b = malloc(j.cap);
-  for (int k = 0; k < got && j.b; k++) {
+  hk_tool_text_t j = {.cap = 4096 + 32 * (size_t)ck.size};
+  j.buf = malloc(j.cap);
+  for (int k = 0; k < got && j.buf; k++) {
     const first_t *f = &firsts[k];
     int v = f->call * NWHY + f->why;
     long long sum = 0;
-    j.n = 0;
+    j.used = 0;
     jhead(&j, "check.violation", f->call, f->why);
-    jadd(&j, "\"ranks\":{");
+    hk__tool_add(&j, "\"ranks\":{");
     for (int r = 0; r < ck.size; r++)
       if (per_rank[(size_t)r * NV + v]) {
-        jadd(&j, "%s\"%d\":%lld", sum ? "," : "", r, per_rank[(size_t)r * NV + v]);
+        hk__tool_add(&j, "%s\"%d\":%lld", sum ? "," : "", r, per_rank[(size_t)r * NV + v]);
         sum += per_rank[(size_t)r * NV + v];
       }
-    jadd(&j, "},\"count\":%lld,\"first\":{", sum);
+    hk__tool_add(&j, "},\"count\":%lld,\"first\":{", sum);
     jfirst(&j, f);
-    jadd(&j, "}}");
+    hk__tool_add(&j, "}}");
     jwrite(&j);
   }
-  if (j.b) {
-    j.n = 0;
-    jadd(&j, "{\"kind\":\"check.summary\",\"format\":1,\"ranks\":%d,\"threads\":%d,"
+  if (j.buf) {
+    j.used = 0;
+    hk__tool_add(&j, "{\"kind\":\"check.summary\",\"format\":1,\"ranks\":%d,\"threads\":%d,"
          "\"level\":\"%s\",\"asked\":\"%s\",\"provided\":\"%s\",\"calls\":%lld,"
          "\"violations\":%lld}", ck.size, omp_get_max_threads(), hk__mpi_level_long(ck.level),
          hk__mpi_level_long(ck.required), hk__mpi_level_long(ck.provided), checked, total);
     jwrite(&j);
   }
-  free(j.b);
+  free(j.buf);
 done:
   free(per_rank);
   free(nfirst);

@@ -21,7 +21,6 @@
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,30 +306,15 @@ static void human(char *out, size_t n, double bytes)
   snprintf(out, n, i ? "%.1f %s" : "%.0f %s", bytes, u[i]);
 }
 
-/* text appended to a buffer that never overflows (it stops growing when full) */
-typedef struct text {
-  char *buf;
-  size_t cap, used;
-} text_t;
-
-static __attribute__((format(printf, 2, 3))) void add(text_t *t, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(t->buf + t->used, t->cap - t->used, fmt, ap);
-  va_end(ap);
-  if (w > 0)
-    t->used = (size_t)w < t->cap - t->used ? t->used + (size_t)w : t->cap - 1;
-}
 
 /* the summary, written with one write(): the launcher merges stderr streams */
 static void summary(const site_sum_t *s, int n, const totals_t *t)
 {
-  text_t tx = {.cap = 16384 + 200 * (size_t)(n < 25 ? n : 25)};
+  hk_tool_text_t tx = {.cap = 16384 + 200 * (size_t)(n < 25 ? n : 25)};
   tx.buf = malloc(tx.cap);
   if (!tx.buf)
     return;
-#define ADD(...) add(&tx, __VA_ARGS__)
+#define ADD(...) hk__tool_add(&tx, __VA_ARGS__)
   double mn, avg, mx, mpi_total = 0.0;
   for (int k = 0; k < n; k++)
     mpi_total += s[k].c.time;

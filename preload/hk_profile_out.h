@@ -45,7 +45,7 @@ typedef struct site_sum {
   unsigned long long offset, func_offset, base;
   prof_site_t c;
   double tmin, tmax;
-  char where[256];              /* file:line (function) from addr2line, or "" */
+  char where[300];              /* file:line (function) from addr2line (hk_tool_src_t), or "" */
 } site_sum_t;
 
 typedef struct totals {

@@ -24,6 +24,7 @@
 #include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,4 +220,14 @@ __attribute__((destructor)) static void unseen(void)
     ssize_t w = write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
     (void)w;
   }
+}
+
+void hk__tool_add(hk_tool_text_t *t, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(t->buf + t->used, t->cap - t->used, fmt, ap);
+  va_end(ap);
+  if (w > 0)
+    t->used = (size_t)w < t->cap - t->used ? t->used + (size_t)w : t->cap - 1;
 }

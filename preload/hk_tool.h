@@ -73,4 +73,29 @@ typedef struct hk_tool_src {
  * (popen: spawned, not forked) once per call. */
 HK_TOOL_HIDDEN int hk__tool_addr2line(const hk_tool_loc_t *loc, hk_tool_src_t *src);
 
+/* text appended to a buffer that never overflows (it stops growing when full): the
+ * tools' one-write lines and records */
+typedef struct hk_tool_text {
+  char *buf;
+  size_t cap, used;
+} hk_tool_text_t;
+HK_TOOL_HIDDEN __attribute__((format(printf, 2, 3))) void hk__tool_add(hk_tool_text_t *t,
+                                                                        const char *fmt, ...);
+
+/* the tool's MPI_Init and MPI_Init_thread after the next definition returned rc: its
+ * started(rc, level asked, level provided); MPI_Init asks for MPI_THREAD_SINGLE */
+static inline int hk__tool_init(int rc, int (*started)(int, int, int))
+{
+  int provided = MPI_THREAD_SINGLE;
+  if (rc == MPI_SUCCESS)
+    PMPI_Query_thread(&provided);
+  return started(rc, MPI_THREAD_SINGLE, provided);
+}
+
+static inline int hk__tool_init_thread(int rc, int required, const int *provided,
+                                       int (*started)(int, int, int))
+{
+  return started(rc, required, rc == MPI_SUCCESS ? *provided : MPI_THREAD_SINGLE);
+}
+
 #endif
