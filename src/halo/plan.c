@@ -310,7 +310,7 @@ cleanup:
 
 int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS;
+  int err = HK_SUCCESS;
   hk_halo_t *h = NULL;
   hk_cart_info_t ci;
   extents_t e = {0};
@@ -319,13 +319,13 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
   *halo = NULL;
   HK_TRY(err, hk_cart_info(desc->cart, &ci));
   int nthreads = omp_get_max_threads();
-  local = check_desc(desc, &ci, nthreads);
-  if (local == HK_SUCCESS)
-    local = check_extents(&ci, desc->width, &e);
-  HK_TRY(err, hk_agree(hk_cart_comm(desc->cart), local));
+  err = check_desc(desc, &ci, nthreads);
+  HK_LOCAL(err, check_extents(&ci, desc->width, &e));
+  HK_ALLOC_LOCAL(err, h, 1);
+  if (h)
+    h->comm = MPI_COMM_NULL;
+  HK_AGREE(err, hk_cart_comm(desc->cart));
 
-  HK_ALLOC_TRY(err, h, 1);
-  h->comm = MPI_COMM_NULL;
   h->desc = *desc;
   h->radius = desc->radius > 0 ? desc->radius : 1;
   h->nthreads = (desc->mode == HK_MODE_PURE || desc->mode == HK_MODE_PURE_NB) ? 1 : nthreads;
@@ -333,8 +333,9 @@ int hk_halo_create(const hk_halo_desc_t *desc, hk_halo_t **halo)
   HK_MPI_TRY(err, MPI_Comm_dup(hk_cart_comm(desc->cart), &h->comm));
   HK_MPI_TRY(err, MPI_Comm_rank(h->comm, &h->rank));
   plan_layout(h, &ci, &e);
-  HK_TRY(err, plan_messages(h, &ci));
-  HK_TRY(err, plan_buffers(h));
+  HK_LOCAL(err, plan_messages(h, &ci));
+  HK_LOCAL(err, plan_buffers(h));
+  HK_AGREE(err, h->comm); /* a failure on one rank: every rank frees the duplicate */
   *halo = h;
   return HK_SUCCESS;
 cleanup:
