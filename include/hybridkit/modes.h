@@ -85,8 +85,9 @@ HK_EXPORT int hk_mode_get_info(hk_mode_t mode, hk_mode_info_t *info);
  * first, first + stride, ... of both directions (receives before sends is wise).
  * Called concurrently by several threads on different pieces / messages; only post and
  * wait call MPI (from the threads the mode lets call it).  NULL entries are skipped:
- * unpack and unpack_msgs when data is received in place, local/boundary/whole for an
- * exchange without update.  The update must not read received data in `local`. */
+ * unpack and unpack_msgs (both or neither) when data is received in place,
+ * local/boundary/whole for an exchange without update.  `local` must not read received
+ * data. */
 typedef struct hk_mode_ops {
   void *arg;
   void (*pack)(void *arg, int piece, int pieces);
@@ -118,8 +119,9 @@ typedef struct hk_mode_times {
  * every post and wait is checked against the thread level first.  times may be NULL.
  * Collective: the peers of the data structure's messages.  Threads: outside parallel
  * regions (opens its own; post/wait run on the threads of the mode's level).
- * Errors: HK_ERR_ARG (NULL ops/pack/post/wait, bad mode or threads), HK_ERR_STATE (inside a
- * parallel region), post's and wait's errors, HK_ERR_MASTERONLY. */
+ * Errors: HK_ERR_ARG (NULL ops/pack/post/wait, one of unpack/unpack_msgs NULL, bad mode,
+ * threads outside 1..4096), HK_ERR_STATE (inside a parallel region), post's and wait's
+ * errors, HK_ERR_MASTERONLY. */
 HK_EXPORT int hk_mode_run(hk_mode_t mode, int threads, int reserved, const hk_mode_ops_t *ops,
                           hk_mode_times_t *times);
 

@@ -17,6 +17,9 @@
 #include <string.h>
 #include "modes/modes_internal.h"
 
+/* the per-thread timers live on the caller's stack: 64 bytes a thread */
+#define HK_MODE_MAX_THREADS 4096
+
 /* one thread's times, padded against false sharing */
 typedef struct mode_tt {
   _Alignas(64) double pack;
@@ -246,8 +249,11 @@ static int check_run(hk_mode_t mode, int threads, const hk_mode_ops_t *ops)
     return HK_ERROR(HK_ERR_ARG, "mode %d is not in 0..%d", (int)mode, HK_MODE_COUNT - 1);
   if (!ops || !ops->pack || !ops->post || !ops->wait)
     return HK_ERROR(HK_ERR_ARG, "ops, ops->pack, ops->post and ops->wait must not be NULL");
-  if (threads < 1)
-    return HK_ERROR(HK_ERR_ARG, "threads is %d, must be at least 1", threads);
+  if (!ops->unpack != !ops->unpack_msgs)
+    return HK_ERROR(HK_ERR_ARG, "ops->unpack and ops->unpack_msgs are both given or both NULL "
+                                "(the modes unpack one way or the other)");
+  if (threads < 1 || threads > HK_MODE_MAX_THREADS)
+    return HK_ERROR(HK_ERR_ARG, "threads is %d, must be in 1..%d", threads, HK_MODE_MAX_THREADS);
   if (omp_in_parallel())
     return HK_ERROR(HK_ERR_STATE, "hk_mode_run is called outside parallel regions");
   return HK_SUCCESS;

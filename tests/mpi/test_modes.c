@@ -142,6 +142,10 @@ static void check_args(void)
   hk_mode_ops_t ops = {.arg = &r, .pack = op_pack, .post = op_post, .wait = op_wait};
   CHECK_EQ_INT(hk_mode_run(HK_MODE_TASK, 2, 0, NULL, NULL), HK_ERR_ARG);
   CHECK_EQ_INT(hk_mode_run(HK_MODE_TASK, 0, 0, &ops, NULL), HK_ERR_ARG);
+  CHECK_EQ_INT(hk_mode_run(HK_MODE_TASK, 4097, 0, &ops, NULL), HK_ERR_ARG);
+  ops.unpack = op_unpack; /* without unpack_msgs: the task modes could not unpack */
+  CHECK_EQ_INT(hk_mode_run(HK_MODE_TASK, 2, 0, &ops, NULL), HK_ERR_ARG);
+  ops.unpack = NULL;
   CHECK_EQ_INT(hk_mode_run(HK_MODE_COUNT, 1, 0, &ops, NULL), HK_ERR_ARG);
   int in_region = HK_SUCCESS; /* an active region: a team of one is none for omp_in_parallel */
 #pragma omp parallel num_threads(2) reduction(min : in_region)
