@@ -272,6 +272,20 @@ int hk_finalize(void)
   return HK_SUCCESS;
 }
 
+void hk__agreed_message(int first, int size, const char *msg)
+{
+  char full[HK_ERRMSG_MAX + 32];
+  int prefixed = 0, n = -1;
+  /* an error agreed before already names its rank: agreeing again changes nothing */
+  if (sscanf(msg, "rank %*d: %n", &n) == 0 && n > 0)
+    prefixed = 1;
+  if (size > 1 && !prefixed)
+    snprintf(full, sizeof full, "rank %d: %s", first, msg);
+  else
+    snprintf(full, sizeof full, "%s", msg);
+  hk__error_set_message(full);
+}
+
 int hk_agree(MPI_Comm comm, int local_status)
 {
   int err = HK_SUCCESS, rank = 0, size = 1, first = 0;
@@ -289,16 +303,7 @@ int hk_agree(MPI_Comm comm, int local_status)
   report.status = local_status;
   snprintf(report.msg, sizeof report.msg, "%s", hk_error_message());
   HK_MPI_TRY(err, PMPI_Bcast(&report, (int)sizeof report, MPI_BYTE, first, comm));
-  char full[HK_ERRMSG_MAX + 32];
-  int prefixed = 0, n = -1;
-  /* an error agreed before already names its rank: agreeing again changes nothing */
-  if (sscanf(report.msg, "rank %*d: %n", &n) == 0 && n > 0)
-    prefixed = 1;
-  if (size > 1 && !prefixed)
-    snprintf(full, sizeof full, "rank %d: %s", first, report.msg);
-  else
-    snprintf(full, sizeof full, "%s", report.msg);
-  hk__error_set_message(full);
+  hk__agreed_message(first, size, report.msg);
   return report.status;
 cleanup:
   return err;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <mpi.h>
 #include "hybridkit/dsm.h"
+#include "internal/hk_internal.h" /* HK_ERRMSG_MAX */
 
 /* page states (the protection of the page in the program's view follows the state) */
 enum {
@@ -71,6 +72,7 @@ struct hk_dsm {
   long progress_ns;                /* idle service thread polls MPI this often (0: never) */
   int broken;                      /* a collective failed: only local cleanup is possible */
   int sync_buf[4];                 /* agreement in/out: an abandoned request may still write */
+  char agree_msg[HK_ERRMSG_MAX];   /* the message of an agreed error (dsm_agree_message) */
   int *bar_pages, *bar_counts, *bar_displs; /* hk_dsm_barrier's buffers (npages, size, size):
                                       made with the region, so a barrier allocates only the
                                       notices it receives */

@@ -231,22 +231,49 @@ cleanup:
   return lw_end(d, err);
 }
 
-/* the lowest error code of the region's ranks (timed like its other collectives); a rank
- * that did not fail gets a message naming the call */
+/* a timed collective of the region on its own buffers (an abandoned request may still
+ * write into them) */
+static int dsm_wait_coll(struct hk_dsm *d, int rc, MPI_Request *req, const char *what)
+{
+  if (rc != MPI_SUCCESS) {
+    d->broken = 1;
+    return hk__mpi_error(rc, __FILE__, __LINE__, __func__, what);
+  }
+  return hk__dsm_wait(d, req, what);
+}
+
+/* the agreed error `code` (every rank knows it failed): the lowest failing rank's message
+ * on every rank, as hk_agree gives it */
+static int dsm_agree_message(struct hk_dsm *d, int err, int code, const char *what)
+{
+  int *in = d->sync_buf, *out = d->sync_buf + 2, e;
+  MPI_Request req;
+  in[0] = err != HK_SUCCESS ? d->rank : d->size;
+  e = dsm_wait_coll(d, PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, d->comm, &req), &req, what);
+  if (e != HK_SUCCESS)
+    return e;
+  int first = out[0];
+  if (d->rank == first)
+    snprintf(d->agree_msg, sizeof d->agree_msg, "%s", hk_error_message());
+  e = dsm_wait_coll(d, PMPI_Ibcast(d->agree_msg, (int)sizeof d->agree_msg, MPI_CHAR, first, d->comm,
+                                   &req), &req, what);
+  if (e != HK_SUCCESS)
+    return e;
+  hk__agreed_message(first, d->size, d->agree_msg);
+  return code;
+}
+
+/* the lowest error code of the region's ranks, with the lowest failing rank's message
+ * (timed like the region's other collectives) */
 static int dsm_agree(struct hk_dsm *d, int err, const char *what)
 {
   int *in = d->sync_buf, *out = d->sync_buf + 2;
   MPI_Request req;
   in[0] = err;
-  int rc = PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, d->comm, &req);
-  if (rc != MPI_SUCCESS) {
-    d->broken = 1;
-    return hk__mpi_error(rc, __FILE__, __LINE__, __func__, "MPI_Iallreduce");
-  }
-  int e = hk__dsm_wait(d, &req, what);
-  if (e != HK_SUCCESS || out[0] == HK_SUCCESS || err != HK_SUCCESS)
-    return e != HK_SUCCESS ? e : out[0];
-  return HK_ERROR(out[0], "%s: another rank of the region failed (%s)", what, hk_strerror(out[0]));
+  int e = dsm_wait_coll(d, PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, d->comm, &req), &req, what);
+  if (e != HK_SUCCESS || out[0] == HK_SUCCESS)
+    return e;
+  return dsm_agree_message(d, err, out[0], what);
 }
 
 /* the pages this rank wrote this interval, their written marks cleared */
@@ -260,7 +287,7 @@ static int take_notices(struct hk_dsm *d, int *pages, int *n)
 }
 
 /* every rank's count of notices into d->bar_counts; a rank that failed before sends its
- * (negative) error code instead, and every rank returns the lowest */
+ * (negative) error code instead, and every rank returns the lowest, with its message */
 static int gather_counts(struct hk_dsm *d, int n, int err)
 {
   MPI_Request req;
@@ -276,10 +303,7 @@ static int gather_counts(struct hk_dsm *d, int n, int err)
   for (int r = 0; r < d->size; r++)
     if (d->bar_counts[r] < low)
       low = d->bar_counts[r];
-  if (low == HK_SUCCESS || err != HK_SUCCESS)
-    return low;
-  return HK_ERROR(low, "hk_dsm_barrier: another rank of the region failed (%s)",
-                  hk_strerror(low));
+  return low == HK_SUCCESS ? low : dsm_agree_message(d, err, low, "hk_dsm_barrier");
 }
 
 /* Collective steps: the op agreement (hk__dsm_sync) | the notice counts, carrying a failed

@@ -26,6 +26,9 @@ int hk__error_set(int err, const char *file, int line, const char *func, const c
     __attribute__((format(printf, 5, 6)));
 /* Replace the calling thread's message verbatim (used by hk_agree). */
 void hk__error_set_message(const char *msg);
+/* The message of an agreed error: msg of rank first (of size), "rank FIRST: " in front
+ * unless it names a rank already (hk_agree's, and the DSM's timed agreements). */
+void hk__agreed_message(int first, int size, const char *msg);
 /* Appends a formatted string (at most 511 chars) to a malloc'd list of n strings. */
 int hk__strlist_vadd(char ***list, int *n, const char *fmt, va_list ap);
 /* Converts an MPI error code into HK_ERR_MPI with MPI's error string. */

@@ -5,7 +5,8 @@
  * (ctest TIMEOUT).  A rank that jumps to cleanup alone between two collectives leaves
  * the others waiting in the next one: the test then times out (issue 38).
  *
- *   test_agree_alloc cart|nodes|spmv|dsm|binding|allreduce|halo|time_loop|reporter */
+ *   test_agree_alloc cart|nodes|spmv|dsm|dsm_barrier|binding|allreduce|halo|time_loop|reporter
+ * (dsm_barrier: a collective that is no constructor, HK_TEST_ALLOC_FAIL=1:hk_dsm_barrier) */
 #include <stdlib.h>
 #include <string.h>
 #include "hk_test_mpi.h"
@@ -60,6 +61,28 @@ static int run_dsm(void)
   int err = hk_dsm_create(MPI_COMM_WORLD, &d, &dsm, &base);
   CHECK(dsm == NULL);
   hk_dsm_free(&dsm);
+  return err;
+}
+
+/* a barrier after every rank wrote its page: rank 1 cannot take the others' notices */
+static int run_dsm_barrier(void)
+{
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  size_t page = hk_dsm_page_size();
+  hk_dsm_desc_t d = {.size = page * (size_t)size};
+  hk_dsm_t *dsm = NULL;
+  void *base = NULL;
+  CHECK_EQ_INT(hk_dsm_create(MPI_COMM_WORLD, &d, &dsm, &base), HK_SUCCESS);
+  if (!dsm)
+    return HK_ERR_STATE;
+  ((char *)base)[page * (size_t)rank] = 1;
+  int err = hk_dsm_barrier(dsm);
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s", hk_error_message());
+  CHECK_EQ_INT(hk_dsm_free(&dsm), HK_SUCCESS);
+  hk_error_set(err, "%s", msg);
   return err;
 }
 
@@ -130,7 +153,7 @@ static const struct {
   int (*run)(void);
 } cases[] = {
   {"cart", run_cart},       {"nodes", run_nodes},         {"spmv", run_spmv},
-  {"dsm", run_dsm},         {"binding", run_binding},     {"allreduce", run_allreduce},
+  {"dsm", run_dsm},         {"dsm_barrier", run_dsm_barrier}, {"binding", run_binding},     {"allreduce", run_allreduce},
   {"halo", run_halo},       {"time_loop", run_time_loop}, {"reporter", run_reporter},
 };
 
