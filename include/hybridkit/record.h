@@ -194,7 +194,8 @@ HK_EXPORT int hk_record_value_int(hk_record_t *record, const char *name, long lo
 /* hk_record_stats: a per-rank quantity, reduced to min/avg/max over the ranks
  * of the reporter's communicator.  Collective: the reporter's comm.
  * Threads: outside parallel regions.
- * Errors: HK_ERR_ARG (as hk_stats_reduce, agreed), HK_ERR_NOMEM, HK_ERR_MPI. */
+ * Errors: HK_ERR_ARG (as hk_stats_reduce, agreed; a local reporter: always), HK_ERR_NOMEM,
+ * HK_ERR_MPI. */
 HK_EXPORT int hk_record_stats(hk_record_t *record, const char *name, double local, const char *unit);
 /* hk_record_stats_given: min/avg/max the program reduced itself (e.g. over the
  * two ranks of a ping-pong pair, not over all ranks).  Collective: local.
@@ -210,7 +211,8 @@ HK_EXPORT int hk_record_warning(hk_record_t *record, const char *fmt, ...)
  * one rank 0 writes the table row and the JSON line.  Every rank frees the record
  * (*record = NULL); a write error on rank 0 is HK_ERR_IO on all.  Returns the agreed
  * error (the record's own on the rank that had it).
- * Collective: the reporter's comm.  Threads: outside parallel regions.
+ * Collective: the reporter's comm (a local reporter: local, no agreement).
+ * Threads: outside parallel regions.
  * Errors: the record's first error on any rank (agreed), HK_ERR_IO (agreed), HK_ERR_MPI. */
 HK_EXPORT int hk_record_emit(hk_record_t **record);
 /* hk_record_discard: free without writing.  Collective: local.  (Discarding a

@@ -23,29 +23,36 @@ int hk__record_valid_kind(const char *k)
   return 1;
 }
 
+/* the local part of a reporter: its rank, program, table and output (rank 0 opens it) */
+static int reporter_open(hk_reporter_t *rep, MPI_Comm comm, const hk_reporter_desc_t *desc,
+                         int *size)
+{
+  int err = HK_SUCCESS;
+  rep->comm = comm;
+  HK_MPI_TRY(err, MPI_Comm_rank(comm, &rep->rank));
+  HK_MPI_TRY(err, MPI_Comm_size(comm, size));
+  snprintf(rep->program, sizeof rep->program, "%s", desc->program);
+  if (rep->rank == 0 && !desc->no_table)
+    rep->table = desc->table ? desc->table : stdout;
+  rep->style = desc->table_style;
+  if (rep->rank == 0 && desc->output && *desc->output && !(rep->out = fopen(desc->output, "a")))
+    err = HK_ERROR(HK_ERR_IO, "cannot open output '%s' for appending", desc->output);
+cleanup:
+  return err;
+}
+
 int hk_reporter_create(MPI_Comm comm, const hk_reporter_desc_t *desc, hk_reporter_t **reporter)
 {
-  int err = HK_SUCCESS, local = HK_SUCCESS, size = 1;
+  int err = HK_SUCCESS, size = 1;
   hk_reporter_t *rep = NULL;
   if (!desc || !reporter || !desc->program || !*desc->program)
     return HK_ERROR(HK_ERR_ARG, "desc, desc->program and reporter must be given");
   *reporter = NULL;
   if (!hk__is_initialized())
     return HK_ERROR(HK_ERR_STATE, "hk_reporter_create needs hk_init first");
-  HK_ALLOC_TRY(err, rep, 1);
-  rep->comm = comm;
-  HK_MPI_TRY(err, MPI_Comm_rank(comm, &rep->rank));
-  HK_MPI_TRY(err, MPI_Comm_size(comm, &size));
-  snprintf(rep->program, sizeof rep->program, "%s", desc->program);
-  if (rep->rank == 0 && !desc->no_table)
-    rep->table = desc->table ? desc->table : stdout;
-  rep->style = desc->table_style;
-  if (rep->rank == 0 && desc->output && *desc->output) {
-    rep->out = fopen(desc->output, "a");
-    if (!rep->out)
-      local = HK_ERROR(HK_ERR_IO, "cannot open output '%s' for appending", desc->output);
-  }
-  HK_TRY(err, hk_agree(comm, local));
+  HK_ALLOC_LOCAL(err, rep, 1);
+  HK_LOCAL(err, reporter_open(rep, comm, desc, &size));
+  HK_AGREE(err, comm);
   const hk_nodes_t *nodes = desc->nodes;
   if (!nodes) {
     HK_TRY(err, hk_nodes_create(comm, &rep->own_nodes));
@@ -53,8 +60,8 @@ int hk_reporter_create(MPI_Comm comm, const hk_reporter_desc_t *desc, hk_reporte
   }
   HK_TRY(err, hk_binding_report(comm, nodes, &rep->binding));
   rep->bind = rep->binding;
-  local = hk__record_provenance(rep, nodes, size);
-  HK_TRY(err, hk_agree(comm, local));
+  HK_LOCAL(err, hk__record_provenance(rep, nodes, size));
+  HK_AGREE(err, comm);
   *reporter = rep;
   return HK_SUCCESS;
 cleanup:
