@@ -104,6 +104,12 @@ double hk__dsm_now(void);
 int hk__dsm_sync(struct hk_dsm *d, int op, const char *what); /* collective agreement on op */
 void hk__dsm_teardown(struct hk_dsm *d); /* all ranks at once, after an agreed failure */
 int hk__dsm_wait(struct hk_dsm *d, MPI_Request *req, const char *what);
+/* agree.c: the lowest error code over the region, with the lowest failing rank's message;
+ * hk__dsm_agree_message: the same once every rank knows the agreed `code` (timed) */
+int hk__dsm_agree(struct hk_dsm *d, int err, const char *what);
+/* agree.c: a pause in a wait loop, longer as i grows (yield, then 20 us, then 200 us) */
+void hk__dsm_nap(int i);
+int hk__dsm_agree_message(struct hk_dsm *d, int err, int code, const char *what);
 
 /* an MPI call of the protocol: on failure the error (MPI_ERRORS_RETURN on the region's
  * communicator and windows) goes to errvar and control to the caller's cleanup label */

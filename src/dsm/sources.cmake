@@ -2,4 +2,5 @@
 list(APPEND HK_LIB_SOURCES
   src/dsm/region.c
   src/dsm/fault.c
-  src/dsm/protocol.c)
+  src/dsm/protocol.c
+  src/dsm/agree.c)
