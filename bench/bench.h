@@ -65,8 +65,13 @@ void hk_bench_iters(const hk_bench_common_t *c, long long size, int *iters, int 
 void hk_bench_fill(unsigned char *buf, long long n, int src);
 long long hk_bench_check(const unsigned char *buf, long long n, int src);
 /* an MPI return code as an HK error: HK_ERR_MPI naming `what` when it is no MPI_SUCCESS
- * (for HK_LOCAL(err, hk_bench_mpi(MPI_Barrier(comm), "MPI_Barrier"))) */
-int hk_bench_mpi(int mpi_rc, const char *what);
+ * (for HK_LOCAL(err, hk_bench_mpi(MPI_Barrier(comm), "MPI_Barrier"))); inline: it stands
+ * in timed loops */
+int hk_bench_mpi_failed(const char *what);
+static inline int hk_bench_mpi(int mpi_rc, const char *what)
+{
+  return mpi_rc == MPI_SUCCESS ? HK_SUCCESS : hk_bench_mpi_failed(what);
+}
 /* a barrier that sleeps while waiting, so idle ranks leave the cores to the
  * ranks being measured (this matters on small or oversubscribed machines) */
 int hk_bench_idle_barrier(MPI_Comm comm);

@@ -71,9 +71,9 @@ long long hk_bench_check(const unsigned char *buf, long long n, int src)
   return bad;
 }
 
-int hk_bench_mpi(int mpi_rc, const char *what)
+int hk_bench_mpi_failed(const char *what)
 {
-  return mpi_rc == MPI_SUCCESS ? HK_SUCCESS : hk_error_set(HK_ERR_MPI, "%s failed", what);
+  return hk_error_set(HK_ERR_MPI, "%s failed", what);
 }
 
 int hk_bench_idle_barrier(MPI_Comm comm)

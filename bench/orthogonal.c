@@ -33,6 +33,7 @@ static int exchange(MPI_Comm comm, int me, const xchg_t *x, unsigned char *sbuf,
                     unsigned char **rbuf, int iters, int warmup, double *t, long long *bad)
 {
   MPI_Request req[2 * NMSG];
+  int err = HK_SUCCESS;
   hk_bench_fill(sbuf, x->scount, me);
   for (int k = 0; k < x->n; k++)
     memset(rbuf[k], 0, (size_t)x->rcount);
@@ -40,21 +41,21 @@ static int exchange(MPI_Comm comm, int me, const xchg_t *x, unsigned char *sbuf,
   for (int i = -warmup; i < iters; i++) {
     if (i == 0)
       t0 = MPI_Wtime();
-    int rc = MPI_SUCCESS;
-    for (int k = 0; k < x->n && rc == MPI_SUCCESS; k++)
-      rc = MPI_Irecv(rbuf[k], (int)x->rcount, MPI_BYTE, x->src[k], k, comm, &req[k]);
-    for (int k = 0; k < x->n && rc == MPI_SUCCESS; k++)
-      rc = MPI_Isend(sbuf, (int)x->scount, MPI_BYTE, x->dst[k], k, comm, &req[x->n + k]);
-    if (rc == MPI_SUCCESS)
-      rc = MPI_Waitall(2 * x->n, req, MPI_STATUSES_IGNORE);
-    if (rc != MPI_SUCCESS)
-      return hk_error_set(HK_ERR_MPI, "exchange of %lld-byte messages failed", x->scount);
+    for (int k = 0; k < x->n; k++)
+      HK_TRY(err, hk_bench_mpi(MPI_Irecv(rbuf[k], (int)x->rcount, MPI_BYTE, x->src[k], k, comm,
+                                         &req[k]), "MPI_Irecv of the exchange"));
+    for (int k = 0; k < x->n; k++)
+      HK_TRY(err, hk_bench_mpi(MPI_Isend(sbuf, (int)x->scount, MPI_BYTE, x->dst[k], k, comm,
+                                         &req[x->n + k]), "MPI_Isend of the exchange"));
+    HK_TRY(err, hk_bench_mpi(MPI_Waitall(2 * x->n, req, MPI_STATUSES_IGNORE),
+                             "MPI_Waitall of the exchange"));
   }
   *t = (MPI_Wtime() - t0) / iters;
   *bad = 0;
   for (int k = 0; k < x->n; k++)
     *bad += hk_bench_check(rbuf[k], x->rcount, x->src[k]);
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* one timed exchange of the ranks with `in` set, collective over ctx->comm (the

@@ -65,7 +65,7 @@ typedef struct pair_result {
 static int pingpong(MPI_Comm comm, int me, int a, int b, unsigned char *sbuf, unsigned char *rbuf,
                     long long size, int iters, int warmup, int stamp, pair_result_t *res)
 {
-  int peer = me == a ? b : a, n = (int)size;
+  int peer = me == a ? b : a, n = (int)size, err = HK_SUCCESS;
   hk_bench_fill(sbuf, size, me);
   memset(rbuf, 0, (size_t)size);
   double t0 = 0.0;
@@ -74,18 +74,12 @@ static int pingpong(MPI_Comm comm, int me, int a, int b, unsigned char *sbuf, un
       t0 = MPI_Wtime();
     if (stamp && size >= (long long)sizeof i)
       memcpy(sbuf, &i, sizeof i);
-    int rc;
-    if (me == a) {
-      rc = MPI_Send(sbuf, n, MPI_BYTE, peer, 1, comm);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Recv(rbuf, n, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
-    } else {
-      rc = MPI_Recv(rbuf, n, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Send(sbuf, n, MPI_BYTE, peer, 1, comm);
-    }
-    if (rc != MPI_SUCCESS)
-      return hk_error_set(HK_ERR_MPI, "ping-pong of %lld bytes failed", size);
+    if (me == a)
+      HK_TRY(err, hk_bench_mpi(MPI_Send(sbuf, n, MPI_BYTE, peer, 1, comm), "the ping (MPI_Send)"));
+    HK_TRY(err, hk_bench_mpi(MPI_Recv(rbuf, n, MPI_BYTE, peer, 1, comm, MPI_STATUS_IGNORE),
+                             "MPI_Recv of the ping-pong"));
+    if (me != a)
+      HK_TRY(err, hk_bench_mpi(MPI_Send(sbuf, n, MPI_BYTE, peer, 1, comm), "the pong (MPI_Send)"));
   }
   res->t = (MPI_Wtime() - t0) / iters / 2.0;
   res->bad = 0;
@@ -99,58 +93,49 @@ static int pingpong(MPI_Comm comm, int me, int a, int b, unsigned char *sbuf, un
     }
     res->bad += hk_bench_check(rbuf, size, peer);
   }
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* osu_bw (uni) or osu_bibw (bi) between a and b: seconds per window on this rank */
 static int stream(MPI_Comm comm, int me, int a, int b, kind_t k, unsigned char *sbuf,
                   unsigned char *rbuf, long long size, int iters, int warmup, pair_result_t *res)
 {
-  int peer = me == a ? b : a, n = (int)size, w = opt_window, rc = MPI_SUCCESS;
-  MPI_Request *req = malloc(2 * (size_t)w * sizeof *req);
-  if (!req)
-    return hk_error_set(HK_ERR_NOMEM, "no memory for %d requests", 2 * w);
+  int peer = me == a ? b : a, n = (int)size, w = opt_window, err = HK_SUCCESS;
+  MPI_Request *req = NULL;
+  HK_ALLOC_TRY(err, req, 2 * w);
   hk_bench_fill(sbuf, size, me);
   memset(rbuf, 0, (size_t)size);
   double t0 = 0.0;
-  for (int i = -warmup; i < iters && rc == MPI_SUCCESS; i++) {
+  for (int i = -warmup; i < iters; i++) {
     if (i == 0)
       t0 = MPI_Wtime();
-    if (k == K_BI) {
-      for (int j = 0; j < w && rc == MPI_SUCCESS; j++)
-        rc = MPI_Irecv(rbuf, n, MPI_BYTE, peer, 100, comm, &req[w + j]);
-      for (int j = 0; j < w && rc == MPI_SUCCESS; j++)
-        rc = MPI_Isend(sbuf, n, MPI_BYTE, peer, 100, comm, &req[j]);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(w, req, MPI_STATUSES_IGNORE);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(w, req + w, MPI_STATUSES_IGNORE);
-    } else if (me == a) {
-      for (int j = 0; j < w && rc == MPI_SUCCESS; j++)
-        rc = MPI_Isend(sbuf, n, MPI_BYTE, peer, 100, comm, &req[j]);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(w, req, MPI_STATUSES_IGNORE);
-      if (rc == MPI_SUCCESS) /* the 4-byte acknowledgement */
-        rc = MPI_Recv(rbuf, 4 < n ? 4 : n, MPI_BYTE, peer, 101, comm, MPI_STATUS_IGNORE);
-    } else {
-      for (int j = 0; j < w && rc == MPI_SUCCESS; j++)
-        rc = MPI_Irecv(rbuf, n, MPI_BYTE, peer, 100, comm, &req[j]);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(w, req, MPI_STATUSES_IGNORE);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Send(sbuf, 4 < n ? 4 : n, MPI_BYTE, peer, 101, comm);
-    }
+    if (k == K_BI || me != a) /* the receives of the window */
+      for (int j = 0; j < w; j++)
+        HK_TRY(err, hk_bench_mpi(MPI_Irecv(rbuf, n, MPI_BYTE, peer, 100, comm,
+                                           &req[k == K_BI ? w + j : j]), "MPI_Irecv"));
+    if (k == K_BI || me == a) /* the sends of the window */
+      for (int j = 0; j < w; j++)
+        HK_TRY(err, hk_bench_mpi(MPI_Isend(sbuf, n, MPI_BYTE, peer, 100, comm, &req[j]),
+                                 "MPI_Isend"));
+    HK_TRY(err, hk_bench_mpi(MPI_Waitall(w, req, MPI_STATUSES_IGNORE), "MPI_Waitall"));
+    if (k == K_BI)
+      HK_TRY(err, hk_bench_mpi(MPI_Waitall(w, req + w, MPI_STATUSES_IGNORE), "MPI_Waitall"));
+    else if (me == a) /* the 4-byte acknowledgement */
+      HK_TRY(err, hk_bench_mpi(MPI_Recv(rbuf, 4 < n ? 4 : n, MPI_BYTE, peer, 101, comm,
+                                        MPI_STATUS_IGNORE), "MPI_Recv of the acknowledgement"));
+    else
+      HK_TRY(err, hk_bench_mpi(MPI_Send(sbuf, 4 < n ? 4 : n, MPI_BYTE, peer, 101, comm),
+                               "MPI_Send of the acknowledgement"));
   }
   res->t = (MPI_Wtime() - t0) / iters;
-  free(req);
-  if (rc != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "%s stream of %lld-byte messages failed",
-                        k == K_BI ? "bidirectional" : "unidirectional", size);
   /* every message is the sender's pattern: the receiver checks the last one
    * (rank a's receive buffer of a uni stream holds the acknowledgement) */
   res->bad = k == K_BI || me == b ? hk_bench_check(rbuf, size, peer)
                                   : hk_bench_check(rbuf, 4 < size ? 4 : size, peer);
-  return HK_SUCCESS;
+cleanup:
+  free(req);
+  return err;
 }
 
 /* measure one pair for every rank of comm: the pair communicates, the others
