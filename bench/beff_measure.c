@@ -23,7 +23,7 @@ static unsigned char stamp(int sender, int k, int loop, int which)
 static int one_loop(const run_set_t *rs, const pattern_t *p, int m, long long L, int loop,
                     int check, mbuf_t *mb, long long *bad)
 {
-  int me, rc = MPI_SUCCESS;
+  int me, err = HK_SUCCESS;
   MPI_Comm_rank(p->comm, &me);
   long long stride = (L * (rs->mult ? rs->mult[me] : 1) + 7) / 8 * 8, off[MAXSR];
   long long smax = 0;
@@ -50,10 +50,11 @@ static int one_loop(const run_set_t *rs, const pattern_t *p, int m, long long L,
   int nreq = 0;
   switch (m) {
   case M_SENDRECV:
-    for (int k = 0; k < p->nsr && rc == MPI_SUCCESS; k++) {
+    for (int k = 0; k < p->nsr; k++) {
       long long rl = L * (rs->mult ? rs->mult[p->src[k]] : 1);
-      rc = MPI_Sendrecv(mb->sbuf + off[k], (int)slen, MPI_BYTE, p->dst[k], k, mb->rbuf + off[k],
-                        (int)rl, MPI_BYTE, p->src[k], k, p->comm, MPI_STATUS_IGNORE);
+      HK_TRY(err, hk_bench_mpi(MPI_Sendrecv(mb->sbuf + off[k], (int)slen, MPI_BYTE, p->dst[k], k,
+                                            mb->rbuf + off[k], (int)rl, MPI_BYTE, p->src[k], k,
+                                            p->comm, MPI_STATUS_IGNORE), "MPI_Sendrecv of b_eff"));
     }
     break;
   case M_ALLTOALLV:
@@ -63,26 +64,23 @@ static int one_loop(const run_set_t *rs, const pattern_t *p, int m, long long L,
       mb->rcounts[p->src[k]] = (int)(L * (rs->mult ? rs->mult[p->src[k]] : 1));
       mb->rdispls[p->src[k]] = (int)off[k];
     }
-    rc = MPI_Alltoallv(mb->sbuf, mb->scounts, mb->sdispls, MPI_BYTE, mb->rbuf, mb->rcounts,
-                       mb->rdispls, MPI_BYTE, p->comm);
-    for (int k = 0; k < p->nsr; k++)
+    int rc = MPI_Alltoallv(mb->sbuf, mb->scounts, mb->sdispls, MPI_BYTE, mb->rbuf, mb->rcounts,
+                           mb->rdispls, MPI_BYTE, p->comm);
+    for (int k = 0; k < p->nsr; k++) /* the counts are zero again, whatever the error */
       mb->scounts[p->dst[k]] = mb->sdispls[p->dst[k]] = mb->rcounts[p->src[k]] =
           mb->rdispls[p->src[k]] = 0;
+    HK_TRY(err, hk_bench_mpi(rc, "MPI_Alltoallv of b_eff"));
     break;
   default:
-    for (int k = 0; k < p->nsr && rc == MPI_SUCCESS; k++) {
+    for (int k = 0; k < p->nsr; k++) {
       long long rl = L * (rs->mult ? rs->mult[p->src[k]] : 1);
-      rc = MPI_Irecv(mb->rbuf + off[k], (int)rl, MPI_BYTE, p->src[k], k, p->comm, &req[nreq++]);
-      if (rc == MPI_SUCCESS)
-        rc = MPI_Isend(mb->sbuf + off[k], (int)slen, MPI_BYTE, p->dst[k], k, p->comm,
-                       &req[nreq++]);
+      HK_TRY(err, hk_bench_mpi(MPI_Irecv(mb->rbuf + off[k], (int)rl, MPI_BYTE, p->src[k], k,
+                                         p->comm, &req[nreq++]), "MPI_Irecv of b_eff"));
+      HK_TRY(err, hk_bench_mpi(MPI_Isend(mb->sbuf + off[k], (int)slen, MPI_BYTE, p->dst[k], k,
+                                         p->comm, &req[nreq++]), "MPI_Isend of b_eff"));
     }
-    if (rc == MPI_SUCCESS)
-      rc = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    HK_TRY(err, hk_bench_mpi(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE), "MPI_Waitall of b_eff"));
   }
-  if (rc != MPI_SUCCESS)
-    return hk_error_set(HK_ERR_MPI, "beff %s %s %s of %lld-byte messages failed", rs->name,
-                        p->name, beff_meth_names[m], L);
   /* the peer's pair index of the message received in pair k is k: pairs are
    * matched by tag (Sendrecv, Irecv) and every pattern is symmetric */
   for (int k = 0; k < p->nsr; k++) {
@@ -94,7 +92,8 @@ static int one_loop(const run_set_t *rs, const pattern_t *p, int m, long long L,
       *bad += (rl > 1 && r[0] != stamp(p->src[k], k, loop, 0)) +
               (r[rl - 1] != stamp(p->src[k], k, loop, 1));
   }
-  return HK_SUCCESS;
+cleanup:
+  return err;
 }
 
 /* loops of pattern p with method m: seconds of the timed loops on this rank */
