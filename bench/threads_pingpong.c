@@ -68,8 +68,8 @@ static int send_recv(const tpp_t *p, int t, int tag, int first)
     rc = MPI_Send(p->sbuf + lo, n, MPI_BYTE, p->peer, tag, p->comm);
   else
     rc = MPI_Recv(p->rbuf + lo, n, MPI_BYTE, p->peer, tag, p->comm, MPI_STATUS_IGNORE);
-  return rc == MPI_SUCCESS ? HK_SUCCESS
-                           : hk_error_set(HK_ERR_MPI, "ping-pong of %lld bytes failed", p->size);
+  return hk_bench_mpi(rc, first ? "MPI_Send of the mixed-mode ping-pong"
+                               : "MPI_Recv of the mixed-mode ping-pong");
 }
 
 /* masteronly: the master sends and receives outside any parallel region */
