@@ -38,6 +38,8 @@ static const hk_field_decl_t pingpong_fields[] = {
 const hk_kind_decl_t bench_kind_pingpong = {
   .kind = "bench.pingpong",
   .caption = "hk-bench pingpong: latency and bandwidths of an intra-node and an inter-node pair",
+  .metric = "intra_pingpong_bandwidth",
+  .better = "higher",
   HK_KIND_FIELDS(pingpong_fields),
 };
 
@@ -70,6 +72,8 @@ static const hk_field_decl_t barrier_fields[] = {
 const hk_kind_decl_t bench_kind_barrier = {
   .kind = "bench.barrier",
   .caption = "hk-bench barrier: the cost of synchronising the threads of a rank, by barrier and placement",
+  .metric = "time",
+  .better = "lower",
   HK_KIND_FIELDS(barrier_fields),
 };
 
@@ -133,6 +137,8 @@ static const hk_field_decl_t beff_summary_fields[] = {
 const hk_kind_decl_t bench_kind_beff_summary = {
   .kind = "bench.beff.summary",
   .caption = "hk-bench beff: the effective bandwidth b_eff of a run (HLRS b_eff 3.6)",
+  .metric = "b_eff",
+  .better = "higher",
   HK_KIND_FIELDS(beff_summary_fields),
 };
 
@@ -242,6 +248,8 @@ static const hk_field_decl_t overlap_fields[] = {
 const hk_kind_decl_t bench_kind_overlap = {
   .kind = "bench.overlap",
   .caption = "hk-bench overlap: does MPI progress a transfer while the program computes",
+  .metric = "overlap",
+  .better = "higher",
   HK_KIND_FIELDS(overlap_fields),
 };
 
@@ -266,5 +274,7 @@ static const hk_field_decl_t halo_fields[] = {
 const hk_kind_decl_t bench_kind_halo = {
   .kind = "bench.halo",
   .caption = "hk-bench halo: the halo engine in every hybrid mode, time per exchange",
+  .metric = "time",
+  .better = "lower",
   HK_KIND_FIELDS(halo_fields),
 };

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -41,6 +42,21 @@ multiple-reserved multiple 1
 """
 FAKE_LIST_MODES = ("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --list-modes ] && "
                    f"printf '%s' '{FAKE_MODES}' && exit 0; done\nexit 0\n")
+
+
+def write_kind_schema(folder: Path, kind: str, metric: str, unit: str,
+                      better: str = "higher") -> Path:
+    """KIND.schema.json in `folder` as hk_kind_schema_write writes it for a kind declared in
+    a user's own program (the parts an app description reads: metric, better, unit)."""
+    schema = {"title": kind, "description": f"test kind {kind}", "x-metric": metric,
+              "x-better": better, "x-time": None, "x-phases": [], "x-rest": None,
+              "type": "object", "properties": {
+                  "kind": {"const": kind}, "params": {"type": "object", "properties": {}},
+                  "results": {"type": "object", "properties": {
+                      metric: {"type": "object", "x-unit": unit}}}}}
+    path = folder / f"{kind}.schema.json"
+    path.write_text(json.dumps(schema))
+    return path
 
 
 def make_executable(path: Path, text: str) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import make_executable
+from conftest import make_executable, write_kind_schema
 from hybridkit import appcatalog, modes
 from hybridkit.errors import HKError, UsageError
 from hybridkit.study.plan import Cluster, expand
@@ -14,9 +14,6 @@ APP = """name = "toy"
 binary = "hk-toy"
 kind = "toy"
 args = ["--mode", "{mode}"]
-[metric]
-value = "t"
-unit = "s"
 [quick]
 cores = [2]
 mode = ["solo"]
@@ -37,6 +34,7 @@ def toy(tmp_path, monkeypatch):
     make_executable(bindir / "hk-toy", "#!/bin/sh\n[ \"$1\" = --list-modes ] || exit 3\n"
                     "printf 'solo single 0\\nduo funneled 1\\ntrio multiple 0\\n'\n")
     (tmp_path / "toy.toml").write_text(APP)
+    write_kind_schema(tmp_path, "toy", "t", "s", "lower")
     monkeypatch.setenv("HK_BIN_DIR", str(bindir))
     monkeypatch.setenv("HK_APPS_PATH", str(tmp_path))
     modes._cache.clear()

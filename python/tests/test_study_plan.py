@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import write_kind_schema
 from hybridkit import appcatalog
 from hybridkit.appdesc import parse
 from hybridkit.errors import HKError, UsageError
@@ -133,9 +134,6 @@ name = "stream"
 binary = "hk-stream"
 kind = "stream"
 args = ["--n", "{n}", "--threads", "{threads}"]
-[metric]
-value = "bandwidth"
-unit = "MB/s"
 [quick]
 cores = [1]
 n = [1000]
@@ -146,33 +144,53 @@ n = [1000, 2000]
 """
 
 
-def test_a_new_description_needs_no_code(tmp_path, monkeypatch):
+@pytest.fixture
+def declared(tmp_path):
+    """A folder with the schema of kind 'stream', as the C declaration of a user's own
+    program writes it (hk_kind_schema_write): its metric is bandwidth in MB/s."""
+    write_kind_schema(tmp_path, "stream", "bandwidth", "MB/s")
+    return tmp_path
+
+
+def test_a_new_description_needs_no_code(declared, monkeypatch):
+    tmp_path = declared
     (tmp_path / "stream.toml").write_text(NEW_APP)
     monkeypatch.setenv("HK_APPS_PATH", str(tmp_path))
     app = appcatalog.get("stream")
     assert [r.label() for r in expand(app, "quick", HERE)] == ["stream 1x1 n=1000"]
     assert len(expand(app, "full", HERE)) == 4
     assert app.argv({"n": 5}, 1, 2) == ["--n", "5", "--threads", "2"]
+    assert (app.metric.value, app.metric.unit, app.metric.higher_is_better) == \
+        ("bandwidth", "MB/s", True)
 
 
 @pytest.mark.parametrize("text,message", [
     (NEW_APP.replace('kind = "stream"\n', ""), "missing 'kind'"),
     (NEW_APP.replace("cores = [1]", "cores = [1]\nranks = [1]"), "not both"),
     (NEW_APP.replace("ranks = [1]\n", ""), "needs 'cores' or both"),
-    (NEW_APP.replace('unit = "MB/s"', 'unit = "MB/s"\nbetter = "more"'), "metric.better"),
+    (NEW_APP + '[metric]\nbetter = "lower"\n', r"metric.better: declared in C for record kind "
+     r"'stream' \(hybridkit/schemas/stream.schema.json\), not here"),
+    (NEW_APP + '[metric]\nvalue = "bw"\nunit = "MB/s"\n', "metric.value, metric.unit: declared in C"),
+    (NEW_APP.replace('kind = "stream"', 'kind = "nostream"') + '[metric]\nvalue = "bw"\n',
+     r"record kind 'nostream' declares no metric: an app's metric, unit and time breakdown "
+     r"are declared in C"),
+    (NEW_APP.replace('kind = "stream"', 'kind = "program"'),
+     r"kind 'program' takes metric.source 'wall' or 'output', not 'records'"),
+    (NEW_APP.replace('kind = "stream"', 'kind = "nostream"') + '[metric]\nsource = "wall"\n',
+     r"metric.source 'wall': the runner writes records of kind 'program'"),
     (NEW_APP + '\n[constraints.n.1000]\nmin_cores = 2\n', "unknown min_cores"),
 ])
-def test_bad_descriptions(text, message):
+def test_bad_descriptions(text, message, declared):
     import tomllib
 
     with pytest.raises(HKError, match=message):
-        parse(tomllib.loads(text), "x.toml")
+        parse(tomllib.loads(text), str(declared / "x.toml"))
 
 
-def test_args_with_an_unknown_placeholder():
+def test_args_with_an_unknown_placeholder(declared):
     import tomllib
 
-    app = parse(tomllib.loads(NEW_APP.replace("{n}", "{m}")), "x.toml")
+    app = parse(tomllib.loads(NEW_APP.replace("{n}", "{m}")), str(declared / "x.toml"))
     with pytest.raises(HKError, match=r"x.toml: args use \{m\}"):
         app.argv({"n": 1}, 1, 1)
 
@@ -230,12 +248,12 @@ def test_emulated_nodes_share_the_cores_runs_beyond_them_are_functional():
     ("colour = \"red\"\n", "colour"),                      # a misspelt top-level key
     ("[modes]\nparam = \"mode\"\nsingel = {max_threads = 1}\n", "singel"),
 ])
-def test_the_schema_refuses_unknown_keys(tmp_path, extra, field):
-    path = tmp_path / "stream.toml"
+def test_the_schema_refuses_unknown_keys(declared, extra, field):
+    path = declared / "stream.toml"
     path.write_text(extra + NEW_APP if not extra.startswith("[") else NEW_APP + extra)
     with pytest.raises(HKError, match=field):
         appcatalog.load_file(path)
-    text = NEW_APP.replace('unit = "MB/s"', 'unit = "MB/s"\nbreakdwon = ["a"]')
+    text = NEW_APP + '[metric]\nbreakdwon = ["a"]\n'
     path.write_text(text)
     with pytest.raises(HKError, match="breakdwon"):
         appcatalog.load_file(path)

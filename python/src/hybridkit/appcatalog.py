@@ -47,7 +47,7 @@ _RULE = {"type": "object", "additionalProperties": False,
 # the shape of an app description (types and names; parse() checks what follows from them)
 APP_SCHEMA = {
     "type": "object",
-    "required": ["name", "binary", "kind", "args", "metric", *SETS],
+    "required": ["name", "binary", "kind", "args", *SETS],
     "properties": {
         "name": {"type": "string", "minLength": 1}, "binary": {"type": "string", "minLength": 1},
         "description": _STR, "kind": {"type": "string", "minLength": 1}, "args": _STRS,

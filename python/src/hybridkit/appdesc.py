@@ -31,18 +31,20 @@ naming the file and the field, the other apps work on); a new app needs a file, 
                size = "grid"            # the one ordered by its numeric size (the product of
                                         # its numbers, '160x160x160' > '64x64x64'), or by
                order = ["S", "W", ...]  # this list when given (NPB classes)
-    [metric]   value = "mlups"  unit = "MLUP/s"  better = "higher"|"lower"
-               source = "records" | "wall" | "output"   (where the metric comes from: the
-                                        binary's records (default); the runner's wall
-                                        time of the launch; or `regex` (one group, the
-                                        last match in stdout wins) over the program's
-                                        output. wall/output: the runner writes a record of
-                                        kind "program" with results VALUE and wall_time)
+    [metric]   series = "mode", memory = "...", verified = "..."   (optional)
+               An app's value, unit, better, time and breakdown come from the C
+               declaration of its record kind (hk_kind_decl_t, one source;
+               hybridkit/schemas/KIND.schema.json, see hybridkit.kinds): the
+               description must not repeat them, and a kind that declares no metric
+               is refused.  A user's program (kind = "program", written by `hybridkit
+               profile`) is measured by the runner instead:
+               value = "wall_time"  unit = "s"  better = "higher"|"lower"
+               source = "wall" | "output"   (the runner's wall time of the launch, or
+                                        `regex` (one group, the last match in stdout
+                                        wins) over the program's output; the runner
+                                        writes a record of kind "program" with results
+                                        VALUE and wall_time)
                regex = 'Mop/s total *= *([0-9.]+)'   (source = "output")
-               time, memory, breakdown = [...], series = "mode", verified (optional)
-               (value, unit, better, time and breakdown come from the C declaration of
-               the record kind when it is declared, hybridkit/schemas/KIND.schema.json, and
-               the description must not repeat them; see hybridkit.kinds)
     [quick] / [full]                    # parameter sets: param = [values...] and either
                cores = ["max"|"powers"|N...]     (every ranks x threads factorisation)
                or ranks = [...], threads = [...|"max"]   (fixed layouts; ranks per node)
@@ -377,8 +379,9 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
             raise HKError(f"{where}: missing '{key}'")
         return table[key]
 
-    metric_t = need("metric")
-    info = kind_info(data["kind"]) if isinstance(data.get("kind"), str) else None
+    metric_t = data.get("metric", {})
+    kind = need("kind")
+    info = kind_info(kind, Path(source).parent) if isinstance(kind, str) else None
     if info is not None and info.metric:
         given = [k for k in DECLARED_METRIC_KEYS if k in metric_t]
         if given:
@@ -389,12 +392,25 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                         memory=metric_t.get("memory"), breakdown=info.measured_phases,
                         series=metric_t.get("series"), verified=metric_t.get("verified"),
                         caption=info.caption, meanings=info.meanings)
-    else:
+    elif kind != PROGRAM_KIND:
+        msource = metric_t.get("source", "records")
+        if msource != "records":
+            raise HKError(f"{source}: metric.source {msource!r}: the runner writes records of "
+                          f"kind {PROGRAM_KIND!r}, so kind must be {PROGRAM_KIND!r}")
+        raise HKError(f"{source}: record kind {kind!r} declares no metric: an app's metric, "
+                      "unit and time breakdown are declared in C with its kind (hk_kind_decl_t, "
+                      "hybridkit/schemas/KIND.schema.json, or the schema hk_kind_schema_write "
+                      "writes put beside this file); a program that writes no records of its "
+                      f"own uses kind = {PROGRAM_KIND!r} with metric.source")
+    else:  # a user's program: the runner measures it (its wall time or a number it prints)
         better = metric_t.get("better", "higher")
         if better not in ("higher", "lower"):
             raise HKError(f"{source}: metric.better must be 'higher' or 'lower', not {better!r}")
         msource = metric_t.get("source", "records")
         regex = metric_t.get("regex")
+        if msource not in ("wall", "output"):
+            raise HKError(f"{source}: kind {PROGRAM_KIND!r} takes metric.source 'wall' or "
+                          f"'output', not {msource!r}")
         if msource == "output":
             if not regex:
                 raise HKError(f"{source}: metric.source 'output' needs metric.regex")
@@ -403,9 +419,6 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                 raise HKError(f"{source}: metric.regex {problem}")
         elif regex:
             raise HKError(f"{source}: metric.regex needs metric.source = 'output'")
-        if msource != "records" and data.get("kind") != PROGRAM_KIND:
-            raise HKError(f"{source}: metric.source {msource!r}: the runner writes records of "
-                          f"kind {PROGRAM_KIND!r}, so kind must be {PROGRAM_KIND!r}")
         if msource == "wall":  # the runner's wall time: seconds, lower is better
             metric_t = {**metric_t, "value": metric_t.get("value", "wall_time"),
                         "unit": metric_t.get("unit", "s")}

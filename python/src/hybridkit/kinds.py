@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from hybridkit.errors import HKError
@@ -61,9 +62,16 @@ def _fields(schema: Mapping[str, Any]) -> Dict[str, Mapping[str, Any]]:
 
 
 @lru_cache(maxsize=None)
-def kind_info(kind: str) -> Optional[KindInfo]:
-    """The declaration of `kind`, None when it is not declared (or no schemas are found)."""
-    folder = kind_schema_dir()
+def kind_info(kind: str, beside: Optional[Path] = None) -> Optional[KindInfo]:
+    """The declaration of `kind`, None when it is not declared (or no schemas are found).
+    The package's kinds first; then, with `beside`, KIND.schema.json in that folder: the
+    schema hk_kind_schema_write wrote for a kind declared in a program of the user's own,
+    put beside its app description."""
+    found = _kind_info_in(kind, kind_schema_dir())
+    return found if found is not None or beside is None else _kind_info_in(kind, beside)
+
+
+def _kind_info_in(kind: str, folder: Optional[Path]) -> Optional[KindInfo]:
     name = f"{kind}.schema.json"
     path = folder / name if folder and name != RECORD_SCHEMA else None  # the envelope: no kind
     if path is None or not path.is_file():
