@@ -1,6 +1,6 @@
 # cmake -DBIN=<binary> [-DSUB=<subcommand>] -DEXPECTED=<lines joined by |> -P list_modes.cmake:
 # `BIN [SUB] --list-modes` must print exactly EXPECTED (what tests/CMakeLists.txt read from
-# src/halo/modes.c with cmake/hk_modes.cmake), one line each.
+# src/modes/table.c with cmake/hk_modes.cmake), one line each.
 execute_process(COMMAND ${BIN} ${SUB} --list-modes OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 string(REPLACE "|" "\n" want "${EXPECTED}")
 if(NOT rc EQUAL 0 OR NOT out STREQUAL "${want}\n")

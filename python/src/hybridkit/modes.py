@@ -1,5 +1,5 @@
 """The hybrid modes: names, MPI thread levels and overlap, from the C library's one table
-(src/halo/modes.c) as a binary prints it with `--list-modes` (one line per mode,
+(src/modes/table.c) as a binary prints it with `--list-modes` (one line per mode,
 "<name> <thread level> <overlaps 0|1>", in the table's order). Nothing in the Python
 front end repeats the list: app descriptions, the CLI and the advisor ask for it here."""
 
@@ -67,7 +67,7 @@ def table(binary: str = "hk-jacobi", *subcommand: str, mpi: str = "") -> Tuple[M
 
 def _find_any(binary: str, mpi: str):
     """The binary of the MPI flavour asked for, else of any other built flavour: the mode
-    table is compiled from one source (src/halo/modes.c), so every build prints the same
+    table is compiled from one source (src/modes/table.c), so every build prints the same
     one (a checkout with only the MPICH build still answers for `--mpi` left default)."""
     try:
         return find_binary(binary, mpi)
