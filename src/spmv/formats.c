@@ -324,7 +324,10 @@ static inline void split(long long n, int pieces, int k, long long *lo, long lon
   *hi = n * (k + 1) / pieces;
 }
 
-/* The apply of each format over piece k of `pieces` (called once each: inlined). */
+/* The apply of each format over piece k of `pieces` (called once each: inlined).  CRS
+ * is inlined twice, once per value of `add`, so each copy's loop has no test of it: the
+ * split of this function (issue 38) had cost hk-spmv 2-3 % until then (interleaved A/B
+ * against the one-function code, docs/performance.md). */
 
 /* CRS, adding: only the rows with entries (the halo part touches a rank's boundary rows) */
 static inline void apply_crs_rows(const hk_spmv_part_t *p, const double *restrict x,
@@ -343,8 +346,9 @@ static inline void apply_crs_rows(const hk_spmv_part_t *p, const double *restric
   }
 }
 
-static inline void apply_crs(const hk_spmv_part_t *p, const double *restrict x,
-                             double *restrict y, int add, int pieces, int k)
+static inline __attribute__((always_inline)) void
+apply_crs(const hk_spmv_part_t *p, const double *restrict x, double *restrict y, int add,
+          int pieces, int k)
 {
   long long lo, hi;
   const int *restrict col = p->col, *restrict rp = p->rowptr;
@@ -438,8 +442,10 @@ void hk__spmv_part_apply(const hk_spmv_part_t *p, const double *restrict x, doub
     return; /* y += 0: nothing to read or write (the halo part of a rank without peers) */
   if (p->format == HK_SPMV_CRS && add && p->crow)
     apply_crs_rows(p, x, y, pieces, k);
+  else if (p->format == HK_SPMV_CRS && add)
+    apply_crs(p, x, y, 1, pieces, k);
   else if (p->format == HK_SPMV_CRS)
-    apply_crs(p, x, y, add, pieces, k);
+    apply_crs(p, x, y, 0, pieces, k);
   else if (p->format == HK_SPMV_JDS)
     apply_jds(p, x, y, add, pieces, k);
   else

@@ -241,12 +241,6 @@ static int build_parts(hk_spmv_t *s, const hk_spmv_desc_t *desc, const long long
                                   desc->sigma));
   HK_TRY(err, hk__spmv_part_build(&s->halo, desc->format, n, hrow, hcol, hval, desc->chunk,
                                   desc->sigma));
-  /* hk_spmv_tt_t is cache-line aligned: calloc only promises 16 */
-  if (!(s->tt = aligned_alloc(64, (size_t)s->nthreads * sizeof *s->tt))) {
-    err = HK_ERROR(HK_ERR_NOMEM, "out of memory");
-    goto cleanup;
-  }
-  memset(s->tt, 0, (size_t)s->nthreads * sizeof *s->tt);
 cleanup:
   free(lrow);
   free(lcol);
@@ -335,7 +329,6 @@ int hk_spmv_destroy(hk_spmv_t **spmv)
   free(s->sendbuf);
   free(s->sreq);
   free(s->rreq);
-  free(s->tt);
   if (s->comm != MPI_COMM_NULL)
     MPI_Comm_free(&s->comm);
   free(s);

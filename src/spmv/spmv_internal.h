@@ -37,12 +37,6 @@ typedef struct hk_spmv_part {
   double *val;
 } hk_spmv_part_t;
 
-/* per-thread times of one multiply, padded against false sharing */
-typedef struct hk_spmv_tt {
-  _Alignas(64) double pack;
-  double comm, wait, local, halo, local_end, comm_end;
-} hk_spmv_tt_t;
-
 struct hk_spmv {
   hk_spmv_desc_t desc;
   MPI_Comm comm;
@@ -58,7 +52,6 @@ struct hk_spmv {
   int *send_idx;   /* [total send] local indices of the packed entries */
   double *sendbuf;
   MPI_Request *sreq, *rreq;
-  hk_spmv_tt_t *tt;
   hk_spmv_stats_t stats;
 };
 
