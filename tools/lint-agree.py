@@ -30,6 +30,8 @@ import re
 import sys
 from pathlib import Path
 
+import cfunctions  # tools/cfunctions.py, beside this script
+
 COLLECTIVE_MPI = {
     "Allreduce", "Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Bcast",
     "Barrier", "Gather", "Gatherv", "Scatter", "Scatterv", "Reduce", "Reduce_scatter",
@@ -46,36 +48,6 @@ MPI_CALL = re.compile(r"\bP?MPI_(" + "|".join(sorted(COLLECTIVE_MPI, key=len, re
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 JUMP = re.compile(r"\b(HK_TRY|HK_ALLOC_TRY)\s*\(")
 AGREE = re.compile(r"\b(hk_agree|HK_AGREE)\s*\(")
-DEF = re.compile(r"^(?:static\s+)?(?:inline\s+)?[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*$",
-                 re.M)
-KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do"}
-
-
-def strip(text: str) -> str:
-    """comments, string and character literals blanked (newlines kept)"""
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", text[i:j]))
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(c + re.sub(r"[^\n]", " ", text[i + 1:j]) + c)
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def public_collectives(root: Path) -> dict[str, str]:
@@ -105,28 +77,8 @@ def public_collectives(root: Path) -> dict[str, str]:
 
 def functions(path: Path):
     """(name, is_static, first line, body text stripped, body's first line) of each definition"""
-    text = strip(path.read_text())
-    for m in DEF.finditer(text):
-        name = m.group(1)
-        if name in KEYWORDS:
-            continue
-        brace = m.end()
-        while brace < len(text) and text[brace] in " \t\n":
-            brace += 1
-        if brace >= len(text) or text[brace] != "{":
-            continue
-        depth, j = 0, brace
-        while j < len(text):
-            if text[j] == "{":
-                depth += 1
-            elif text[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        line = text.count("\n", 0, m.start()) + 1
-        yield (name, m.group(0).lstrip().startswith("static"), line, text[brace:j + 1],
-               text.count("\n", 0, brace) + 1)
+    for f in cfunctions.functions(path.read_text()):
+        yield f.name, f.static, f.line, f.body, f.open_line
 
 
 def statement_end(body: str, start: int) -> int:

@@ -13,42 +13,21 @@ Exit 0 clean, 1 with problems."""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
+import cfunctions  # tools/cfunctions.py, beside this script
+
 DIRS = ("src", "apps", "bench", "preload", "tools", "python/src")
-DEF = re.compile(r"^(?:static\s+)?(?:inline\s+)?[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\([^;{]*\)\s*\n\{",
-                 re.M)
 MARKER = "lint-size: table"
-
-
-def blank_comments_and_strings(text: str) -> str:
-    """comments and literals blanked, newlines kept (so braces in them do not count)"""
-    pat = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-    return pat.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 def c_functions(text: str):
     """(name, line of the signature, body lines, exempt) of each function definition"""
-    code = blank_comments_and_strings(text)
     lines = text.splitlines()
-    for m in DEF.finditer(code):
-        brace = m.end() - 1
-        depth, j = 0, brace
-        while j < len(code):
-            if code[j] == "{":
-                depth += 1
-            elif code[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        first = code.count("\n", 0, m.start()) + 1
-        open_line = code.count("\n", 0, brace) + 1
-        close_line = code.count("\n", 0, j) + 1
-        around = "\n".join(lines[max(first - 2, 0):close_line])
-        yield m.group(1), first, close_line - open_line + 1, MARKER in around
+    for f in cfunctions.functions(text):
+        around = "\n".join(lines[max(f.line - 2, 0):f.close_line])
+        yield f.name, f.line, f.close_line - f.open_line + 1, MARKER in around
 
 
 def problems(root: Path, max_function: int, max_file: int):
