@@ -261,7 +261,8 @@ int hk__coll_cache_dups(hk__coll_cache_t *c, int shifted)
       comms[t] = made;
     }
   }
-  if ((err = hk__coll_agree_ok(c, ok, &all)) != HK_SUCCESS || !all) {
+  err = hk__coll_agree_ok(c, ok, &all);
+  if (err != HK_SUCCESS || !all) {
     free_comms(comms, comms ? c->ncomms : 0);
     c->failed[alg] = 1;
     return err;
@@ -375,7 +376,8 @@ int hk__coll_cache_window(hk__coll_cache_t *c, size_t bytes)
   int ok = window(c, bytes) == HK_SUCCESS;
   if (!ok)
     hk_error_clear();
-  if ((err = hk__coll_agree_ok(c, ok, &all)) != HK_SUCCESS)
+  err = hk__coll_agree_ok(c, ok, &all);
+  if (err != HK_SUCCESS)
     return err;
   if (!all)
     c->failed[HK_ALLREDUCE_HIERARCHICAL] = 1; /* the window is freed with the cache */

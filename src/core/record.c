@@ -229,6 +229,33 @@ static int check_declared(const hk_record_t *r, hk_field_type_t type, const char
   return HK_SUCCESS;
 }
 
+/* name is new in r (a param and a result may share a name) */
+static int check_new_name(const hk_record_t *r, hk_field_type_t type, const char *name)
+{
+  if (!name || !*name || strlen(name) >= sizeof r->f[0].name)
+    return HK_ERROR(HK_ERR_ARG, "a field name (1-63 chars) is required");
+  for (int i = 0; i < r->nf; i++)
+    if (strcmp(r->f[i].name, name) == 0 && hk__field_is_param(r->f[i].type) == hk__field_is_param(type))
+      return HK_ERROR(HK_ERR_ARG, "field '%s' added twice to a '%s' record", name, r->kind);
+  return HK_SUCCESS;
+}
+
+/* room for one more field in r (the test hook HK_TEST_RECORD_FAIL fails it for one name) */
+static int make_room(hk_record_t *r, const char *name)
+{
+  if (r->rep->fail_field[0] && strcmp(name, r->rep->fail_field) == 0)
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory adding '%s' (test hook HK_TEST_RECORD_FAIL)", name);
+  if (r->nf < r->cap)
+    return HK_SUCCESS;
+  int cap = r->cap ? 2 * r->cap : 8;
+  hk__field_t *f = realloc(r->f, (size_t)cap * sizeof *f);
+  if (!f)
+    return HK_ERROR(HK_ERR_NOMEM, "out of memory");
+  r->f = f;
+  r->cap = cap;
+  return HK_SUCCESS;
+}
+
 /* the next field of r, or NULL after setting r->err (the record's first error stays) */
 static hk__field_t *add_field(hk_record_t *r, hk_field_type_t type, const char *name,
                               const char *unit)
@@ -237,25 +264,10 @@ static hk__field_t *add_field(hk_record_t *r, hk_field_type_t type, const char *
   unit = unit ? unit : "";
   if (r->err != HK_SUCCESS)
     return NULL;
-  if (!name || !*name || strlen(name) >= sizeof r->f[0].name)
-    err = HK_ERROR(HK_ERR_ARG, "a field name (1-63 chars) is required");
-  for (int i = 0; i < r->nf && err == HK_SUCCESS; i++)
-    if (strcmp(r->f[i].name, name) == 0 && hk__field_is_param(r->f[i].type) == hk__field_is_param(type))
-      err = HK_ERROR(HK_ERR_ARG, "field '%s' added twice to a '%s' record", name, r->kind);
-  if (err == HK_SUCCESS && r->decl)
-    err = check_declared(r, type, name, &unit);
-  if (err == HK_SUCCESS && r->rep->fail_field[0] && strcmp(name, r->rep->fail_field) == 0)
-    err = HK_ERROR(HK_ERR_NOMEM, "out of memory adding '%s' (test hook HK_TEST_RECORD_FAIL)", name);
-  if (err == HK_SUCCESS && r->nf == r->cap) {
-    int cap = r->cap ? 2 * r->cap : 8;
-    hk__field_t *f = realloc(r->f, (size_t)cap * sizeof *f);
-    if (!f)
-      err = HK_ERROR(HK_ERR_NOMEM, "out of memory");
-    else {
-      r->f = f;
-      r->cap = cap;
-    }
-  }
+  HK_LOCAL(err, check_new_name(r, type, name));
+  if (r->decl)
+    HK_LOCAL(err, check_declared(r, type, name, &unit));
+  HK_LOCAL(err, make_room(r, name));
   if (err != HK_SUCCESS) {
     r->err = err;
     return NULL;

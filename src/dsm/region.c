@@ -294,7 +294,8 @@ static int dsm_start(struct hk_dsm *d)
 {
   int err = HK_SUCCESS;
   HK_TRY(err, hk__dsm_service_start(d));
-  if ((err = hk__dsm_handler_install(d)) != HK_SUCCESS)
+  HK_LOCAL(err, hk__dsm_handler_install(d));
+  if (err != HK_SUCCESS)
     hk__dsm_service_stop(d);
 cleanup:
   return err;

@@ -96,15 +96,18 @@ static int check_call(const hk_halo_t *h, const double *field)
 
 int hk_halo_step(hk_halo_t *h, double *field, const hk_halo_work_t *work)
 {
-  int err = check_call(h, field);
+  int err = HK_SUCCESS;
   hk_halo_regions_t r;
-  if (err == HK_SUCCESS && !work)
-    err = HK_ERROR(HK_ERR_ARG, "work must not be NULL (hk_halo_exchange exchanges only)");
-  if (err == HK_SUCCESS && !work->update)
-    err = HK_ERROR(HK_ERR_ARG, "work->update must not be NULL");
-  if (err == HK_SUCCESS)
-    err = hk_halo_regions(h, work->extend, &r);
-  return err == HK_SUCCESS ? run(h, field, work, &r) : err;
+  HK_TRY(err, check_call(h, field));
+  if (!work || !work->update) {
+    err = work ? HK_ERROR(HK_ERR_ARG, "work->update must not be NULL")
+               : HK_ERROR(HK_ERR_ARG, "work must not be NULL (hk_halo_exchange exchanges only)");
+    goto cleanup;
+  }
+  HK_TRY(err, hk_halo_regions(h, work->extend, &r));
+  HK_TRY(err, run(h, field, work, &r));
+cleanup:
+  return err;
 }
 
 int hk_halo_exchange(hk_halo_t *h, double *field)
