@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hybridkit.h"
-#include "internal/hk_ckd.h"
+#include "hybridkit/ckd.h"
 
 /* Walk of one face in a zone's local array: the offsets of its points in k, then in-plane
  * order, as runs of `run` doubles. */
