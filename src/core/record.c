@@ -23,6 +23,19 @@ int hk__record_valid_kind(const char *k)
   return 1;
 }
 
+/* a reporter's program, table style, and on the rank that writes (rank 0, or the only
+ * process of a local reporter) its table and output file, opened for appending */
+static int reporter_outputs(hk_reporter_t *rep, const hk_reporter_desc_t *desc, int writes)
+{
+  snprintf(rep->program, sizeof rep->program, "%s", desc->program);
+  rep->style = desc->table_style;
+  if (writes && !desc->no_table)
+    rep->table = desc->table ? desc->table : stdout;
+  if (writes && desc->output && *desc->output && !(rep->out = fopen(desc->output, "a")))
+    return HK_ERROR(HK_ERR_IO, "cannot open output '%s' for appending", desc->output);
+  return HK_SUCCESS;
+}
+
 /* the local part of a reporter: its rank, program, table and output (rank 0 opens it) */
 static int reporter_open(hk_reporter_t *rep, MPI_Comm comm, const hk_reporter_desc_t *desc,
                          int *size)
@@ -31,12 +44,7 @@ static int reporter_open(hk_reporter_t *rep, MPI_Comm comm, const hk_reporter_de
   rep->comm = comm;
   HK_MPI_TRY(err, MPI_Comm_rank(comm, &rep->rank));
   HK_MPI_TRY(err, MPI_Comm_size(comm, size));
-  snprintf(rep->program, sizeof rep->program, "%s", desc->program);
-  if (rep->rank == 0 && !desc->no_table)
-    rep->table = desc->table ? desc->table : stdout;
-  rep->style = desc->table_style;
-  if (rep->rank == 0 && desc->output && *desc->output && !(rep->out = fopen(desc->output, "a")))
-    err = HK_ERROR(HK_ERR_IO, "cannot open output '%s' for appending", desc->output);
+  err = reporter_outputs(rep, desc, rep->rank == 0);
 cleanup:
   return err;
 }
@@ -86,14 +94,7 @@ int hk_reporter_create_local(const hk_reporter_desc_t *desc, const hk_provenance
   rep->comm = MPI_COMM_NULL;
   rep->local = 1;
   rep->bind = facts->binding;
-  snprintf(rep->program, sizeof rep->program, "%s", desc->program);
-  if (!desc->no_table)
-    rep->table = desc->table ? desc->table : stdout;
-  rep->style = desc->table_style;
-  if (desc->output && *desc->output && !(rep->out = fopen(desc->output, "a"))) {
-    err = HK_ERROR(HK_ERR_IO, "cannot open output '%s' for appending", desc->output);
-    goto cleanup;
-  }
+  HK_TRY(err, reporter_outputs(rep, desc, 1));
   if (!facts->machine) {
     HK_TRY(err, hk__real_machine(&m));
     HK_TRY(err, hk_machine_info(m, &mi));
