@@ -394,6 +394,7 @@ static void run_free(mz_run_t *r)
     mz_layout_zone_free(&r->zone[i]);
   }
   hk_locations_destroy(&r->locs);
+  mz_twolevel_free(r); /* before r->zone: it detaches the zones from their parts */
   free(r->zone);
   free(r->local);
   free(r->proc_threads);
@@ -404,7 +405,6 @@ static void run_free(mz_run_t *r)
     MPI_Comm_free(&r->xs.comm);
   free(r->residual);
   mz_exchange_destroy(&r->ex);
-  mz_twolevel_free(r);
   mz_map_free(&r->map);
   mz_zones_free(&r->zones);
 }
