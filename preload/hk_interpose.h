@@ -15,13 +15,19 @@
 
 #define HK_PUBLIC __attribute__((visibility("default")))
 
+/* an MPI thread level as 0 single, 1 funneled, 2 serialized, 3 multiple (the MPI
+ * constants' values are the library's own) */
+static inline int hk__mpi_level_index(int l)
+{
+  return l == MPI_THREAD_SINGLE ? 0 : l == MPI_THREAD_FUNNELED ? 1
+         : l == MPI_THREAD_SERIALIZED ? 2 : 3;
+}
+
 /* "single", "funneled", "serialized", "multiple" */
 static inline const char *hk__mpi_level_short(int l)
 {
   static const char *const n[] = {"single", "funneled", "serialized", "multiple"};
-  int i = l == MPI_THREAD_SINGLE ? 0 : l == MPI_THREAD_FUNNELED ? 1
-          : l == MPI_THREAD_SERIALIZED ? 2 : 3;
-  return n[i];
+  return n[hk__mpi_level_index(l)];
 }
 
 /* "MPI_THREAD_SINGLE" ... */
@@ -29,9 +35,7 @@ static inline const char *hk__mpi_level_long(int l)
 {
   static const char *const n[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
                                   "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
-  int i = l == MPI_THREAD_SINGLE ? 0 : l == MPI_THREAD_FUNNELED ? 1
-          : l == MPI_THREAD_SERIALIZED ? 2 : 3;
-  return n[i];
+  return n[hk__mpi_level_index(l)];
 }
 
 /* a symbol of MPI's Fortran library (pmpi_init_thread_, ...): a Fortran program

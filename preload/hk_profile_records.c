@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hk_interpose.h"
 #include "hk_profile_kinds.h"
 #include "hk_profile_out.h"
 #include "hybridkit.h"
@@ -27,10 +28,9 @@ int hk__prof_max_threads(void)
 
 static hk_thread_level_t level_of(int mpi_level)
 {
-  return mpi_level == MPI_THREAD_SINGLE       ? HK_THREAD_SINGLE
-         : mpi_level == MPI_THREAD_FUNNELED   ? HK_THREAD_FUNNELED
-         : mpi_level == MPI_THREAD_SERIALIZED ? HK_THREAD_SERIALIZED
-                                              : HK_THREAD_MULTIPLE;
+  static const hk_thread_level_t hk[] = {HK_THREAD_SINGLE, HK_THREAD_FUNNELED,
+                                         HK_THREAD_SERIALIZED, HK_THREAD_MULTIPLE};
+  return hk[hk__mpi_level_index(mpi_level)];
 }
 
 /* this machine, or what sysconf knows of it */
