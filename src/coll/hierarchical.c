@@ -2,10 +2,15 @@
  *
  *   node with L ranks x T threads, window: slot[0..L-1] (one per rank) + result
  *
- *   1. copy in     rank l copies its vector into slot[l] (its T threads)
+ *   1. copy in     rank l copies its vector into slot[l] (its T threads), all but
+ *                  its own chunks l*T..l*T+T-1, which only it reads (step 2)
  *   -- node sync --
  *   2. reduce      worker w = l*T + t of the L*T workers of the node reduces
- *                  chunk w: result = slot[0] op slot[1] op ... op slot[L-1]
+ *                  chunk w: result = slot[0] op slot[1] op ... op slot[L-1], its
+ *                  own rank's operand read from sendbuf (recvbuf in place), not
+ *                  slot[l]: the same operands in the same order, 1/L less copied
+ *                  (docs/performance.md, "Preload pass-through and the
+ *                  hierarchical crossover")
  *   -- node sync --
  *   3. inter-node  the node leaders (local rank 0) allreduce `result` in place,
  *                  chunked over their T threads on duplicates of the leader comm
@@ -51,9 +56,22 @@ static int node_agree(hk__coll_cache_t *c, int err)
                   hk_strerror(all));
 }
 
-/* step 2: the node's L*T workers reduce one chunk each into result */
-static int node_reduce(hk__coll_cache_t *c, int count, MPI_Datatype type, MPI_Aint extent,
-                       MPI_Op op, int threads)
+/* the bytes [*lo, *hi) of rank l's own chunks l*T..l*T+T-1 (step 1 skips them) */
+static void own_range(const hk__coll_cache_t *c, int count, MPI_Aint extent, int threads,
+                      size_t *lo, size_t *hi)
+{
+  long long gran = hk__chunk_granularity(extent), a, n, b, m;
+  int workers = c->local_size * threads, w = c->local_rank * threads;
+  hk__chunk_range(count, gran, workers, w, &a, &n);
+  hk__chunk_range(count, gran, workers, w + threads - 1, &b, &m);
+  *lo = (size_t)(a * extent);
+  *hi = (size_t)((b + m) * extent);
+}
+
+/* step 2: the node's L*T workers reduce one chunk each into result; own: this
+ * rank's operand (sendbuf, or recvbuf in place), read where slot[l] would be */
+static int node_reduce(hk__coll_cache_t *c, const char *own, int count, MPI_Datatype type,
+                       MPI_Aint extent, MPI_Op op, int threads)
 {
   int first = MPI_SUCCESS, L = c->local_size;
   int workers = L * threads;
@@ -67,9 +85,11 @@ static int node_reduce(hk__coll_cache_t *c, int count, MPI_Datatype type, MPI_Ai
       if (n == 0)
         continue;
       size_t off = (size_t)(lo * extent);
-      memcpy(c->result + off, c->slot[0] + off, (size_t)(n * extent));
+      const char *in0 = c->local_rank == 0 ? own : c->slot[0];
+      memcpy(c->result + off, in0 + off, (size_t)(n * extent));
       for (int s = 1; s < L; s++) {
-        int rc = PMPI_Reduce_local(c->slot[s] + off, c->result + off, (int)n, type, op);
+        const char *in = s == c->local_rank ? own : c->slot[s];
+        int rc = PMPI_Reduce_local(in + off, c->result + off, (int)n, type, op);
         if (rc != MPI_SUCCESS) {
 #pragma omp critical(hk_coll_error)
           if (first == MPI_SUCCESS)
@@ -90,11 +110,15 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
   HK_TRY(err, hk__coll_cache_window(c, bytes));
   if (c->failed[HK_ALLREDUCE_HIERARCHICAL])
     return HK_SUCCESS; /* agreed: the caller falls back, recvbuf untouched */
-  hk__parallel_copy(c->slot[c->local_rank], sbuf ? sbuf : rbuf, bytes, threads);
+  const char *own = sbuf ? sbuf : rbuf;
+  size_t lo = 0, hi = 0;
+  own_range(c, count, extent, threads, &lo, &hi);
+  hk__parallel_copy(c->slot[c->local_rank], own, lo, threads);
+  hk__parallel_copy(c->slot[c->local_rank] + hi, own + hi, bytes - hi, threads);
   HK_TRY(err, node_sync(c));
   /* PMPI_Reduce_local fails alike on every node (the same op, type and count everywhere,
    * hk_allreduce's contract), so the nodes' agreements agree */
-  HK_LOCAL(err, node_reduce(c, count, type, extent, op, threads));
+  HK_LOCAL(err, node_reduce(c, own, count, type, extent, op, threads));
   HK_TRY(err, node_agree(c, err));
   if (c->local_rank == 0 && c->nnodes > 1) {
     int chunks = hk__chunks_useful(count, hk__chunk_granularity(extent), threads);
