@@ -1,11 +1,21 @@
 /* preload/hk_preload_level.c: the thread level the preload library asks PMPI for
  * (see hk_preload.c): MULTIPLE when the hybrid allreduce can use idle threads, the
- * program's own level otherwise, or what HK_PRELOAD_THREAD_LEVEL says. */
+ * program's own level otherwise, or what HK_PRELOAD_THREAD_LEVEL says.
+ *
+ * MULTIPLE is not free: Open MPI 4.1 then waits for every blocking request through
+ * ompi_sync_wait_mt and takes a mutex in its progress loop, on every MPI call of the
+ * program, accelerated or not (callgrind, 2 ranks, 8-byte MPI_Allreduce: 1.5-2x the
+ * instructions per call and ~10 lock/unlock pairs; docs/performance.md, "Preload
+ * pass-through and the hierarchical crossover").  So auto counts cores, not hardware
+ * threads: a rank bound to one core with two SMT siblings (the usual --bind-to core on
+ * an EPYC) has one core, its second thread would only share it, and it keeps the
+ * program's level. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <mpi.h>
 #include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +29,38 @@ static long env_count(const char *name)
   char *end = NULL;
   long n = v && *v ? strtol(v, &end, 10) : 0;
   return v && *v && !*end && n > 0 && n < 1L << 24 ? n : 0;
+}
+
+/* the distinct physical cores among the CPUs of this process's affinity mask (SMT
+ * siblings once: a core is named by the first CPU of its thread_siblings_list); 0 when
+ * the mask or the topology cannot be read */
+static long mask_cores(void)
+{
+  cpu_set_t set, seen;
+  CPU_ZERO(&set);
+  CPU_ZERO(&seen);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return 0;
+  long cores = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &set))
+      continue;
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+             cpu);
+    FILE *f = fopen(path, "r");
+    int first = -1;
+    if (!f || fscanf(f, "%d", &first) != 1 || first < 0 || first >= CPU_SETSIZE) {
+      if (f)
+        fclose(f);
+      return 0;
+    }
+    fclose(f);
+    if (!CPU_ISSET(first, &seen))
+      cores++;
+    CPU_SET(first, &seen);
+  }
+  return cores;
 }
 
 static int mode_of_env(void)
@@ -52,7 +94,9 @@ int hk__preload_level(int required, int *mode, char *why, size_t nwhy)
   if (!world)
     world = env_count("PMI_SIZE");
   long local = hk__launcher_local_ranks(), cpus, online;
-  long usable = hk__usable_cores(local, &cpus, &online);
+  long usable = hk__usable_cores(local, &cpus, &online), cores = mask_cores();
+  if (cores > 0 && cores < usable)
+    usable = cores; /* SMT siblings share one core: see the file comment */
   long threads = env_count("HK_ALLREDUCE_THREADS");
   if (!threads)
     threads = omp_get_max_threads();
@@ -62,8 +106,9 @@ int hk__preload_level(int required, int *mode, char *why, size_t nwhy)
   else if (alg && !strcmp(alg, "mpi"))
     snprintf(why, nwhy, "HK_ALLREDUCE_ALGORITHM=mpi");
   else if (usable < 2)
-    snprintf(why, nwhy, "%ld usable core(s) per rank (%ld in the affinity mask, "
-             "%ld online, %ld rank(s) on the node)", usable, cpus, online, local ? local : 1);
+    snprintf(why, nwhy, "%ld usable core(s) per rank (%ld CPU(s) on %ld core(s) in the "
+             "affinity mask, %ld online, %ld rank(s) on the node)", usable, cpus, cores, online,
+             local ? local : 1);
   else if (threads < 2)
     snprintf(why, nwhy, "one thread per rank");
   else {
