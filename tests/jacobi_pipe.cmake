@@ -47,6 +47,21 @@ foreach(scheme pipeline wavefront)
   endforeach()
 endforeach()
 set(JAC $<TARGET_FILE:hk-jacobi>)
+# the wavefront's default strips from the caches (apps/jacobi/wavefront.c, wave_rows): everything
+# a pass touches within 3/4 of the L2, here 272-double rows (256 columns, w = 4): a 2 MiB L2
+# gives strips of 44 rows, a 1 MiB L2 18; w = 8 on the 2 MiB L2 fits 12 < 16 rows: one strip
+# of the block (64 + 16 rows) whose rings fit the L3
+set(SYN_L3 "HWLOC_SYNTHETIC=pack:1 l3:1(size=33554432)")
+foreach(case "2m;2097152;4;44" "1m;1048576;4;18" "2m.w8;2097152;8;80")
+  list(GET case 0 id)
+  list(GET case 1 l2)
+  list(GET case 2 w)
+  list(GET case 3 rows)
+  hk_expect_test(jacobi.wave.rows_l2.${id} 0 "wave_rows +${rows}\n" NP 1
+                 ENV "${SYN_L3} l2:2(size=${l2}) l1d:1(size=49152) core:1 pu:1"
+                 COMMAND ${JAC} --grid 256x64x6 --boundary dirichlet --halo-width ${w} --iters ${w}
+                 --check-every 0)
+endforeach()
 hk_expect_test(jacobi.pipe.used 0 "temporal +pipeline" NP 1 COMMAND ${JAC} --grid 12x12x12
                --temporal pipeline --halo-width 2 --iters 2 --check-every 0)
 hk_expect_test(jacobi.pipe.reported 0 "looseness +2:5" NP 1 COMMAND ${JAC} --grid 12x12x12

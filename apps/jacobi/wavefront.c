@@ -18,8 +18,9 @@
 #include "wavefront.h"
 
 /* strip heights, from the caches of the cores a rank runs on (hwloc; defaults: a
- * 1 MiB L2 and a 16 MiB L3 share).  Strips whose rings and the planes of u that sweep 0
- * reads keep within 3/4 of the L2, when that is at least WAVE_MIN_ROWS rows (below
+ * 1 MiB L2 and a 16 MiB L3 share).  Strips whose pass keeps within 3/4 of the L2 (all it
+ * touches: the rings, the planes of u that sweep 0 reads and the one prefetched for it, the
+ * plane of v being written), when that is at least WAVE_MIN_ROWS rows (below
  * that the seams, 2 rows a strip, and the first strip's extra rows weigh); else one
  * strip per thread when the rings of whole planes (all threads) fit the rank's share of
  * the L3, else the tallest strips that do.  The strips are skewed rather than computing
@@ -36,11 +37,12 @@ typedef struct plane_ref { /* rows of one plane: row j at p + (j - row0) * sy */
 
 static int wave_rows(const hk_field_layout_t *L, int sweeps, int threads, long long l2, long long l3)
 {
-  long long row_bytes = L->sy * (long long)sizeof(double);
+  long long row_bytes = L->sy * (long long)sizeof(double), b = sweeps;
   long long all = L->n[1] + 2LL * L->width, mine = (all + threads - 1) / threads;
-  /* L2 strips: the rings (strip + 4 rows touched per plane) and the planes of u that
-   * sweep 0 reads within 3/4 of the L2 */
-  long long in_l2 = l2 * 3 / 4 / (3LL * sweeps * row_bytes) - 4;
+  /* L2 strips of R rows: 3 (b - 1) ring planes of R + 2b + 2 rows, 4 planes of u of R + 2
+   * rows (sweep 0's three and the next, prefetched), 1 plane of v of R rows, within 3/4 of
+   * the L2: (3b + 2) R + 6 (b^2 - 1) + 8 rows */
+  long long in_l2 = (l2 * 3 / 4 / row_bytes - 6 * (b * b - 1) - 8) / (3 * b + 2);
   if (in_l2 >= WAVE_MIN_ROWS)
     return (int)(in_l2 < mine ? in_l2 : mine);
   /* else the tallest strips whose rings (all threads) fit the L3 share */
