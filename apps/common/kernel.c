@@ -8,11 +8,16 @@
 #include "kernel.h"
 
 /* rows per block: the three plane slices the stencil reads (k-1, k, k+1) fit this
- * much cache, so every value comes from memory once ("layer condition"); the L3 share,
- * not the L2.  JAC_PREFETCH (kernel.h) is the software prefetch distance, in doubles, for
- * the plane above when it streams from memory; only that stream is prefetched.  The
- * measurements behind both: docs/performance.md, "3D sweep". */
+ * much cache, so every value comes from memory once ("layer condition").  The default,
+ * where the caller gives no layer_bytes, is an L3 share; hk-jacobi gives 2/5 of a core's
+ * L2 (hwloc), where the plane below stays in the L2 while the plane above streams in
+ * (1.15 against 1.04 G cells/s for whole 256^2 planes on a Xeon).  JAC_PREFETCH
+ * (kernel.h) is the software prefetch distance, in doubles, for the plane above when it
+ * streams from memory; only that stream is prefetched.  The measurements behind both:
+ * docs/performance.md, "3D sweep" and "Issue 42".  Both may be set with -D to scan them. */
+#ifndef JAC_LAYER_BYTES
 #define JAC_LAYER_BYTES (4LL * 1024 * 1024)
+#endif
 
 /* the portable loop: any alignment, auto-vectorised */
 static void rows3d_any(const double *zm, const double *c, const double *zp, double *out, long long sy,
@@ -123,9 +128,138 @@ static inline void rows3d_lines(const double *zm, const double *c, const double 
 }
 #endif
 
+
+/* ---- the streaming sweep: one lean loop per row (AVX-512 or AVX) ----
+ * What bounds one core streaming the plane above from memory is how many of its lines
+ * are in flight at once, and that is how many loop iterations the out-of-order core holds:
+ * a loop of ~20 instructions (every x neighbour an unaligned load, the stores and the
+ * prefetch decided per call, not per vector) reaches 1.11-1.13 G cells/s where the line
+ * walk above, with its per-vector tests and spills, reaches 0.91-0.93 on the same Xeon
+ * (docs/performance.md, "Issue 42").  Rows of whole vectors only, out on a vector;
+ * x wrapped: the first and last vector of a row take their outer x neighbour from the
+ * other end through a small buffer. */
+#if defined(__AVX512F__)
+#define JV 8
+typedef __m512d jv_t;
+#define JV_LOAD _mm512_loadu_pd
+#define JV_ADD _mm512_add_pd
+#define JV_MUL _mm512_mul_pd
+#define JV_SET1 _mm512_set1_pd
+#define JV_STREAM _mm512_stream_pd
+#define JV_STORE _mm512_store_pd
+#elif defined(__AVX__)
+#include <immintrin.h>
+#define JV 4
+typedef __m256d jv_t;
+#define JV_LOAD _mm256_loadu_pd
+#define JV_ADD _mm256_add_pd
+#define JV_MUL _mm256_mul_pd
+#define JV_SET1 _mm256_set1_pd
+#define JV_STREAM _mm256_stream_pd
+#define JV_STORE _mm256_store_pd
+#endif
+
+#ifdef JV
+/* the cells [i, i + JV) of a row, x neighbours from xm and xp (the reference's sum order) */
+static inline jv_t lean_vec(const double *x, const double *xm, const double *xp, const double *ym,
+                            const double *yp, const double *a, const double *b, long long i, jv_t c7)
+{
+  jv_t s = JV_ADD(JV_ADD(JV_LOAD(x + i), JV_LOAD(xm)), JV_LOAD(xp));
+  s = JV_ADD(JV_ADD(JV_ADD(s, JV_LOAD(ym + i)), JV_LOAD(yp + i)), JV_LOAD(a + i));
+  return JV_MUL(JV_ADD(s, JV_LOAD(b + i)), c7);
+}
+
+/* rows [0, rows) of one slice, cells [ilo, ihi); the plane above prefetched `ahead`
+ * doubles on, past the slice's end into `next` (the slice its stream reads next; NULL:
+ * straight on).  pf (prefetch at all), nt and wrap are constants where it is inlined. */
+static inline void lean_rows(const double *zm, const double *c, const double *zp, double *out,
+                             long long sy, int rows, int ilo, int ihi, long long ahead,
+                             const double *next, int pf, int nt, int wrap)
+{
+  const jv_t c7 = JV_SET1(1.0 / 7.0);
+  const long long len = rows * sy;
+  const int from = wrap ? ilo + JV : ilo, to = wrap ? ihi - JV : ihi;
+  for (int j = 0; j < rows; j++) {
+    const double *x = c + j * sy, *ym = x - sy, *yp = x + sy, *a = zm + j * sy, *b = zp + j * sy;
+    double *o = out + j * sy;
+    /* where the prefetch leaves this slice: from there on it fetches the next slice */
+    const long long turn = next ? len - ahead - j * sy : (long long)ihi;
+    const char *pa = (const char *)(b + ahead), *pb = (const char *)(next + (ahead - len + j * sy));
+    for (long long i = from; i < to; i += JV) {
+      if (pf)
+        _mm_prefetch((i < turn ? pa : pb) + 8 * i, _MM_HINT_T0);
+      jv_t v = lean_vec(x, x + i - 1, x + i + 1, ym, yp, a, b, i, c7);
+      if (nt)
+        JV_STREAM(o + i, v);
+      else
+        JV_STORE(o + i, v);
+    }
+    if (wrap) { /* the x neighbours beyond the ends are the far ends */
+      double lm[JV], rp[JV];
+      lm[0] = x[ihi - 1];
+      rp[JV - 1] = x[ilo];
+      for (int l = 1; l < JV; l++) {
+        lm[l] = x[ilo + l - 1];
+        rp[l - 1] = x[ihi - JV + l];
+      }
+      const long long e = ihi - JV;
+      jv_t vl = lean_vec(x, lm, x + ilo + 1, ym, yp, a, b, ilo, c7);
+      jv_t vr = lean_vec(x, x + e - 1, rp, ym, yp, a, b, e, c7);
+      if (nt) {
+        JV_STREAM(o + ilo, vl);
+        JV_STREAM(o + e, vr);
+      } else {
+        JV_STORE(o + ilo, vl);
+        JV_STORE(o + e, vr);
+      }
+    }
+  }
+  if (nt) /* streaming stores are weakly ordered: done before anyone reads them */
+    _mm_sfence();
+}
+#endif
+
+/* 1 when lean_rows takes these rows: whole vectors, out on a vector, a wrapped row two
+ * vectors at least */
+static int lean_fits(const double *out, int ilo, int ihi, int wrap)
+{
+#ifdef JV
+  return (ihi - ilo) % JV == 0 && ((uintptr_t)(out + ilo) & (8 * JV - 1)) == 0 &&
+         (!wrap || ihi - ilo >= 2 * JV);
+#else
+  (void)out, (void)ilo, (void)ihi, (void)wrap;
+  return 0;
+#endif
+}
+
+/* lean_rows with the prefetch, nt and wrap as constants (one loop each) */
+static void lean_dispatch(const double *zm, const double *c, const double *zp, double *out,
+                          long long sy, int rows, int ilo, int ihi, long long ahead,
+                          const double *next, int flags)
+{
+#ifdef JV
+  const int code = (ahead ? 4 : 0) | (flags & JAC_NT ? 2 : 0) | (flags & JAC_XWRAP ? 1 : 0);
+#define LEAN(P, N, W) lean_rows(zm, c, zp, out, sy, rows, ilo, ihi, ahead, next, P, N, W)
+  switch (code) {
+  case 7: LEAN(1, 1, 1); break;
+  case 6: LEAN(1, 1, 0); break;
+  case 5: LEAN(1, 0, 1); break;
+  case 4: LEAN(1, 0, 0); break;
+  case 3: LEAN(0, 1, 1); break;
+  case 2: LEAN(0, 1, 0); break;
+  case 1: LEAN(0, 0, 1); break;
+  default: LEAN(0, 0, 0); break;
+  }
+#undef LEAN
+#else
+  (void)zm, (void)c, (void)zp, (void)out, (void)sy, (void)rows, (void)ilo, (void)ihi;
+  (void)ahead, (void)next, (void)flags;
+#endif
+}
+
 int jac_nt_available(void)
 {
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX__)
   return 1;
 #else
   return 0;
@@ -138,6 +272,10 @@ void jac_rows3d(const double *zm, const double *c, const double *zp, double *out
   const int nt = flags & JAC_NT, wrap = (flags & JAC_XWRAP) != 0;
   if (ilo >= ihi || rows <= 0)
     return;
+  if (!pf && lean_fits(out, ilo, ihi, wrap)) {
+    lean_dispatch(zm, c, zp, out, sy, rows, ilo, ihi, ahead, NULL, flags);
+    return;
+  }
 #if defined(__AVX512F__)
   /* the line walk needs every array in the same place inside a cache line and
    * whole-line row strides, as hk_halo_field_alloc's fields and the wavefront's
@@ -176,12 +314,41 @@ static void wrap_cells(const double *zm, const double *c, const double *zp, doub
   }
 }
 
+/* one slice (rows [jb, je) of plane k) of the blocked 3D sweep.  The plane above streams
+ * from memory: its rows are prefetched `JAC_PREFETCH` doubles ahead, and the last rows of
+ * the slice, instead of prefetching past the block, prefetch the head of the slice the
+ * sweep reads next (`next`: the plane above's next slice), so the memory stream runs on
+ * across the jump from slice to slice (docs/performance.md, "Issue 42") */
+static void slice3d(const jac_sweep_t *s, long long at, int rows, int ilo, int ihi, int flags,
+                    const double *next)
+{
+  const long long sy = s->L.sy, sz = s->L.sz;
+  const double *zm = s->u + at - sz, *c = s->u + at, *zp = s->u + at + sz;
+  double *o = s->v + at;
+  if (lean_fits(o, ilo, ihi, flags & JAC_XWRAP)) {
+    lean_dispatch(zm, c, zp, o, sy, rows, ilo, ihi, JAC_PREFETCH, next, flags);
+    return;
+  }
+  const int tail = next ? (int)((JAC_PREFETCH + sy - 1) / sy) : 0;
+  const int head = rows > tail ? rows - tail : 0;
+  if (head > 0)
+    jac_rows3d(zm, c, zp, o, sy, head, ilo, ihi, JAC_PREFETCH, NULL, flags);
+  if (head < rows) {
+    long long want = JAC_PREFETCH < rows * sy ? JAC_PREFETCH : rows * sy;
+    jac_pf_t pf = {(const char *)next, (const char *)(next + want)};
+    const long long d = head * sy;
+    jac_rows3d(zm + d, c + d, zp + d, o + d, sy, rows - head, ilo, ihi, next ? 0 : JAC_PREFETCH,
+               next ? &pf : NULL, flags);
+  }
+}
+
 void jac_update3d(const hk_box_t *b, void *arg)
 {
   const jac_sweep_t *s = arg;
   const long long sy = s->L.sy, sz = s->L.sz;
   const int n = s->L.n[0];
-  long long fit = JAC_LAYER_BYTES / (3 * sy * (long long)sizeof(double));
+  const long long layer = s->layer_bytes > 0 ? s->layer_bytes : JAC_LAYER_BYTES;
+  long long fit = layer / (3 * sy * (long long)sizeof(double));
   const int block = fit < 4 ? 4 : fit > b->hi[1] - b->lo[1] ? b->hi[1] - b->lo[1] : (int)fit;
   /* x wrapped by the sweep: a box of all of x in one go; a part of x (the engine may
    * split boxes in x) has its cells at the ends of x done apart */
@@ -193,10 +360,15 @@ void jac_update3d(const hk_box_t *b, void *arg)
     int je = jb + block < b->hi[1] ? jb + block : b->hi[1];
     for (int k = b->lo[2]; k < b->hi[2]; k++) {
       const long long at = s->L.offset + jb * sy + k * sz;
+      /* the slice the plane above's stream reads next: the next plane's, or the first
+       * plane's of the next block (none after the last) */
+      const double *next = k + 1 < b->hi[2] ? s->u + at + 2 * sz
+                           : je < b->hi[1] ? s->u + s->L.offset + je * sy + (b->lo[2] + 1) * sz
+                                           : NULL;
+      if (ilo < ihi)
+        slice3d(s, at, je - jb, ilo, ihi, flags, next);
       const double *zm = s->u + at - sz, *c = s->u + at, *zp = s->u + at + sz;
       double *o = s->v + at;
-      if (ilo < ihi)
-        jac_rows3d(zm, c, zp, o, sy, je - jb, ilo, ihi, JAC_PREFETCH, NULL, flags);
       if (s->xwrap && !whole && b->lo[0] == 0)
         wrap_cells(zm, c, zp, o, sy, je - jb, 0, n);
       if (s->xwrap && !whole && b->hi[0] == n && n > 1)

@@ -44,6 +44,7 @@ typedef struct jac_sweep {
   hk_field_layout_t L;
   int nt_stores; /* 3D: write v with non-temporal stores (fields far larger than the caches) */
   int xwrap;     /* 3D: x periodic within the rank, the sweep wraps it (boxes span all of x) */
+  long long layer_bytes; /* 3D: cache for the three plane slices of a block of rows (0: JAC_LAYER_BYTES) */
 } jac_sweep_t;
 
 /* the 3D update of `rows` rows (sy apart) of one plane, columns [ilo, ihi): zm, c, zp
@@ -66,7 +67,9 @@ typedef struct jac_sweep {
 int jac_nt_available(void);
 
 /* prefetch distance for a plane streamed from memory (see kernel.c, docs/performance.md) */
+#ifndef JAC_PREFETCH
 #define JAC_PREFETCH 1024
+#endif
 
 /* a run of memory another sweep will read soon: while an in-cache sweep computes,
  * jac_rows3d prefetches one cache line of [next, end) per vector it writes (next

@@ -74,6 +74,10 @@ typedef struct jac_run {
   long long temporal_sweeps; /* sweeps done temporally blocked (warm-up included) */
   double t_sweeps;       /* sweeps outside the engine's step (for the compute time) */
   int nt;                /* 3D sweeps write with non-temporal stores */
+  long long layer_bytes; /* 3D sweeps: cache for a block's plane slices (kernel.h) */
+  int try_stores;        /* --stores auto, both kinds possible: the warm-up tries both */
+  int stores_tried;      /* ... and did: stores_ms, a warm-up sweep's time, cached / nt */
+  double stores_ms[2];
   int xwrap;             /* 3D sweeps wrap a periodic x themselves (not the halo) */
   hk_locations_t *locs;  /* --layout other than first-touch: the machine's locations */
   hk_mem_t *umem, *vmem; /* ... and the placed fields (u, v point into them) */

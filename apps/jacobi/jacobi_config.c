@@ -60,7 +60,7 @@ static const hk_opt_t options[] = {
   {"x-wrap", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.xwrap, onoff}, "on|off",
    "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
   {"stores", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.stores, stores_names}, "S",
-   "3D: how sweeps write the field: auto (nt when fields are far larger than the L3)|nt|cached", 0},
+   "3D: how sweeps write the field: auto (both timed in the warm-up, the faster kept; with under 2 batches of warm-up nt when fields are far larger than the L3)|nt|cached", 0},
   {"verify", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.verify, verify_names}, "V",
    "compare with the serial reference: auto (grids up to 2^21 cells)|on|off", 0},
   {"check-every", HK_OPT_INT, &opt.check_every, "k",

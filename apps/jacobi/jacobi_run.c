@@ -36,7 +36,8 @@ static void plain_sweep(jac_run_t *r, int extend)
   hk_halo_regions_t rg;
   hk_halo_regions(r->halo, extend, &rg);
   const hk_box_t U = rg.all;
-  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
+  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap,
+                   .layer_bytes = r->layer_bytes};
   int outer = r->L.dims == 3 ? 2 : 1;
 #pragma omp parallel for schedule(static) num_threads(jac_halo_threads(r->halo))
   for (int q = U.lo[outer]; q < U.hi[outer]; q++) {
@@ -107,7 +108,8 @@ static int temporal_batch(jac_run_t *r, int b)
 {
   int err = HK_SUCCESS, first = first_by_step(r);
   if (first) {
-    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
+    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap,
+                     .layer_bytes = r->layer_bytes};
     hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
     HK_TRY(err, hk_halo_step(r->halo, r->u, &work));
     swap_fields(r);
@@ -146,7 +148,8 @@ static int check_due(const jac_run_t *r, int done, double *t_check)
 /* b sweeps: the engine's step (exchange + first sweep), then b-1 more */
 static int step_batch(jac_run_t *r, int b, int *done, double *t_check)
 {
-  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap};
+  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap,
+                   .layer_bytes = r->layer_bytes};
   hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
   int err = hk_halo_step(r->halo, r->u, &work);
   for (int k = 1; k <= b && !err; k++) {
@@ -297,8 +300,13 @@ static int setup(jac_run_t *r)
   initialise(r);
   long long l2 = 0, l3 = 0;
   cache_shares(jac_halo_threads(r->halo), &l2, &l3);
+  /* the three plane slices of a block of rows in 2/5 of a core's L2: the plane above
+   * streams from memory past them (docs/performance.md, "Issue 42") */
+  r->layer_bytes = l2 > 0 ? l2 * 2 / 5 : 0;
   /* non-temporal stores pay where the field leaves the caches before it is read again
    * anyway (a choice of each rank's own; the roofline follows it) */
+  r->try_stores = c->dims == 3 && c->stencil == 7 && jac_nt_available() &&
+                  c->stores == JAC_STORES_AUTO;
   r->nt = c->dims == 3 && c->stencil == 7 && jac_nt_available() &&
           (c->stores == JAC_STORES_NT ||
            (c->stores == JAC_STORES_AUTO &&
@@ -323,6 +331,55 @@ static void set_invariants(jac_run_t *r)
   }
 }
 
+static void set_stores(jac_run_t *r, int nt)
+{
+  r->nt = nt;
+  r->wave.nt = nt;
+  r->pipe.nt = nt;
+}
+
+/* --stores auto where the sweeps can write either way (r->try_stores): the first two
+ * batches of the warm-up run with cached, then non-temporal stores, and the rest of the
+ * run keeps the faster; the slowest rank's times decide, so every rank keeps the same.
+ * What the caches hold is the machine's, not what hwloc says of them (a VM's L3 of
+ * 480 MiB did not keep a 256^3 field: docs/performance.md, "Issue 42").  Without two
+ * batches of warm-up the size rule of setup stands. */
+static int warm_up(jac_run_t *r, int *done, double *t_check)
+{
+  const int w = r->L.width, n = r->cfg->warmup;
+  MPI_Comm comm = hk_cart_comm(r->cart);
+  int err = HK_SUCCESS;
+  if (!r->try_stores || n < 2 * w) {
+    HK_LOCAL(err, sweep(r, n, 0, done, t_check));
+    HK_AGREE(err, comm);
+    return err;
+  }
+  /* the first batch after the set-up finds caches cold that later ones find warm: it is
+   * left untimed where the warm-up is long enough, else it tries non-temporal stores
+   * (what it loses, cached stores gain: a field in cache keeps cached ones) */
+  const int cold = n >= 3 * w;
+  if (cold)
+    HK_LOCAL(err, sweep(r, w, *done, done, t_check));
+  double t[2], slowest[2];
+  for (int k = 0; k < 2; k++) {
+    const int nt = cold ? k : !k;
+    set_stores(r, nt);
+    double t0 = MPI_Wtime(), c0 = *t_check;
+    HK_LOCAL(err, sweep(r, w, *done, done, t_check));
+    t[nt] = MPI_Wtime() - t0 - (*t_check - c0);
+  }
+  HK_AGREE(err, comm);
+  MPI_Allreduce(t, slowest, 2, MPI_DOUBLE, MPI_MAX, comm);
+  set_stores(r, slowest[1] < slowest[0]);
+  r->stores_tried = 1;
+  r->stores_ms[0] = 1e3 * slowest[0] / w;
+  r->stores_ms[1] = 1e3 * slowest[1] / w;
+  HK_LOCAL(err, sweep(r, n - (2 + cold) * w, *done, done, t_check));
+  HK_AGREE(err, comm);
+cleanup:
+  return err;
+}
+
 /* the warm-up, then the timed sweeps (--min-time: more until they last that long);
  * *t_iter: this rank's time per timed sweep, invariant checks excluded */
 static int timed_sweeps(jac_run_t *r, int *done_sweeps, double *t_check, double *t_iter)
@@ -330,8 +387,7 @@ static int timed_sweeps(jac_run_t *r, int *done_sweeps, double *t_check, double 
   const jac_config_t *c = r->cfg;
   MPI_Comm comm = hk_cart_comm(r->cart);
   int err = HK_SUCCESS;
-  HK_LOCAL(err, sweep(r, c->warmup, 0, done_sweeps, t_check));
-  HK_AGREE(err, comm);
+  HK_TRY(err, warm_up(r, done_sweeps, t_check)); /* agreed */
   hk_halo_stats_reset(r->halo);
   *t_check = 0.0;
   r->t_sweeps = 0.0;
@@ -404,6 +460,10 @@ int jac_run(void *arg)
   o.bw = c->roofline ? bw : NULL;
   HK_TRY(err, timed_sweeps(&r, &done_sweeps, &o.check_time, &o.t_iter));
   HK_TRY(err, finish(&r, &o, bw, done_sweeps));
+  if (r.ci.rank == 0 && r.stores_tried)
+    printf("# --stores auto: %s, timed in the warm-up (a sweep %.3g ms with cached stores, %.3g ms "
+           "with non-temporal ones)\n", r.nt ? "non-temporal" : "cached", r.stores_ms[0],
+           r.stores_ms[1]);
   /* a scheme asked for by name that did not run every batch says so */
   if (r.ci.rank == 0 && c->temporal != JAC_TEMPORAL_ON && (r.wave.mem || r.pipe.on) &&
       r.temporal_sweeps < done_sweeps)
