@@ -93,7 +93,15 @@ typedef struct tcount {
   struct tcount *next;
 } tcount_t;
 static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */
-static __thread __attribute__((tls_model("initial-exec"))) tcount_t *my_counts;
+/* the fast path's per-thread state in one TLS block (one address look-up): this
+ * thread's counters and the size of the last predefined datatype it saw --
+ * predefined handles are never freed, so the cache cannot go stale (a third of the
+ * pass-through cost was PMPI_Type_size) */
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+  tcount_t *counts;
+  MPI_Datatype type;
+  long long size;
+} fast;
 
 static __attribute__((noinline, cold)) tcount_t *new_counts(void)
 {
@@ -109,9 +117,9 @@ static __attribute__((noinline, cold)) tcount_t *new_counts(void)
 
 static inline tcount_t *counts(void)
 {
-  if (__builtin_expect(!my_counts, 0))
-    my_counts = new_counts();
-  return my_counts;
+  if (__builtin_expect(!fast.counts, 0))
+    fast.counts = new_counts();
+  return fast.counts;
 }
 
 static void sum_counts(long long *calls, long long *small, long long *one_rank)
@@ -327,14 +335,6 @@ static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, i
   return MPI_SUCCESS;
 }
 
-/* the size of the last predefined datatype seen by this thread: predefined
- * handles are never freed, so the cache cannot go stale (a third of the
- * pass-through cost was PMPI_Type_size) */
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-  MPI_Datatype type;
-  int size;
-} last_type;
-
 static __attribute__((noinline)) int type_size_slow(MPI_Datatype type)
 {
   int size = 0, ni, na, nd, combiner = -1;
@@ -342,16 +342,16 @@ static __attribute__((noinline)) int type_size_slow(MPI_Datatype type)
     return -1;
   PMPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
   if (combiner == MPI_COMBINER_NAMED) {
-    last_type.type = type;
-    last_type.size = size;
+    fast.type = type;
+    fast.size = size;
   }
   return size;
 }
 
 static inline int type_size(MPI_Datatype type)
 {
-  if (type == last_type.type && last_type.size > 0)
-    return last_type.size;
+  if (type == fast.type && fast.size > 0)
+    return (int)fast.size;
   return type_size_slow(type);
 }
 
@@ -376,15 +376,16 @@ static __attribute__((noinline)) int allreduce_rest(const void *sbuf, void *rbuf
 }
 
 /* The pass-through below the threshold with this thread's last predefined type:
- * a few loads and compares, two increments and a tail jump to PMPI_Allreduce (no
- * stack frame: what a program pays where nothing is accelerated).  Passing
- * through is always right, so this path needs no other check. */
+ * one TLS block, three compares, one 16-byte increment of the two counters and a
+ * tail jump to PMPI_Allreduce (no stack frame: what a program pays where nothing is
+ * accelerated; 13 instructions and the PLT jump, docs/performance.md, "Preload
+ * pass-through and the hierarchical crossover").  Passing through is always right, so
+ * this path needs no other check (a cached size of 0 would pass through too). */
 HK_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                             MPI_Comm comm)
 {
-  tcount_t *n = my_counts;
-  if (__builtin_expect(n != NULL, 1) && type == last_type.type && last_type.size > 0 &&
-      (long long)count * last_type.size < st.min_bytes) {
+  tcount_t *n = fast.counts;
+  if (__builtin_expect(n != NULL, 1) && type == fast.type && count * fast.size < st.min_bytes) {
     n->calls++;
     n->small++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
