@@ -94,7 +94,10 @@ endfunction()
 # MULTIPLE and auto's model runs hierarchical with one thread per rank
 set(PLAIN $<TARGET_FILE:coll_plain_mpi> 10)
 coll_preload_test(plain.np2.t2 2 2 "[1-9][0-9]* accelerated \\(hierarchical [0-9]+\\)" ${PLAIN})
-coll_preload_test(plain.np2.t2.level 2 2 "MPI provides funneled \\(asked funneled: 1 usable core" ${PLAIN})
+# the reason names the CPUs and the physical cores of the mask (SMT siblings count once, issue 42)
+coll_preload_test(plain.np2.t2.level 2 2
+                  "MPI provides funneled \\(asked funneled: 1 usable core\\(s\\) per rank \\([0-9]+ CPU\\(s\\) on [0-9]+ core\\(s\\) in the affinity mask"
+                  ${PLAIN})
 coll_preload_test(plain.np1.t2 1 2
                   "program asked funneled and is told funneled, MPI provides funneled \\(asked funneled: one rank\\)"
                   ${PLAIN})
