@@ -49,10 +49,10 @@ endforeach()
 set(JAC $<TARGET_FILE:hk-jacobi>)
 # the wavefront's default strips from the caches (apps/jacobi/wavefront.c, wave_rows): everything
 # a pass touches within 3/4 of the L2, here 272-double rows (256 columns, w = 4): a 2 MiB L2
-# gives strips of 44 rows, a 1 MiB L2 18; w = 8 on the 2 MiB L2 fits 12 < 16 rows: one strip
-# of the block (64 + 16 rows) whose rings fit the L3
+# gives strips of 44 rows, a 1 MiB L2 18; w = 8 on the 2 MiB L2 12 rows, on the 1 MiB L2 no
+# strip of 8 rows or more: one strip of the block (64 + 16 rows), whose rings fit the L3
 set(SYN_L3 "HWLOC_SYNTHETIC=pack:1 l3:1(size=33554432)")
-foreach(case "2m;2097152;4;44" "1m;1048576;4;18" "2m.w8;2097152;8;80")
+foreach(case "2m;2097152;4;44" "1m;1048576;4;18" "2m.w8;2097152;8;12" "1m.w8;1048576;8;80")
   list(GET case 0 id)
   list(GET case 1 l2)
   list(GET case 2 w)

@@ -21,14 +21,15 @@
  * 1 MiB L2 and a 16 MiB L3 share).  Strips whose pass keeps within 3/4 of the L2 (all it
  * touches: the rings, the planes of u that sweep 0 reads and the one prefetched for it, the
  * plane of v being written), when that is at least WAVE_MIN_ROWS rows (below
- * that the seams, 2 rows a strip, and the first strip's extra rows weigh); else one
+ * that the seams, 2 rows a strip, and the first strip's extra rows weigh; 8, not 16: w = 8
+ * on the Xeon's 2 MiB L2 fits 12 rows, 2x faster there than whole planes in the L3); else one
  * strip per thread when the rings of whole planes (all threads) fit the rank's share of
  * the L3, else the tallest strips that do.  The strips are skewed rather than computing
  * redundant rows, and the sweeps of a step are not advanced together in chunks.  What
  * overlaps the memory stream of sweep 0 with the in-cache sweeps instead: those sweeps
  * prefetch the rows of u that sweep 0 reads at the next step (jac_pf_t), a share each.
  * The measurements behind each choice: docs/performance.md, "Wavefront". */
-#define WAVE_MIN_ROWS 16
+#define WAVE_MIN_ROWS 8
 
 typedef struct plane_ref { /* rows of one plane: row j at p + (j - row0) * sy */
   double *p;
