@@ -128,6 +128,57 @@ typedef struct hk_allreduce_opts {
 HK_EXPORT int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm, const hk_allreduce_opts_t *opts);
 
+/* hk_reduce: MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm) by the
+ * algorithm of opts (NULL: defaults), with hk_allreduce's options, info and
+ * fallback reasons (one set of types for the reductions: the fields mean the
+ * same).  sendbuf may be MPI_IN_PLACE at the root (the root's operand is then in
+ * recvbuf); recvbuf matters at the root only (NULL elsewhere is fine).
+ *   chunked          thread t: PMPI_Reduce of chunk t to root on duplicate t
+ *                    (rank order kept: also for non-commutative ops)
+ *   chunked-shifted  as chunked on the rotated communicators (root (root - t) mod P
+ *                    there): commutative ops only
+ *   hierarchical     hk_allreduce's node phase (window, L x T workers), the node
+ *                    leaders reduce chunked to the leader of root's node, root
+ *                    copies the result out: contiguous types, commutative ops
+ *   auto             the model only (no tuning table, no HK_ALLREDUCE_ALGORITHM:
+ *                    those were measured and named for the allreduce): as
+ *                    hk_allreduce's, hierarchical only for commutative ops
+ * Threads: opts, else HK_ALLREDUCE_THREADS, else the agreed OpenMP threads;
+ * threshold: opts, else HK_ALLREDUCE_MIN_BYTES / the table's / 16384 (bytes
+ * of count elements).  info->mpi_error: PMPI_Reduce's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (count < 0, root outside comm: arguments equal
+ * on all ranks), HK_ERR_MPI, HK_ERR_NOMEM.  recvbuf at the root is not checked
+ * (a check on one rank alone would leave the others waiting): MPI's rule.
+ * Collective: comm.  Threads: any thread, as hk_allreduce (same thread-level
+ * rules, agreed per communicator).  Errors: see above. */
+HK_EXPORT int hk_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, int root, MPI_Comm comm, const hk_allreduce_opts_t *opts);
+
+/* hk_reduce_scatter_block: MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount,
+ * datatype, op, comm): sendbuf holds P blocks of recvcount elements, rank r
+ * receives the reduction of block r.  MPI_IN_PLACE: the P blocks are in recvbuf,
+ * the result replaces its first block.  Options and info as hk_reduce.
+ *   chunked          every block split in T chunks alike; thread t packs chunk
+ *                    t of the P blocks (a per-communicator scratch buffer, grown
+ *                    with one agreement) and runs PMPI_Reduce_scatter_block of
+ *                    it on duplicate t (rank order kept)
+ *   chunked-shifted  as chunked on the rotated communicators (blocks packed in
+ *                    their rank order): commutative ops only
+ *   hierarchical     the node phase over all P x recvcount elements, then (more
+ *                    than one node) the leaders allreduce the vector chunked;
+ *                    each rank copies its block out.  auto takes it on one node
+ *                    only (across nodes the leaders move the whole vector)
+ * The chunked families need a datatype with extent > 0 whose data lie within
+ * its extent (true extent <= extent), else fallback `datatype`.  Threshold:
+ * bytes of the P x recvcount elements.  info->mpi_error: the code of
+ * PMPI_Reduce_scatter_block when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (recvcount < 0, NULL recvbuf with recvcount > 0),
+ * HK_ERR_MPI, HK_ERR_NOMEM.  Collective: comm.  Threads: as hk_reduce.
+ * Errors: see above. */
+HK_EXPORT int hk_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      const hk_allreduce_opts_t *opts);
+
 /* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical".
  * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);

@@ -49,6 +49,7 @@ static void cache_free(hk__coll_cache_t *c)
     PMPI_Win_free(&c->win);
   }
   free(c->slot);
+  free(c->scratch);
   hk_nodes_destroy(&c->nodes);
   free(c);
 }

@@ -7,6 +7,8 @@
  *   allreduce.c     hk_allreduce: the decision (fallbacks) and the dispatch table
  *   chunked.c       chunk ranges and the thread-parallel chunk reduction
  *   hierarchical.c  node-level reduction through a shared-memory window
+ *   reduce.c        hk_reduce, hk_reduce_scatter_block: decisions, chunked runs
+ *   reduce_node.c   their hierarchical variants
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
@@ -74,6 +76,8 @@ typedef struct hk__coll_cache {
   size_t cap;             /* bytes of one slot */
   char **slot;            /* local_size pointers into the window */
   char *result;           /* the node's result area (in the leader's segment) */
+  char *scratch;          /* hk_reduce_scatter_block's chunked packing (reduce.c) */
+  size_t scratch_cap;     /* its bytes; grown with one agreement, freed with the cache */
   struct hk__coll_cache *next;
 } hk__coll_cache_t;
 
@@ -108,6 +112,35 @@ void hk__parallel_copy(char *dst, const char *src, size_t n, int threads);
 /* hierarchical.c */
 int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Datatype type,
                                MPI_Aint extent, MPI_Op op, hk__coll_cache_t *c, int threads);
+
+/* hierarchical.c, for the other reductions: steps 1-2 (copy in, node reduction into
+ * c->result, agreed over the node; the window must hold count elements), and a node
+ * synchronisation that agrees on err (the lowest code wins on every rank of the node). */
+int hk__coll_node_phase(hk__coll_cache_t *c, const char *own, int count, MPI_Datatype type,
+                        MPI_Aint extent, MPI_Op op, int threads);
+int hk__coll_node_agree(hk__coll_cache_t *c, int err);
+
+/* reduce.c / reduce_node.c: hk_reduce and hk_reduce_scatter_block.  One call: */
+typedef enum hk__red_kind { HK__RED_REDUCE, HK__RED_SCATTER } hk__red_kind_t;
+typedef struct hk__red_call {
+  hk__red_kind_t kind;
+  const char *sbuf;       /* NULL: MPI_IN_PLACE (the operand is in rbuf) */
+  char *rbuf;             /* reduce: NULL or ignored at ranks other than root */
+  int count;              /* elements chunked: count (reduce), recvcount (scatter) */
+  MPI_Datatype type;
+  MPI_Aint extent, tlb, textent;
+  MPI_Op op;
+  int root;               /* reduce only */
+  hk__coll_cache_t *c;
+} hk__red_call_t;
+/* Thread-parallel PMPI_Reduce of chunk t of [out] (from `in`, NULL: MPI_IN_PLACE, at
+ * the root only) to `root` on comms[t]; rotate > 0: comms[t] numbers rank r as
+ * (r - t) mod rotate (the rotated family), so the root there is (root - t) mod rotate. */
+int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, MPI_Aint extent,
+                      MPI_Op op, int root, const MPI_Comm *comms, int rotate, int nchunks);
+/* reduce_node.c: hierarchical variants (nodes, leaders made by the caller) */
+int hk__reduce_hierarchical(const hk__red_call_t *k, int threads);
+int hk__reduce_scatter_hierarchical(const hk__red_call_t *k, int threads);
 
 /* An MPI return code as HK_ERR_MPI with MPI's text. */
 #define HK_COLL_MPI(rc, what) hk__mpi_error((rc), __FILE__, __LINE__, __func__, (what))

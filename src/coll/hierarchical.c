@@ -130,3 +130,23 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
 cleanup:
   return err;
 }
+
+/* Steps 1-2 of the file comment (copy in, node sync, the L x T workers reduce into
+ * `result`, agreement over the node) for the other reductions (src/coll/reduce_node.c);
+ * the window holds count elements already.  own: this rank's operand. */
+int hk__coll_node_phase(hk__coll_cache_t *c, const char *own, int count, MPI_Datatype type,
+                        MPI_Aint extent, MPI_Op op, int threads)
+{
+  int err = HK_SUCCESS;
+  size_t bytes = (size_t)count * (size_t)extent, lo = 0, hi = 0;
+  own_range(c, count, extent, threads, &lo, &hi);
+  hk__parallel_copy(c->slot[c->local_rank], own, lo, threads);
+  hk__parallel_copy(c->slot[c->local_rank] + hi, own + hi, bytes - hi, threads);
+  HK_TRY(err, node_sync(c));
+  HK_LOCAL(err, node_reduce(c, own, count, type, extent, op, threads));
+  HK_TRY(err, node_agree(c, err));
+cleanup:
+  return err;
+}
+
+int hk__coll_node_agree(hk__coll_cache_t *c, int err) { return node_agree(c, err); }

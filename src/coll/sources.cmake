@@ -4,4 +4,6 @@ list(APPEND HK_LIB_SOURCES
   src/coll/cache.c
   src/coll/chunked.c
   src/coll/hierarchical.c
-  src/coll/allreduce.c)
+  src/coll/allreduce.c
+  src/coll/reduce.c
+  src/coll/reduce_node.c)

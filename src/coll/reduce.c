@@ -1,0 +1,385 @@
+/* src/coll/reduce.c: hk_reduce and hk_reduce_scatter_block (issue 39): the
+ * decision (fallbacks, all from inputs equal on every rank, as hk_allreduce's)
+ * and the chunked runs.  The hierarchical variants are in reduce_node.c.
+ *
+ *   reduce, chunked:      rank r [ c0 | c1 | c2 ]  thread t: PMPI_Reduce(c_t, root, dup[t])
+ *   reduce-scatter, chunked (P = 2 blocks of recvcount, T = 2 chunks per block):
+ *     sendbuf  [ b0.c0 | b0.c1 | b1.c0 | b1.c1 ]
+ *     scratch  [ b0.c0 | b1.c0 | b0.c1 | b1.c1 ]   thread t packs column t, then
+ *              \--- chunk 0 --/ \--- chunk 1 --/   PMPI_Reduce_scatter_block(column t,
+ *                                                  recvbuf + c_t, |c_t|, dup[t])
+ *   chunked-shifted: communicator t numbers rank r as (r - t) mod P, so its root is
+ *   (root - t) mod P and its block j is rank (j + t) mod P's (packed in that order).
+ *
+ * Order of the fallbacks: mpi chosen, count 0 or below min_bytes, inter-communicator,
+ * non-commutative op (shifted and hierarchical: they reorder; chunked keeps MPI's rank
+ * order on a duplicate), one rank, the model (auto), then per algorithm: datatype
+ * (scatter chunked: data outside the extent; hierarchical: not contiguous), thread
+ * level and fewer than 2 useful chunks (chunked families), nodes (hierarchical), a
+ * set-up that failed somewhere (agreed).
+ *
+ * auto's model: oversubscribed -> mpi; commutative, contiguous, some node with 2+
+ * ranks (scatter: and one node only) -> hierarchical; MULTIPLE and 2 useful chunks
+ * (scatter: a packable type) -> chunked; else mpi.  No tuning table and no
+ * HK_ALLREDUCE_ALGORITHM: they were measured and named for the allreduce.
+ */
+#include <limits.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll/coll_internal.h"
+
+int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, MPI_Aint extent,
+                      MPI_Op op, int root, const MPI_Comm *comms, int rotate, int nchunks)
+{
+  int first = MPI_SUCCESS;
+  long long gran = hk__chunk_granularity(extent);
+#pragma omp parallel num_threads(nchunks)
+  {
+    int nt = omp_get_num_threads();
+    for (int c = omp_get_thread_num(); c < nchunks; c += nt) {
+      long long lo, n;
+      hk__chunk_range(count, gran, nchunks, c, &lo, &n);
+      if (n == 0)
+        continue;
+      const void *s = in ? (const void *)(in + lo * extent) : MPI_IN_PLACE;
+      void *r = out ? (void *)(out + lo * extent) : NULL;
+      int rt = rotate > 0 ? (root - c % rotate + rotate) % rotate : root;
+      int rc = PMPI_Reduce(s, r, (int)n, type, op, rt, comms[c]);
+      if (rc != MPI_SUCCESS) {
+#pragma omp critical(hk_coll_error)
+        if (first == MPI_SUCCESS)
+          first = rc;
+      }
+    }
+  }
+  return first == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(first, "PMPI_Reduce (chunk)");
+}
+
+/* scratch bytes for P blocks of count elements, and where element 0 sits in it */
+static size_t scratch_need(const hk__red_call_t *k, size_t *base)
+{
+  size_t below = k->tlb < 0 ? (size_t)(-k->tlb) : 0, above = k->tlb > 0 ? (size_t)k->tlb : 0;
+  *base = below;
+  return below + (size_t)k->c->size * (size_t)k->count * (size_t)k->extent + above;
+}
+
+/* grow the scratch buffer: the same call on every rank (same bytes, same history on
+ * comm), so the agreement after it is collective; *ok 0 when it failed somewhere */
+static int scratch_grow(hk__coll_cache_t *c, size_t bytes, int *ok)
+{
+  int mine = 1, err;
+  *ok = 1;
+  if (bytes <= c->scratch_cap)
+    return HK_SUCCESS;
+  free(c->scratch);
+  c->scratch = malloc(bytes);
+  c->scratch_cap = c->scratch ? bytes : 0;
+  mine = c->scratch != NULL;
+  err = hk__coll_agree_ok(c, mine, ok);
+  if (err == HK_SUCCESS && !*ok) { /* freed on every rank alike: the next call tries again */
+    free(c->scratch);
+    c->scratch = NULL;
+    c->scratch_cap = 0;
+  }
+  return err;
+}
+
+/* chunk t of the P blocks packed contiguously (in communicator t's rank order), then
+ * reduce-scattered on comms[t] into recvbuf's chunk t */
+static int scatter_chunks(const hk__red_call_t *k, const MPI_Comm *comms, int shifted,
+                          int nchunks)
+{
+  int first = MPI_SUCCESS, P = k->c->size;
+  long long gran = hk__chunk_granularity(k->extent);
+  size_t base = 0;
+  scratch_need(k, &base);
+  char *scratch = k->c->scratch + base;
+  const char *src = k->sbuf ? k->sbuf : k->rbuf;
+  MPI_Aint ext = k->extent;
+#pragma omp parallel num_threads(nchunks)
+  {
+    int nt = omp_get_num_threads();
+    for (int c = omp_get_thread_num(); c < nchunks; c += nt) {
+      long long lo, n;
+      hk__chunk_range(k->count, gran, nchunks, c, &lo, &n);
+      if (n == 0)
+        continue;
+      /* the chunks before c hold P x lo elements; an element's data lie in
+       * [tlb, tlb + textent) of its extent, so n elements span (n-1) ext + textent */
+      char *col = scratch + (size_t)P * (size_t)lo * (size_t)ext;
+      size_t span = (size_t)(n - 1) * (size_t)ext + (size_t)k->textent;
+      int rot = shifted ? c % P : 0;
+      for (int j = 0; j < P; j++) {
+        long long blk = (j + rot) % P;
+        memcpy(col + (size_t)j * (size_t)n * (size_t)ext + k->tlb,
+               src + (size_t)(blk * k->count + lo) * (size_t)ext + k->tlb, span);
+      }
+      int rc = PMPI_Reduce_scatter_block(col, k->rbuf + lo * ext, (int)n, k->type, k->op,
+                                         comms[c]);
+      if (rc != MPI_SUCCESS) {
+#pragma omp critical(hk_coll_error)
+        if (first == MPI_SUCCESS)
+          first = rc;
+      }
+    }
+  }
+  return first == MPI_SUCCESS ? HK_SUCCESS
+                              : HK_COLL_MPI(first, "PMPI_Reduce_scatter_block (chunk)");
+}
+
+static int run(const hk__red_call_t *k, hk_allreduce_alg_t alg, int threads)
+{
+  hk__coll_cache_t *c = k->c;
+  int shifted = alg == HK_ALLREDUCE_CHUNKED_SHIFTED;
+  const MPI_Comm *comms = shifted ? c->shifted : c->dup;
+  if (alg == HK_ALLREDUCE_HIERARCHICAL)
+    return k->kind == HK__RED_REDUCE ? hk__reduce_hierarchical(k, threads)
+                                     : hk__reduce_scatter_hierarchical(k, threads);
+  if (k->kind == HK__RED_SCATTER)
+    return scatter_chunks(k, comms, shifted, threads);
+  return hk__reduce_chunks(k->sbuf, k->rbuf, k->count, k->type, k->extent, k->op, k->root,
+                           comms, shifted ? c->size : 0, threads);
+}
+
+/* what the decision knows about the call besides k */
+typedef struct facts {
+  int commute;
+  int contiguous;   /* size == extent, no lower bound: hierarchical copies bytes */
+  int packable;     /* extent > 0, data within the extent: the scatter's packing */
+  int fits;         /* scatter hierarchical: P x recvcount elements fit an int */
+  long long gran;
+} facts_t;
+
+static int threads_for(hk__coll_cache_t *c, const hk_allreduce_opts_t *o)
+{
+  const hk__coll_config_t *cfg = hk__coll_config();
+  int t = o->threads > 0 ? o->threads : c->config_ok ? cfg->env_threads : 0;
+  int cap = c->cores < c->ncomms ? c->cores : c->ncomms;
+  if (t <= 0)
+    return c->default_threads < c->ncomms ? c->default_threads : c->ncomms;
+  if (t > cap) {
+    static int warned; /* once per process */
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
+      hk__coll_warn("hk_reduce(_scatter_block): %d threads asked for, the ranks have %d core(s): "
+                    "using %d", t,
+                    c->cores, cap);
+    return cap;
+  }
+  return t;
+}
+
+/* auto: the model of the file comment; *threads in, capped out */
+static int model(const hk__red_call_t *k, const facts_t *f, hk_allreduce_alg_t *alg,
+                 int *threads)
+{
+  int err = HK_SUCCESS;
+  hk__coll_cache_t *c = k->c;
+  int t = *threads < c->usable ? *threads : c->usable;
+  *alg = HK_ALLREDUCE_MPI;
+  if (c->oversubscribed)
+    return HK_SUCCESS;
+  if (f->commute && f->contiguous && f->fits && !c->failed[HK_ALLREDUCE_HIERARCHICAL]) {
+    HK_TRY(err, hk__coll_cache_nodes(c));
+    if (c->nodes_state > 0 && c->max_local >= 2 &&
+        (k->kind == HK__RED_REDUCE || c->nnodes == 1)) {
+      *alg = HK_ALLREDUCE_HIERARCHICAL;
+      *threads = c->multiple ? t : 1;
+      return HK_SUCCESS;
+    }
+  }
+  if (c->multiple && (k->kind == HK__RED_REDUCE || f->packable) &&
+      hk__chunks_useful(k->count, f->gran, t) >= 2) {
+    *alg = HK_ALLREDUCE_CHUNKED;
+    *threads = t;
+  }
+cleanup:
+  return err;
+}
+
+/* chunked families: the reason they cannot run, or their set-up */
+static int check_chunked(const hk__red_call_t *k, const facts_t *f, hk_allreduce_alg_t alg,
+                         int *threads, hk_allreduce_fallback_t *why)
+{
+  int err = HK_SUCCESS, ok = 1;
+  hk__coll_cache_t *c = k->c;
+  *threads = hk__chunks_useful(k->count, f->gran, *threads);
+  if (k->kind == HK__RED_SCATTER && !f->packable)
+    *why = HK_FALLBACK_DATATYPE;
+  else if (!c->multiple)
+    *why = HK_FALLBACK_THREAD_LEVEL;
+  else if (*threads < 2)
+    *why = HK_FALLBACK_ONE_THREAD;
+  if (*why != HK_FALLBACK_NONE)
+    return HK_SUCCESS;
+  HK_TRY(err, hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED));
+  if (k->kind == HK__RED_SCATTER && !c->failed[alg]) {
+    size_t base;
+    HK_TRY(err, scratch_grow(c, scratch_need(k, &base), &ok));
+    if (!ok)
+      *why = HK_FALLBACK_SETUP; /* this call only: the next one tries again */
+  }
+cleanup:
+  return err;
+}
+
+static int check_hierarchical(const hk__red_call_t *k, const facts_t *f, int *threads,
+                              hk_allreduce_fallback_t *why)
+{
+  int err = HK_SUCCESS;
+  hk__coll_cache_t *c = k->c;
+  if (!c->multiple)
+    *threads = 1; /* the node-level reduction wins with one thread per rank too */
+  if (!f->commute)
+    *why = HK_FALLBACK_NONCOMMUTATIVE;
+  else if (!f->contiguous || !f->fits)
+    *why = HK_FALLBACK_DATATYPE;
+  else if (!c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    HK_TRY(err, hk__coll_cache_nodes(c));
+  if (*why != HK_FALLBACK_NONE || c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS;
+  if (c->nodes_state < 0 || c->max_local < 2)
+    *why = HK_FALLBACK_NODES;
+  else if (c->nnodes > 1)
+    HK_TRY(err, hk__coll_cache_leaders(c));
+cleanup:
+  return err;
+}
+
+static void type_facts(hk__red_call_t *k, int tsize, facts_t *f)
+{
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  PMPI_Type_get_extent(k->type, &lb, &ext);
+  PMPI_Type_get_true_extent(k->type, &tlb, &text);
+  k->extent = ext;
+  k->tlb = tlb;
+  k->textent = text;
+  f->contiguous = lb == 0 && tlb == 0 && (MPI_Aint)tsize == ext && text == ext;
+  f->packable = ext > 0 && text <= ext;
+  f->fits = k->kind == HK__RED_REDUCE || (long long)k->c->size * k->count <= INT_MAX;
+  f->gran = hk__chunk_granularity(ext);
+}
+
+/* the hybrid path, or the reason for the fallback in info->fallback */
+static int hybrid(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, int tsize,
+                  hk_allreduce_info_t *info)
+{
+  int err = HK_SUCCESS, inter = 0;
+  facts_t f = {1, 0, 0, 1, 1};
+  hk_allreduce_alg_t alg = o->algorithm;
+  PMPI_Op_commutative(k->op, &f.commute);
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    info->fallback = HK_FALLBACK_INTERCOMM;
+  else if (!f.commute && (alg == HK_ALLREDUCE_CHUNKED_SHIFTED || alg == HK_ALLREDUCE_HIERARCHICAL))
+    info->fallback = HK_FALLBACK_NONCOMMUTATIVE;
+  if (info->fallback != HK_FALLBACK_NONE)
+    return HK_SUCCESS;
+  HK_TRY(err, hk__coll_cache_get(comm, &k->c));
+  hk__coll_cache_t *c = k->c;
+  if (c->size == 1) {
+    info->fallback = HK_FALLBACK_ONE_RANK;
+    return HK_SUCCESS;
+  }
+  type_facts(k, tsize, &f);
+  int threads = threads_for(c, o);
+  if (alg == HK_ALLREDUCE_AUTO)
+    HK_TRY(err, model(k, &f, &alg, &threads));
+  hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
+  if (alg == HK_ALLREDUCE_MPI)
+    why = HK_FALLBACK_MODEL;
+  else if (alg == HK_ALLREDUCE_HIERARCHICAL)
+    HK_TRY(err, check_hierarchical(k, &f, &threads, &why));
+  else
+    HK_TRY(err, check_chunked(k, &f, alg, &threads, &why));
+  if (why == HK_FALLBACK_NONE && c->failed[alg])
+    why = HK_FALLBACK_SETUP;
+  info->fallback = why;
+  if (why != HK_FALLBACK_NONE)
+    return HK_SUCCESS;
+  HK_TRY(err, run(k, alg, threads < 1 ? 1 : threads));
+  /* hierarchical grows its window inside: a failed set-up is agreed there, and the
+   * caller runs MPI (recvbuf not touched yet) */
+  if (c->failed[alg]) {
+    info->fallback = HK_FALLBACK_SETUP;
+    return HK_SUCCESS;
+  }
+  info->algorithm = alg;
+  info->threads = threads < 1 ? 1 : threads;
+cleanup:
+  return err;
+}
+
+/* the checks both collectives share; HK_SUCCESS with info->fallback set when MPI runs */
+static int decide(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, int tsize,
+                  long long bytes, hk_allreduce_info_t *info, const char *fn)
+{
+  if (k->count < 0 || (int)o->algorithm < 0 || (int)o->algorithm >= HK_ALLREDUCE_ALG_COUNT)
+    return HK_ERROR(HK_ERR_ARG, "%s: invalid count %d or algorithm %d", fn, k->count,
+                    (int)o->algorithm);
+  if (o->min_bytes < 0)
+    return HK_ERROR(HK_ERR_ARG, "%s: min_bytes %lld < 0 (HK_DEFAULT: the default threshold, "
+                    "1: accelerate every message)", fn, o->min_bytes);
+  long long min_bytes = o->min_bytes == HK_DEFAULT ? hk__coll_config()->min_bytes : o->min_bytes;
+  info->fallback = HK_FALLBACK_NONE;
+  if (o->algorithm == HK_ALLREDUCE_MPI)
+    info->fallback = HK_FALLBACK_CHOSEN;
+  else if (k->count == 0 || bytes < min_bytes)
+    info->fallback = HK_FALLBACK_SMALL;
+  else
+    return hybrid(k, comm, o, tsize, info);
+  return HK_SUCCESS;
+}
+
+static const hk_allreduce_opts_t defaults = HK_ALLREDUCE_OPTS_DEFAULT;
+
+int hk_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm, const hk_allreduce_opts_t *opts)
+{
+  const hk_allreduce_opts_t *o = opts ? opts : &defaults;
+  hk_allreduce_info_t local = {HK_ALLREDUCE_MPI, 1, HK_FALLBACK_CHOSEN, MPI_SUCCESS};
+  hk_allreduce_info_t *info = o->info ? o->info : &local;
+  *info = local;
+  int err = HK_SUCCESS, tsize = 0, inter = 0, size = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_size(comm, &size);
+  if (!inter && (root < 0 || root >= size)) /* inter-communicators: MPI_ROOT, ... (MPI's) */
+    return HK_ERROR(HK_ERR_ARG, "hk_reduce: root %d outside the %d ranks of comm", root, size);
+  PMPI_Type_size(datatype, &tsize);
+  hk__red_call_t k = {HK__RED_REDUCE, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, recvbuf, count,
+                      datatype, 0, 0, 0, op, root, NULL};
+  err = decide(&k, comm, o, tsize, (long long)count * tsize, info, "hk_reduce");
+  if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
+    return err;
+  info->algorithm = HK_ALLREDUCE_MPI;
+  info->threads = 1;
+  int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  info->mpi_error = rc;
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce");
+}
+
+int hk_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            const hk_allreduce_opts_t *opts)
+{
+  const hk_allreduce_opts_t *o = opts ? opts : &defaults;
+  hk_allreduce_info_t local = {HK_ALLREDUCE_MPI, 1, HK_FALLBACK_CHOSEN, MPI_SUCCESS};
+  hk_allreduce_info_t *info = o->info ? o->info : &local;
+  *info = local;
+  int err = HK_SUCCESS, tsize = 0, size = 0;
+  if (recvcount > 0 && !recvbuf)
+    return HK_ERROR(HK_ERR_ARG, "hk_reduce_scatter_block: recvbuf is NULL");
+  PMPI_Comm_size(comm, &size);
+  PMPI_Type_size(datatype, &tsize);
+  hk__red_call_t k = {HK__RED_SCATTER, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, recvbuf,
+                      recvcount, datatype, 0, 0, 0, op, 0, NULL};
+  err = decide(&k, comm, o, tsize, (long long)recvcount * tsize * size, info,
+               "hk_reduce_scatter_block");
+  if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
+    return err;
+  info->algorithm = HK_ALLREDUCE_MPI;
+  info->threads = 1;
+  int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  info->mpi_error = rc;
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce_scatter_block");
+}

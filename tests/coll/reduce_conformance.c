@@ -1,0 +1,555 @@
+/* tests/coll/reduce_conformance.c: hk_reduce and hk_reduce_scatter_block against
+ * this program's own arithmetic (issue 39).
+ *
+ * Every result is checked against a value computed here from the deterministic
+ * inputs of all ranks (small integers: exact in any order and in every type).
+ * For each algorithm forced through the options (auto, mpi, chunked,
+ * chunked-shifted, hierarchical; min_bytes 1 so every message is a candidate):
+ *
+ *   predefined   every C integer type (signed char .. unsigned long long, the
+ *                int<N>_t), float, double, long double, C_BOOL, BYTE,
+ *                C_DOUBLE_COMPLEX x every op valid on them; MAXLOC/MINLOC on
+ *                the pair types (ties: lowest rank)
+ *   derived      a vector (2 of 3 ints) and a struct whose int sits 4 bytes into
+ *                an 8-byte extent (true lb != 0), with a commutative user op
+ *   user ops     2x2 matrix products mod 1009, not commutative: rank order
+ *   in place     MPI_IN_PLACE at the root (reduce), in recvbuf (scatter)
+ *   roots        0 and the last rank; counts 0, 1, 7, 1001, 65537
+ *   contexts     outside parallel regions, and from one thread inside one
+ *   info         the reason of a fallback where it is certain from the inputs
+ *                (small, chosen, one-rank, non-commutative, datatype,
+ *                thread-level, one-thread, nodes) and the algorithm that ran
+ *
+ * usage: reduce_conformance [--level funneled|serialized|multiple]
+ * Prints "reduce_conformance: N ranks, level L, M checks, 0 failed" and the
+ * fallbacks seen on rank 0; exit 1 on a wrong result.
+ */
+#include <complex.h>
+#include <mpi.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hybridkit/coll.h"
+
+static int rank, nranks, level, nthreads, node_size;
+static long long checks, failed, seen[HK_FALLBACK_COUNT];
+
+static void check(int ok, const char *what, const char *alg, long long detail)
+{
+#pragma omp critical(tally)
+  {
+    checks++;
+    if (!ok && ++failed <= 30)
+      fprintf(stderr, "reduce_conformance: rank %d: FAILED %s [%s] (%lld)\n", rank, what, alg,
+              detail);
+  }
+}
+
+/* ---- predefined types: values stored and loaded as long long (complex: two) ---- */
+typedef struct ptype {
+  MPI_Datatype t;
+  char kind;   /* i signed, u unsigned, f floating, b C bool, c double complex */
+  int size;
+  const char *name;
+} ptype_t;
+
+static void put(void *buf, long long i, const ptype_t *p, long long v, long long w)
+{
+  char *a = (char *)buf + i * p->size;
+  switch (p->kind) {
+  case 'i': if (p->size == 1) *(int8_t *)a = (int8_t)v; else if (p->size == 2) *(int16_t *)a = (int16_t)v;
+            else if (p->size == 4) *(int32_t *)a = (int32_t)v; else *(int64_t *)a = v; break;
+  case 'u': if (p->size == 1) *(uint8_t *)a = (uint8_t)v; else if (p->size == 2) *(uint16_t *)a = (uint16_t)v;
+            else if (p->size == 4) *(uint32_t *)a = (uint32_t)v; else *(uint64_t *)a = (uint64_t)v; break;
+  case 'f': if (p->size == 4) *(float *)a = (float)v; else if (p->size == 8) *(double *)a = (double)v;
+            else *(long double *)a = (long double)v; break;
+  case 'b': *(_Bool *)a = v != 0; break;
+  default:  *(double complex *)a = (double)v + (double)w * I; break;
+  }
+}
+
+static long long get(const void *buf, long long i, const ptype_t *p, long long *w)
+{
+  const char *a = (const char *)buf + i * p->size;
+  *w = 0;
+  switch (p->kind) {
+  case 'i': return p->size == 1 ? *(const int8_t *)a : p->size == 2 ? *(const int16_t *)a
+                 : p->size == 4 ? *(const int32_t *)a : *(const int64_t *)a;
+  case 'u': return p->size == 1 ? *(const uint8_t *)a : p->size == 2 ? *(const uint16_t *)a
+                 : p->size == 4 ? (long long)*(const uint32_t *)a : (long long)*(const uint64_t *)a;
+  case 'f': return p->size == 4 ? (long long)*(const float *)a : p->size == 8
+                 ? (long long)*(const double *)a : (long long)*(const long double *)a;
+  case 'b': return *(const _Bool *)a;
+  default: {
+    double complex z = *(const double complex *)a;
+    *w = (long long)cimag(z);
+    return (long long)creal(z);
+  }
+  }
+}
+
+enum { SUM, PROD, MAX, MIN, LAND, LOR, LXOR, BAND, BOR, BXOR, NOPS };
+static const MPI_Op *mpi_op[NOPS];
+static const char *op_name[NOPS] = {"sum", "prod", "max", "min", "land", "lor", "lxor", "band",
+                                    "bor", "bxor"};
+
+/* element i of rank r for op o: small enough for any fold over 4 ranks in int8 */
+static long long val(int r, long long i, int salt, int o, const ptype_t *p, long long *w)
+{
+  long long x = r * 131 + i * 7 + salt * 13;
+  *w = (r + i + salt) % 2;
+  if (o == PROD)
+    return 1 + (x % 2);
+  if (o == LAND || o == LOR || o == LXOR)
+    return x % 3 == 0 ? 0 : (p->kind == 'b' ? 1 : 1 + x % 2);
+  if (o >= BAND)
+    return x % 128;
+  return x % 23 - (p->kind == 'i' || p->kind == 'f' ? 11 : 0);
+}
+
+static long long fold(int o, long long a, long long b)
+{
+  switch (o) {
+  case SUM: return a + b;
+  case PROD: return a * b;
+  case MAX: return a > b ? a : b;
+  case MIN: return a < b ? a : b;
+  case LAND: return a && b;
+  case LOR: return a || b;
+  case LXOR: return !a != !b;
+  case BAND: return a & b;
+  case BOR: return a | b;
+  default: return a ^ b;
+  }
+}
+
+/* the expected element: element `i` of every rank folded in rank order */
+static void expect(long long i, int salt, int o, const ptype_t *p, long long *v, long long *w)
+{
+  long long x, y;
+  x = val(0, i, salt, o, p, &y);
+  for (int r = 1; r < nranks; r++) {
+    long long b, bw;
+    b = val(r, i, salt, o, p, &bw);
+    if (p->kind == 'c' && o == PROD) {
+      long long re = x * b - y * bw, im = x * bw + y * b;
+      x = re;
+      y = im;
+    } else {
+      x = fold(o, x, b);
+      y = fold(o, y, bw);
+    }
+  }
+  *v = x;
+  *w = p->kind == 'c' ? y : 0;
+}
+
+static const ptype_t types[] = {
+  {MPI_SIGNED_CHAR, 'i', 1, "signed char"}, {MPI_UNSIGNED_CHAR, 'u', 1, "unsigned char"},
+  {MPI_SHORT, 'i', sizeof(short), "short"}, {MPI_UNSIGNED_SHORT, 'u', sizeof(short), "unsigned short"},
+  {MPI_INT, 'i', sizeof(int), "int"}, {MPI_UNSIGNED, 'u', sizeof(unsigned), "unsigned"},
+  {MPI_LONG, 'i', sizeof(long), "long"}, {MPI_UNSIGNED_LONG, 'u', sizeof(long), "unsigned long"},
+  {MPI_LONG_LONG, 'i', 8, "long long"}, {MPI_UNSIGNED_LONG_LONG, 'u', 8, "unsigned long long"},
+  {MPI_INT8_T, 'i', 1, "int8_t"}, {MPI_UINT8_T, 'u', 1, "uint8_t"},
+  {MPI_INT16_T, 'i', 2, "int16_t"}, {MPI_UINT16_T, 'u', 2, "uint16_t"},
+  {MPI_INT32_T, 'i', 4, "int32_t"}, {MPI_UINT32_T, 'u', 4, "uint32_t"},
+  {MPI_INT64_T, 'i', 8, "int64_t"}, {MPI_UINT64_T, 'u', 8, "uint64_t"},
+  {MPI_FLOAT, 'f', 4, "float"}, {MPI_DOUBLE, 'f', 8, "double"},
+  {MPI_LONG_DOUBLE, 'f', sizeof(long double), "long double"},
+  {MPI_C_BOOL, 'b', sizeof(_Bool), "C_BOOL"}, {MPI_BYTE, 'u', 1, "BYTE"},
+  {MPI_C_DOUBLE_COMPLEX, 'c', sizeof(double complex), "C_DOUBLE_COMPLEX"}};
+#define NTYPES ((int)(sizeof types / sizeof types[0]))
+
+static int valid(const ptype_t *p, int o)
+{
+  if (p->t == MPI_BYTE)
+    return o >= BAND;
+  switch (p->kind) {
+  case 'f': return o <= MIN;
+  case 'c': return o <= PROD;
+  case 'b': return o >= LAND && o <= LXOR;
+  default: return 1;
+  }
+}
+
+/* ---- one call, its info, and what its fallback must be where that is certain ---- */
+static const hk_allreduce_alg_t algs[] = {HK_ALLREDUCE_AUTO, HK_ALLREDUCE_MPI, HK_ALLREDUCE_CHUNKED,
+                                          HK_ALLREDUCE_CHUNKED_SHIFTED, HK_ALLREDUCE_HIERARCHICAL};
+#define NALGS 5
+
+typedef struct call {
+  int scatter;      /* 0: hk_reduce, 1: hk_reduce_scatter_block */
+  hk_allreduce_alg_t alg;
+  int root;
+  int in_place;
+} call_t;
+
+static int expected(const call_t *k, long long count, MPI_Datatype t, int commute)
+{
+  int size = 0;
+  MPI_Aint lb, ext, tlb, text;
+  MPI_Type_size(t, &size);
+  MPI_Type_get_extent(t, &lb, &ext);
+  MPI_Type_get_true_extent(t, &tlb, &text);
+  int contiguous = lb == 0 && tlb == 0 && size == ext && text == ext;
+  if (k->alg == HK_ALLREDUCE_MPI)
+    return HK_FALLBACK_CHOSEN;
+  if (count == 0)
+    return HK_FALLBACK_SMALL;
+  if (k->alg == HK_ALLREDUCE_AUTO)
+    return -1;
+  int reorders = k->alg != HK_ALLREDUCE_CHUNKED;
+  if (!commute && reorders)
+    return HK_FALLBACK_NONCOMMUTATIVE;
+  if (nranks == 1)
+    return HK_FALLBACK_ONE_RANK;
+  if (k->alg == HK_ALLREDUCE_HIERARCHICAL) {
+    if (!contiguous)
+      return HK_FALLBACK_DATATYPE;
+    if (node_size == 1 || (node_size > 1 && nranks % node_size))
+      return HK_FALLBACK_NODES;
+    return HK_FALLBACK_NONE;
+  }
+  if (k->scatter && (ext <= 0 || text > ext))
+    return HK_FALLBACK_DATATYPE;
+  if (level < MPI_THREAD_MULTIPLE)
+    return HK_FALLBACK_THREAD_LEVEL;
+  long long g = 64, e = ext, a = 64; /* 64 / gcd(extent, 64) elements per unit */
+  while (e) {
+    long long r = a % e;
+    a = e;
+    e = r;
+  }
+  g /= a;
+  long long units = (count + g - 1) / g;
+  return (units < nthreads ? units : nthreads) < 2 ? HK_FALLBACK_ONE_THREAD : HK_FALLBACK_NONE;
+}
+
+static int call(const call_t *k, const void *in, void *out, long long count, MPI_Datatype t,
+                MPI_Op op, int commute, const char *what)
+{
+  hk_allreduce_info_t info;
+  hk_allreduce_opts_t o = {.algorithm = k->alg, .threads = HK_DEFAULT, .min_bytes = 1, .info = &info};
+  const void *s = k->in_place && (k->scatter || rank == k->root) ? MPI_IN_PLACE : in;
+  int err = k->scatter ? hk_reduce_scatter_block(s, out, (int)count, t, op, MPI_COMM_WORLD, &o)
+                       : hk_reduce(s, out, (int)count, t, op, k->root, MPI_COMM_WORLD, &o);
+  const char *name = hk_allreduce_alg_name(k->alg);
+  check(err == HK_SUCCESS, what, name, err);
+  int want = expected(k, count, t, commute);
+  int ran_ok = (info.fallback == HK_FALLBACK_NONE) == (info.algorithm != HK_ALLREDUCE_MPI);
+  check(ran_ok && (want < 0 || (int)info.fallback == want), "info.fallback", name,
+        info.fallback * 100 + (want < 0 ? 99 : want));
+  if (want == HK_FALLBACK_NONE)
+    check(info.algorithm == k->alg && info.threads >= 1, "info.algorithm", name, info.algorithm);
+#pragma omp atomic
+  seen[info.fallback]++;
+  return err;
+}
+
+/* ---- predefined types and ops ---- */
+static void predefined(const call_t *k, long long count, const ptype_t *p, int o, int salt)
+{
+  long long n = k->scatter ? count * nranks : count, w, v;
+  char *in = malloc((size_t)(n + 1) * p->size), *out = malloc((size_t)(n + 1) * p->size);
+  char tmp[32];
+  for (long long i = 0; i < n; i++) {
+    v = val(rank, i, salt, o, p, &w);
+    put(in, i, p, v, w);
+    put(out, i, p, k->in_place ? v : 77, k->in_place ? w : 0);
+  }
+  char what[96];
+  snprintf(what, sizeof what, "%s %s %s%s n=%lld", k->scatter ? "scatter" : "reduce", p->name,
+           op_name[o], k->in_place ? " in place" : "", count);
+  call(k, in, out, count, p->t, *mpi_op[o], 1, what);
+  long long bad = 0;
+  if (k->scatter || rank == k->root)
+    for (long long i = 0; i < count; i++) {
+      long long ew, gw;
+      expect(k->scatter ? rank * count + i : i, salt, o, p, &v, &w);
+      put(tmp, 0, p, v, w); /* through the type, as MPI computes it */
+      v = get(tmp, 0, p, &ew);
+      bad += get(out, i, p, &gw) != v || gw != ew;
+    }
+  check(bad == 0, what, hk_allreduce_alg_name(k->alg), bad);
+  free(in);
+  free(out);
+}
+
+/* every op on the C integer types; the int<N>_t (other handles for the same C types)
+ * with sum, max and band, to keep the run short */
+static void all_predefined(const call_t *k, long long count, int salt)
+{
+  for (int t = 0; t < NTYPES; t++)
+    for (int o = 0; o < NOPS; o++)
+      if (valid(&types[t], o) && (t < 10 || t >= 18 || o == SUM || o == MAX || o == BAND))
+        predefined(k, count, &types[t], o, salt + t + o);
+}
+
+/* MAXLOC / MINLOC on pair types: value at 0, int index at ioff (the C struct) */
+typedef struct pair {
+  MPI_Datatype t;
+  ptype_t value;
+  size_t ioff, esize;
+} pair_t;
+
+static void pairs(const call_t *k, long long count, int salt)
+{
+  struct { double v; int i; } di;
+  struct { float v; int i; } fi;
+  struct { long v; int i; } li;
+  struct { short v; int i; } si;
+  const pair_t ps[] = {
+    {MPI_2INT, {MPI_INT, 'i', 4, "2int"}, sizeof(int), 2 * sizeof(int)},
+    {MPI_DOUBLE_INT, {MPI_DOUBLE, 'f', 8, "double_int"}, (char *)&di.i - (char *)&di, sizeof di},
+    {MPI_FLOAT_INT, {MPI_FLOAT, 'f', 4, "float_int"}, (char *)&fi.i - (char *)&fi, sizeof fi},
+    {MPI_LONG_INT, {MPI_LONG, 'i', sizeof(long), "long_int"}, (char *)&li.i - (char *)&li, sizeof li},
+    {MPI_SHORT_INT, {MPI_SHORT, 'i', sizeof(short), "short_int"}, (char *)&si.i - (char *)&si,
+     sizeof si}};
+  for (int q = 0; q < 5; q++)
+    for (int mx = 0; mx < 2; mx++) {
+      const pair_t *p = &ps[q];
+      long long n = k->scatter ? count * nranks : count, bad = 0, w;
+      char *in = calloc((size_t)(n + 1), p->esize), *out = calloc((size_t)(n + 1), p->esize);
+      for (long long i = 0; i < n; i++) {
+        put(in + i * p->esize, 0, &p->value, (rank * 5 + i * 3 + salt) % 4, 0);
+        memcpy(in + i * p->esize + p->ioff, &rank, sizeof rank);
+      }
+      if (k->in_place)
+        memcpy(out, in, (size_t)n * p->esize);
+      char what[64];
+      snprintf(what, sizeof what, "%s %s %s", k->scatter ? "scatter" : "reduce", p->value.name,
+               mx ? "maxloc" : "minloc");
+      call(k, in, out, count, p->t, mx ? MPI_MAXLOC : MPI_MINLOC, 1, what);
+      for (long long i = 0; (k->scatter || rank == k->root) && i < count; i++) {
+        long long e = k->scatter ? rank * count + i : i, best = -1, at = -1;
+        for (int r = 0; r < nranks; r++) {
+          long long x = (r * 5 + e * 3 + salt) % 4;
+          if (best < 0 || (mx ? x > best : x < best)) {
+            best = x;
+            at = r;
+          }
+        }
+        int idx;
+        memcpy(&idx, out + i * p->esize + p->ioff, sizeof idx);
+        bad += get(out + i * p->esize, 0, &p->value, &w) != best || idx != at;
+      }
+      check(bad == 0, what, hk_allreduce_alg_name(k->alg), bad);
+      free(in);
+      free(out);
+    }
+}
+
+/* ---- derived types with a commutative user op: ints at tlb + 4 j, j < size / 4 ---- */
+static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  int sz = 0;
+  MPI_Aint lb, ext, tlb, text;
+  MPI_Type_size(*type, &sz);
+  MPI_Type_get_extent(*type, &lb, &ext);
+  MPI_Type_get_true_extent(*type, &tlb, &text);
+  for (long long e = 0; e < *len; e++)
+    for (int j = 0; j < sz / 4; j++) {
+      size_t at = (size_t)(e * ext + tlb) + 4 * (size_t)j;
+      int a, b;
+      memcpy(&a, (char *)in + at, 4);
+      memcpy(&b, (char *)inout + at, 4);
+      b = (a + b) % 1000003;
+      memcpy((char *)inout + at, &b, 4);
+    }
+}
+
+/* 2x2 matrices mod 1009: inout = in x inout (in comes from the lower ranks) */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  (void)type;
+  for (int e = 0; e < *len; e++) {
+    const int *a = (const int *)in + 4 * e;
+    int *b = (int *)inout + 4 * e;
+    int c[4] = {(a[0] * b[0] + a[1] * b[2]) % 1009, (a[0] * b[1] + a[1] * b[3]) % 1009,
+                (a[2] * b[0] + a[3] * b[2]) % 1009, (a[2] * b[1] + a[3] * b[3]) % 1009};
+    memcpy(b, c, sizeof c);
+  }
+}
+
+static MPI_Op op_sum_ints, op_matmul;
+static MPI_Datatype t_vec, t_shift, t_mat;
+
+/* vector (ints 0, 1 of 3) and shifted (int at byte 4 of 8): gaps must stay untouched */
+static void derived(const call_t *k, long long count, int salt)
+{
+  struct { MPI_Datatype t; int stride, first, used; const char *name; } ts[] = {
+    {t_vec, 3, 0, 2, "vector(2 of 3) user op"}, {t_shift, 2, 1, 1, "struct(int at 4, extent 8) user op"}};
+  for (int q = 0; q < 2; q++) {
+    long long n = (k->scatter ? count * nranks : count) * ts[q].stride, bad = 0;
+    int *in = malloc((size_t)(n + 1) * sizeof *in), *out = malloc((size_t)(n + 1) * sizeof *out);
+    for (long long i = 0; i < n; i++) {
+      int used = i % ts[q].stride >= ts[q].first && i % ts[q].stride < ts[q].first + ts[q].used;
+      in[i] = used ? (int)((rank * 131 + i * 7 + salt) % 1000) : -99;
+      out[i] = k->in_place ? in[i] : -99;
+    }
+    call(k, in, out, count, ts[q].t, op_sum_ints, 1, ts[q].name);
+    long long nout = count * ts[q].stride, base = k->scatter ? rank * nout : 0;
+    for (long long i = 0; (k->scatter || rank == k->root) && i < nout; i++) {
+      int used = i % ts[q].stride >= ts[q].first && i % ts[q].stride < ts[q].first + ts[q].used;
+      long long want = 0;
+      for (int r = 0; r < nranks; r++)
+        want += (r * 131 + (base + i) * 7 + salt) % 1000;
+      bad += used ? out[i] != want % 1000003 : out[i] != (k->in_place ? in[base + i] : -99);
+    }
+    check(bad == 0, ts[q].name, hk_allreduce_alg_name(k->alg), bad);
+    free(in);
+    free(out);
+  }
+}
+
+static void mat_of(int r, long long e, int *m)
+{
+  for (int j = 0; j < 4; j++)
+    m[j] = (int)((r * 17 + e * 3 + j * 5 + 1) % 1009);
+}
+
+static void noncommutative(const call_t *k, long long count)
+{
+  long long n = k->scatter ? count * nranks : count, bad = 0;
+  int *in = malloc((size_t)(n + 1) * 4 * sizeof *in), *out = malloc((size_t)(n + 1) * 4 * sizeof *out);
+  for (long long e = 0; e < n; e++)
+    mat_of(rank, e, in + 4 * e);
+  if (k->in_place)
+    memcpy(out, in, (size_t)n * 4 * sizeof *in);
+  call(k, in, out, count, t_mat, op_matmul, 0, "non-commutative user op");
+  for (long long e = 0; (k->scatter || rank == k->root) && e < count; e++) {
+    int acc[4], m[4];
+    long long g = k->scatter ? rank * count + e : e;
+    mat_of(0, g, acc);
+    for (int r = 1; r < nranks; r++) { /* acc = acc x M_r: rank order */
+      mat_of(r, g, m);
+      int c[4] = {(acc[0] * m[0] + acc[1] * m[2]) % 1009, (acc[0] * m[1] + acc[1] * m[3]) % 1009,
+                  (acc[2] * m[0] + acc[3] * m[2]) % 1009, (acc[2] * m[1] + acc[3] * m[3]) % 1009};
+      memcpy(acc, c, sizeof c);
+    }
+    bad += memcmp(acc, out + 4 * e, sizeof acc) != 0;
+  }
+  check(bad == 0, "non-commutative user op", hk_allreduce_alg_name(k->alg), bad);
+  free(in);
+  free(out);
+}
+
+static const long long counts[] = {0, 1, 7, 1001, 65537};
+#define NCOUNTS 5
+
+/* everything for one (collective, algorithm, root) */
+static void suite(call_t k, int salt)
+{
+  const ptype_t *t_int = &types[4], *t_double = &types[19];
+  for (int c = 0; c < NCOUNTS; c++) {
+    long long n = counts[c];
+    for (k.in_place = 0; k.in_place < 2; k.in_place++) {
+      if (n == 1001 && !k.in_place && (k.scatter || k.root == 0))
+        all_predefined(&k, n, salt + c);
+      predefined(&k, n, t_int, SUM, salt + c);
+      predefined(&k, n, t_double, MAX, salt + c);
+      if (n > 1 && n < 65537) {
+        pairs(&k, n, salt + c);
+        derived(&k, n, salt + c);
+        noncommutative(&k, n / 2 + 1);
+      }
+    }
+  }
+  k.in_place = 0;
+  derived(&k, 65537 / 4, salt);
+  noncommutative(&k, 65537 / 4);
+}
+
+/* one thread of an active parallel region calls (master: FUNNELED allows it) */
+static void inside_parallel(call_t k)
+{
+#pragma omp parallel
+  {
+#pragma omp master
+    {
+      check(omp_in_parallel() || omp_get_num_threads() == 1, "inside a parallel region", "-", 0);
+      predefined(&k, 65537, &types[4], SUM, 41);
+      k.in_place = 1;
+      predefined(&k, 4099, &types[19], SUM, 42);
+    }
+#pragma omp barrier
+  }
+}
+
+static void bad_arguments(void)
+{
+  int x = 0, y = 0;
+  check(hk_reduce(&x, &y, 1, MPI_INT, MPI_SUM, nranks, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
+        "root outside comm: HK_ERR_ARG", "-", 0);
+  check(hk_reduce(&x, &y, -1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
+        "count -1: HK_ERR_ARG", "-", 0);
+  check(hk_reduce_scatter_block(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
+        "recvcount -1: HK_ERR_ARG", "-", 0);
+  hk_error_clear();
+}
+
+int main(int argc, char **argv)
+{
+  int want = MPI_THREAD_MULTIPLE;
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--level") && i + 1 < argc) {
+      const char *l = argv[++i];
+      want = !strcmp(l, "funneled") ? MPI_THREAD_FUNNELED
+             : !strcmp(l, "serialized") ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE;
+    }
+  MPI_Init_thread(&argc, &argv, want, &level);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  nthreads = omp_get_max_threads();
+  node_size = getenv("HK_NODE_SIZE") ? atoi(getenv("HK_NODE_SIZE")) : 0;
+  static const MPI_Op ops[NOPS] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR,
+                                   MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
+  for (int o = 0; o < NOPS; o++)
+    mpi_op[o] = &ops[o];
+  MPI_Datatype v, s;
+  int one = 1;
+  MPI_Aint four = 4;
+  MPI_Type_vector(1, 2, 3, MPI_INT, &v);
+  MPI_Type_create_resized(v, 0, 3 * sizeof(int), &t_vec);
+  MPI_Type_create_struct(1, &one, &four, (MPI_Datatype[]){MPI_INT}, &s);
+  MPI_Type_create_resized(s, 0, 8, &t_shift);
+  MPI_Type_contiguous(4, MPI_INT, &t_mat);
+  MPI_Type_commit(&t_vec);
+  MPI_Type_commit(&t_shift);
+  MPI_Type_commit(&t_mat);
+  MPI_Type_free(&v);
+  MPI_Type_free(&s);
+  MPI_Op_create(sum_ints, 1, &op_sum_ints);
+  MPI_Op_create(matmul, 0, &op_matmul);
+
+  for (int a = 0; a < NALGS; a++) {
+    suite((call_t){1, algs[a], 0, 0}, 10 * a);
+    suite((call_t){0, algs[a], 0, 0}, 10 * a + 1);
+    if (nranks > 1)
+      suite((call_t){0, algs[a], nranks - 1, 0}, 10 * a + 2);
+    inside_parallel((call_t){0, algs[a], nranks - 1, 0});
+    inside_parallel((call_t){1, algs[a], 0, 0});
+  }
+  bad_arguments();
+
+  MPI_Op_free(&op_sum_ints);
+  MPI_Op_free(&op_matmul);
+  MPI_Type_free(&t_vec);
+  MPI_Type_free(&t_shift);
+  MPI_Type_free(&t_mat);
+  long long mine[2 + HK_FALLBACK_COUNT] = {checks, failed}, all[2 + HK_FALLBACK_COUNT];
+  memcpy(mine + 2, seen, sizeof seen);
+  MPI_Allreduce(mine, all, 2 + HK_FALLBACK_COUNT, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("reduce_conformance: %d ranks, level %d, %lld checks, %lld failed\nfallbacks:", nranks,
+           level, all[0], all[1]);
+    for (int f = 0; f < HK_FALLBACK_COUNT; f++)
+      if (all[2 + f])
+        printf(" %s %lld", hk_allreduce_fallback_name((hk_allreduce_fallback_t)f), all[2 + f]);
+    printf("\n");
+  }
+  MPI_Finalize();
+  return all[1] != 0;
+}
