@@ -475,6 +475,11 @@ static void inside_parallel(call_t k)
       predefined(&k, 4099, &types[19], SUM, 42);
     }
 #pragma omp barrier
+    /* any one thread (SERIALIZED and up): a different thread id on different ranks */
+    if (level >= MPI_THREAD_SERIALIZED) {
+#pragma omp single
+      predefined(&k, 65537, &types[8], SUM, 43);
+    }
   }
 }
 
@@ -488,6 +493,29 @@ static void bad_arguments(void)
   check(hk_reduce_scatter_block(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
         "recvcount -1: HK_ERR_ARG", "-", 0);
   hk_error_clear();
+  /* an op the type does not support (MPI_SUM on a pair type), large enough for the hybrid
+   * path, on an MPI_ERRORS_RETURN communicator (its duplicates inherit the handler): an
+   * error code on every rank, no abort, no hang; then the communicator still works */
+  MPI_Comm d;
+  MPI_Comm_dup(MPI_COMM_WORLD, &d);
+  MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+  enum { NP = 5000 };
+  struct { double v; int i; } *p = calloc(NP * 4, sizeof *p), *q = calloc(NP * 4, sizeof *q);
+  for (int a = 0; a < NALGS; a++) {
+    hk_allreduce_opts_t o = {.algorithm = algs[a], .min_bytes = 1};
+    check(hk_reduce(p, q, NP, MPI_DOUBLE_INT, MPI_SUM, 0, d, &o) == HK_ERR_MPI,
+          "reduce: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
+    check(hk_reduce_scatter_block(p, q, NP / nranks, MPI_DOUBLE_INT, MPI_SUM, d, &o) == HK_ERR_MPI,
+          "scatter: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
+    hk_error_clear();
+  }
+  int one = 1, sum = 0;
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_CHUNKED, .min_bytes = 1};
+  check(hk_reduce(&one, &sum, 1, MPI_INT, MPI_SUM, 0, d, &o) == HK_SUCCESS &&
+        (rank != 0 || sum == nranks), "ERRORS_RETURN comm after an error", "chunked", sum);
+  free(p);
+  free(q);
+  MPI_Comm_free(&d);
 }
 
 int main(int argc, char **argv)
