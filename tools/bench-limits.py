@@ -53,6 +53,8 @@ def parse_args(argv):
     p.add_argument("--mpirun", default="mpirun.openmpi")
     p.add_argument("--mpicc", default="mpicc.openmpi")
     p.add_argument("--quick", action="store_true", help="~2-minute smoke run at small sizes")
+    p.add_argument("--summarize", metavar="FILE.jsonl", help="no runs: the summary of the records in FILE "
+                   "(e.g. of a run stopped early; the sizes and sets are taken from the records)")
     a = p.parse_args(argv)
     quick = {"sizes": "64,128", "rounds": 2, "retries": 0, "iters": 8, "warmup": 2, "girih_nt": 18,
              "osu_sizes": "8:65536", "osu_iters": 200}
@@ -248,7 +250,8 @@ def efficiency(recs, key, roof, lim):
 
 def osu_table(a, recs, out):
     sets = ["A"] + (["B"] if a.hk_bin_b else [])
-    plain = {r["round"]: r["value"] for r in recs if r["id"] == "2x1/osu-plain" and r.get("value")}
+    lat = lambda r: {int(k): v for k, v in r["value"].items()}  # JSON keys are strings
+    plain = {r["round"]: lat(r) for r in recs if r["id"] == "2x1/osu-plain" and r.get("value")}
     if not plain:
         return
     sizes = sorted({s for v in plain.values() for s in v})
@@ -260,7 +263,7 @@ def osu_table(a, recs, out):
     for size in sizes:
         row = [str(size), fmt(C.med_range([v.get(size) for v in plain.values()]), 2)]
         for s in sets:
-            pre = {r["round"]: r["value"] for r in recs if r["id"] == "2x1/osu-preload/" + s and r.get("value")}
+            pre = {r["round"]: lat(r) for r in recs if r["id"] == "2x1/osu-preload/" + s and r.get("value")}
             row.append(fmt(C.med_range([v.get(size) for v in pre.values()]), 2))
             row.append(fmt(C.med_range([pre[r][size] / plain[r][size] for r in pre
                                         if r in plain and size in pre[r] and plain[r].get(size)]), 2))
@@ -299,8 +302,27 @@ def summary(a, prov, recs):
     print("\n".join(out))
 
 
+def summarize_file(a):
+    with open(a.summarize) as f:
+        recs = [json.loads(l) for l in f if l.strip()]
+    recs = [r for r in recs if r.get("tool") == "bench-limits"]
+    if not recs:
+        print("no bench-limits records in %s" % a.summarize, file=sys.stderr)
+        return 1
+    prov = recs[-1]["provenance"]
+    a.sizes = sorted({r["size"] for r in recs if r.get("size")})
+    groups = {r["group"] for r in recs}
+    a.only = (groups - {"roofline"}) | ({"jacobi"} if "roofline" in groups else set())
+    a.hk_bin_b = prov.get("hk_bin_b")
+    a.max_busy = prov.get("max_busy", a.max_busy)
+    summary(a, prov, recs)
+    return 0
+
+
 def main(argv=None):
     a = parse_args(argv if argv is not None else sys.argv[1:])
+    if a.summarize:
+        return summarize_file(a)
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     work = a.work or tempfile.mkdtemp(prefix="bench-limits-")

@@ -2,6 +2,7 @@
 directory, the cases, one measured run, and the parsers of each program's output.
 
 Never part of make test: it measures this machine, it asserts nothing."""
+import json
 import os
 import re
 import resource
@@ -243,7 +244,6 @@ def mpirun_bindings(stderr):
 
 
 def parse_hk(run, jsonl_text):
-    import json
     rec = None
     for line in (jsonl_text or "").splitlines():
         if line.strip():
