@@ -27,6 +27,9 @@
 #include <string.h>
 #include "coll/coll_internal.h"
 
+/* bytes a worker reduces at a time (node_reduce) */
+#define REDUCE_BLOCK 16384
+
 static int node_sync(hk__coll_cache_t *c)
 {
   int rc = PMPI_Win_sync(c->win);
@@ -69,13 +72,16 @@ static void own_range(const hk__coll_cache_t *c, int count, MPI_Aint extent, int
 }
 
 /* step 2: the node's L*T workers reduce one chunk each into result; own: this
- * rank's operand (sendbuf, or recvbuf in place), read where slot[l] would be */
-static int node_reduce(hk__coll_cache_t *c, const char *own, int count, MPI_Datatype type,
-                       MPI_Aint extent, MPI_Op op, int threads)
+ * rank's operand (sendbuf, or recvbuf in place), read where slot[l] would be; direct
+ * (one node: the chunk is final): this rank's recvbuf, which gets its chunks from the
+ * L1 right away, so step 4 copies only the others' */
+static int node_reduce(hk__coll_cache_t *c, const char *own, char *direct, int count,
+                       MPI_Datatype type, MPI_Aint extent, MPI_Op op, int threads)
 {
   int first = MPI_SUCCESS, L = c->local_size;
   int workers = L * threads;
   long long gran = hk__chunk_granularity(extent);
+  const long long block = extent > 0 && extent < REDUCE_BLOCK ? REDUCE_BLOCK / extent : 1;
 #pragma omp parallel num_threads(threads)
   {
     int nt = omp_get_num_threads();
@@ -84,17 +90,25 @@ static int node_reduce(hk__coll_cache_t *c, const char *own, int count, MPI_Data
       hk__chunk_range(count, gran, workers, c->local_rank * threads + t, &lo, &n);
       if (n == 0)
         continue;
-      size_t off = (size_t)(lo * extent);
-      const char *in0 = c->local_rank == 0 ? own : c->slot[0];
-      memcpy(c->result + off, in0 + off, (size_t)(n * extent));
-      for (int s = 1; s < L; s++) {
-        const char *in = s == c->local_rank ? own : c->slot[s];
-        int rc = PMPI_Reduce_local(in + off, c->result + off, (int)n, type, op);
-        if (rc != MPI_SUCCESS) {
+      /* in blocks that stay in the L1 between the copy and the reductions: the result
+       * is then written once to the L2 instead of three times (docs/performance.md,
+       * "Preload pass-through and the hierarchical crossover") */
+      for (long long b = 0; b < n; b += block) {
+        const long long m = n - b < block ? n - b : block;
+        size_t off = (size_t)((lo + b) * extent);
+        const char *in0 = c->local_rank == 0 ? own : c->slot[0];
+        memcpy(c->result + off, in0 + off, (size_t)(m * extent));
+        for (int s = 1; s < L; s++) {
+          const char *in = s == c->local_rank ? own : c->slot[s];
+          int rc = PMPI_Reduce_local(in + off, c->result + off, (int)m, type, op);
+          if (rc != MPI_SUCCESS) {
 #pragma omp critical(hk_coll_error)
-          if (first == MPI_SUCCESS)
-            first = rc;
+            if (first == MPI_SUCCESS)
+              first = rc;
+          }
         }
+        if (direct) /* own (recvbuf in place) is read no more at [off, off + m) */
+          memcpy(direct + off, c->result + off, (size_t)(m * extent));
       }
     }
   }
@@ -118,7 +132,8 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
   HK_TRY(err, node_sync(c));
   /* PMPI_Reduce_local fails alike on every node (the same op, type and count everywhere,
    * hk_allreduce's contract), so the nodes' agreements agree */
-  HK_LOCAL(err, node_reduce(c, own, count, type, extent, op, threads));
+  char *direct = c->nnodes == 1 ? rbuf : NULL;
+  HK_LOCAL(err, node_reduce(c, own, direct, count, type, extent, op, threads));
   HK_TRY(err, node_agree(c, err));
   if (c->local_rank == 0 && c->nnodes > 1) {
     int chunks = hk__chunks_useful(count, hk__chunk_granularity(extent), threads);
@@ -126,7 +141,12 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
                                chunks < 1 ? 1 : chunks));
   }
   HK_TRY(err, node_sync(c));
-  hk__parallel_copy(rbuf, c->result, bytes, threads);
+  if (direct) { /* this rank's own chunks are in recvbuf already */
+    hk__parallel_copy(rbuf, c->result, lo, threads);
+    hk__parallel_copy(rbuf + hi, c->result + hi, bytes - hi, threads);
+  } else {
+    hk__parallel_copy(rbuf, c->result, bytes, threads);
+  }
 cleanup:
   return err;
 }
@@ -143,7 +163,7 @@ int hk__coll_node_phase(hk__coll_cache_t *c, const char *own, int count, MPI_Dat
   hk__parallel_copy(c->slot[c->local_rank], own, lo, threads);
   hk__parallel_copy(c->slot[c->local_rank] + hi, own + hi, bytes - hi, threads);
   HK_TRY(err, node_sync(c));
-  HK_LOCAL(err, node_reduce(c, own, count, type, extent, op, threads));
+  HK_LOCAL(err, node_reduce(c, own, NULL, count, type, extent, op, threads));
   HK_TRY(err, node_agree(c, err));
 cleanup:
   return err;
