@@ -141,8 +141,10 @@ HK_EXPORT int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
  *                    leaders reduce chunked to the leader of root's node, root
  *                    copies the result out: contiguous types, commutative ops
  *   auto             the model only (no tuning table, no HK_ALLREDUCE_ALGORITHM:
- *                    those were measured and named for the allreduce): as
- *                    hk_allreduce's, hierarchical only for commutative ops
+ *                    those were measured and named for the allreduce):
+ *                    oversubscribed -> mpi; MULTIPLE, spare cores and 2 useful
+ *                    chunks -> chunked; else mpi (hierarchical only when asked
+ *                    for: it did not beat PMPI_Reduce, docs/coll.md)
  * Threads: opts, else HK_ALLREDUCE_THREADS, else the agreed OpenMP threads;
  * threshold: opts, else HK_ALLREDUCE_MIN_BYTES / the table's / 16384 (bytes
  * of count elements).  info->mpi_error: PMPI_Reduce's code when `mpi` ran.
@@ -166,8 +168,9 @@ HK_EXPORT int hk_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
  *                    their rank order): commutative ops only
  *   hierarchical     the node phase over all P x recvcount elements, then (more
  *                    than one node) the leaders allreduce the vector chunked;
- *                    each rank copies its block out.  auto takes it on one node
- *                    only (across nodes the leaders move the whole vector)
+ *                    each rank copies its block out.  auto takes it (commutative
+ *                    op, contiguous type) on one node only (across nodes the
+ *                    leaders move the whole vector), else chunked as hk_reduce
  * The chunked families need a datatype with extent > 0 whose data lie within
  * its extent (true extent <= extent), else fallback `datatype`.  Threshold:
  * bytes of the P x recvcount elements.  info->mpi_error: the code of

@@ -18,9 +18,10 @@
  * level and fewer than 2 useful chunks (chunked families), nodes (hierarchical), a
  * set-up that failed somewhere (agreed).
  *
- * auto's model: oversubscribed -> mpi; commutative, contiguous, some node with 2+
- * ranks (scatter: and one node only) -> hierarchical; MULTIPLE and 2 useful chunks
- * (scatter: a packable type) -> chunked; else mpi.  No tuning table and no
+ * auto's model: oversubscribed -> mpi; scatter with a commutative op, a contiguous
+ * type, one node with 2+ ranks -> hierarchical; MULTIPLE and 2 useful chunks
+ * (scatter: a packable type) -> chunked; else mpi.  Reduce never takes hierarchical
+ * on its own (measured: see model()).  No tuning table and no
  * HK_ALLREDUCE_ALGORITHM: they were measured and named for the allreduce.
  */
 #include <limits.h>
@@ -179,10 +180,14 @@ static int model(const hk__red_call_t *k, const facts_t *f, hk_allreduce_alg_t *
   *alg = HK_ALLREDUCE_MPI;
   if (c->oversubscribed)
     return HK_SUCCESS;
-  if (f->commute && f->contiguous && f->fits && !c->failed[HK_ALLREDUCE_HIERARCHICAL]) {
+  /* reduce: hierarchical is never auto's (2 ranks x 1 thread: even with MPI at 1 MiB,
+   * 2.5x slower at 64 KiB; reduce-scatter 1.1-4x faster: docs/coll.md, "Reduce and
+   * reduce-scatter") */
+  if (k->kind == HK__RED_SCATTER && f->commute && f->contiguous && f->fits &&
+      !c->failed[HK_ALLREDUCE_HIERARCHICAL]) {
     HK_TRY(err, hk__coll_cache_nodes(c));
-    if (c->nodes_state > 0 && c->max_local >= 2 &&
-        (k->kind == HK__RED_REDUCE || c->nnodes == 1)) {
+    if (k->kind == HK__RED_SCATTER && c->nodes_state > 0 && c->max_local >= 2 &&
+        c->nnodes == 1) {
       *alg = HK_ALLREDUCE_HIERARCHICAL;
       *threads = c->multiple ? t : 1;
       return HK_SUCCESS;
