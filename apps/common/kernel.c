@@ -171,14 +171,16 @@ static inline jv_t lean_vec(const double *x, const double *xm, const double *xp,
 
 /* rows [0, rows) of one slice, cells [ilo, ihi); the plane above prefetched `ahead`
  * doubles on, past the slice's end into `next` (the slice its stream reads next; NULL:
- * straight on).  pf (prefetch at all), nt and wrap are constants where it is inlined. */
+ * straight on); lines (jac_pf_t), one line of it prefetched per vector written.  pf
+ * (prefetch the plane above at all), nt and wrap are constants where it is inlined. */
 static inline void lean_rows(const double *zm, const double *c, const double *zp, double *out,
                              long long sy, int rows, int ilo, int ihi, long long ahead,
-                             const double *next, int pf, int nt, int wrap)
+                             const double *next, jac_pf_t *lines, int pf, int nt, int wrap)
 {
   const jv_t c7 = JV_SET1(1.0 / 7.0);
   const long long len = rows * sy;
   const int from = wrap ? ilo + JV : ilo, to = wrap ? ihi - JV : ihi;
+  const char *pn = lines ? lines->next : NULL, *const pe = lines ? lines->end : NULL;
   for (int j = 0; j < rows; j++) {
     const double *x = c + j * sy, *ym = x - sy, *yp = x + sy, *a = zm + j * sy, *b = zp + j * sy;
     double *o = out + j * sy;
@@ -188,6 +190,10 @@ static inline void lean_rows(const double *zm, const double *c, const double *zp
     for (long long i = from; i < to; i += JV) {
       if (pf)
         _mm_prefetch((i < turn ? pa : pb) + 8 * i, _MM_HINT_T0);
+      if (lines && pn < pe) { /* a line another sweep will read from memory */
+        _mm_prefetch(pn, _MM_HINT_T0);
+        pn += 64;
+      }
       jv_t v = lean_vec(x, x + i - 1, x + i + 1, ym, yp, a, b, i, c7);
       if (nt)
         JV_STREAM(o + i, v);
@@ -214,6 +220,8 @@ static inline void lean_rows(const double *zm, const double *c, const double *zp
       }
     }
   }
+  if (lines)
+    lines->next = pn;
   if (nt) /* streaming stores are weakly ordered: done before anyone reads them */
     _mm_sfence();
 }
@@ -232,14 +240,16 @@ static int lean_fits(const double *out, int ilo, int ihi, int wrap)
 #endif
 }
 
-/* lean_rows with the prefetch, nt and wrap as constants (one loop each) */
+/* lean_rows with the prefetch, the lines, nt and wrap as constants (one loop each) */
 static void lean_dispatch(const double *zm, const double *c, const double *zp, double *out,
                           long long sy, int rows, int ilo, int ihi, long long ahead,
-                          const double *next, int flags)
+                          const double *next, jac_pf_t *lines, int flags)
 {
 #ifdef JV
   const int code = (ahead ? 4 : 0) | (flags & JAC_NT ? 2 : 0) | (flags & JAC_XWRAP ? 1 : 0);
-#define LEAN(P, N, W) lean_rows(zm, c, zp, out, sy, rows, ilo, ihi, ahead, next, P, N, W)
+#define LEAN(P, N, W)                                                                          \
+  (lines ? lean_rows(zm, c, zp, out, sy, rows, ilo, ihi, ahead, next, lines, P, N, W)          \
+         : lean_rows(zm, c, zp, out, sy, rows, ilo, ihi, ahead, next, NULL, P, N, W))
   switch (code) {
   case 7: LEAN(1, 1, 1); break;
   case 6: LEAN(1, 1, 0); break;
@@ -253,7 +263,7 @@ static void lean_dispatch(const double *zm, const double *c, const double *zp, d
 #undef LEAN
 #else
   (void)zm, (void)c, (void)zp, (void)out, (void)sy, (void)rows, (void)ilo, (void)ihi;
-  (void)ahead, (void)next, (void)flags;
+  (void)ahead, (void)next, (void)lines, (void)flags;
 #endif
 }
 
@@ -272,8 +282,8 @@ void jac_rows3d(const double *zm, const double *c, const double *zp, double *out
   const int nt = flags & JAC_NT, wrap = (flags & JAC_XWRAP) != 0;
   if (ilo >= ihi || rows <= 0)
     return;
-  if (!pf && lean_fits(out, ilo, ihi, wrap)) {
-    lean_dispatch(zm, c, zp, out, sy, rows, ilo, ihi, ahead, NULL, flags);
+  if (lean_fits(out, ilo, ihi, wrap)) {
+    lean_dispatch(zm, c, zp, out, sy, rows, ilo, ihi, ahead, NULL, pf, flags);
     return;
   }
 #if defined(__AVX512F__)
@@ -326,7 +336,7 @@ static void slice3d(const jac_sweep_t *s, long long at, int rows, int ilo, int i
   const double *zm = s->u + at - sz, *c = s->u + at, *zp = s->u + at + sz;
   double *o = s->v + at;
   if (lean_fits(o, ilo, ihi, flags & JAC_XWRAP)) {
-    lean_dispatch(zm, c, zp, o, sy, rows, ilo, ihi, JAC_PREFETCH, next, flags);
+    lean_dispatch(zm, c, zp, o, sy, rows, ilo, ihi, JAC_PREFETCH, next, NULL, flags);
     return;
   }
   const int tail = next ? (int)((JAC_PREFETCH + sy - 1) / sy) : 0;
