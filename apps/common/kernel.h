@@ -45,6 +45,9 @@ typedef struct jac_sweep {
   int nt_stores; /* 3D: write v with non-temporal stores (fields far larger than the caches) */
   int xwrap;     /* 3D: x periodic within the rank, the sweep wraps it (boxes span all of x) */
   long long layer_bytes; /* 3D: cache for the three plane slices of a block of rows (0: JAC_LAYER_BYTES) */
+  int stream;    /* 3D: the plane above streams from memory: the lean row loop, the prefetch
+                  * running on into the next slice (hk-jacobi's sweeps; 0: the pipeline's
+                  * stages, in cache) */
 } jac_sweep_t;
 
 /* the 3D update of `rows` rows (sy apart) of one plane, columns [ilo, ihi): zm, c, zp
