@@ -54,10 +54,9 @@ static void rows3d_any(const double *zm, const double *c, const double *zp, doub
  * cell the stencil reads lies inside that cell's row (rows start on lines and
  * their stride is a whole number of lines), and the x neighbour outside the range
  * that is not read is taken as 0.  Same sum order as the reference. */
-static inline __m512d xshift(__m512d hi, __m512d lo, int n)
-{
-  return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(hi), _mm512_castpd_si512(lo), n));
-}
+/* a macro: valignq takes an immediate, which an unoptimised build does not propagate */
+#define xshift(hi, lo, n)                                                                      \
+  _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(hi), _mm512_castpd_si512(lo), n))
 static inline __mmask8 lanes(long long a, long long b, long long i) /* a <= i + l < b */
 {
   long long lo = a - i < 0 ? 0 : a - i > 8 ? 8 : a - i, hi = b - i < 0 ? 0 : b - i > 8 ? 8 : b - i;
@@ -186,7 +185,8 @@ static inline void lean_rows(const double *zm, const double *c, const double *zp
     double *o = out + j * sy;
     /* where the prefetch leaves this slice: from there on it fetches the next slice */
     const long long turn = next ? len - ahead - j * sy : (long long)ihi;
-    const char *pa = (const char *)(b + ahead), *pb = (const char *)(next + (ahead - len + j * sy));
+    const char *pa = (const char *)(b + ahead),
+               *pb = next ? (const char *)(next + (ahead - len + j * sy)) : pa;
     for (long long i = from; i < to; i += JV) {
       if (pf)
         _mm_prefetch((i < turn ? pa : pb) + 8 * i, _MM_HINT_T0);
