@@ -51,8 +51,7 @@ void hk__chunk_range(long long count, long long gran, int nchunks, int c, long l
   *n = e1 - e0;
 }
 
-int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, MPI_Aint extent,
-                   MPI_Op op, const MPI_Comm *comms, int nchunks)
+int hk__each_chunk(long long count, MPI_Aint extent, int nchunks, hk__chunk_fn fn, void *arg)
 {
   int first = MPI_SUCCESS;
   long long gran = hk__chunk_granularity(extent);
@@ -64,9 +63,7 @@ int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, M
       hk__chunk_range(count, gran, nchunks, c, &lo, &n);
       if (n == 0)
         continue;
-      char *out = rbuf + lo * extent;
-      const void *in = sbuf ? (const void *)(sbuf + lo * extent) : MPI_IN_PLACE;
-      int rc = PMPI_Allreduce(in, out, (int)n, type, op, comms[c]);
+      int rc = fn(arg, c, lo, n);
       if (rc != MPI_SUCCESS) {
 #pragma omp critical(hk_coll_error)
         if (first == MPI_SUCCESS)
@@ -74,7 +71,31 @@ int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, M
       }
     }
   }
-  return first == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(first, "PMPI_Allreduce (chunk)");
+  return first;
+}
+
+typedef struct {
+  const char *sbuf;
+  char *rbuf;
+  MPI_Datatype type;
+  MPI_Aint extent;
+  MPI_Op op;
+  const MPI_Comm *comms;
+} allreduce_chunk_t;
+
+static int allreduce_chunk(void *arg, int c, long long lo, long long n)
+{
+  const allreduce_chunk_t *a = arg;
+  const void *in = a->sbuf ? (const void *)(a->sbuf + lo * a->extent) : MPI_IN_PLACE;
+  return PMPI_Allreduce(in, a->rbuf + lo * a->extent, (int)n, a->type, a->op, a->comms[c]);
+}
+
+int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, MPI_Aint extent,
+                   MPI_Op op, const MPI_Comm *comms, int nchunks)
+{
+  allreduce_chunk_t a = {sbuf, rbuf, type, extent, op, comms};
+  int rc = hk__each_chunk(count, extent, nchunks, allreduce_chunk, &a);
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Allreduce (chunk)");
 }
 
 void hk__parallel_copy(char *dst, const char *src, size_t n, int threads)

@@ -102,6 +102,11 @@ void hk__chunk_range(long long count, long long gran, int nchunks, int c, long l
                      long long *n);
 long long hk__chunk_granularity(MPI_Aint extent);
 int hk__chunks_useful(long long count, long long gran, int threads);
+/* fn(arg, c, lo, n) for every non-empty chunk c of nchunks of [0, count) (hk__chunk_range),
+ * by a team of nchunks threads (with fewer, a thread takes c, c + team, ... in increasing
+ * order); the first MPI error code fn returned, else MPI_SUCCESS. */
+typedef int (*hk__chunk_fn)(void *arg, int c, long long lo, long long n);
+int hk__each_chunk(long long count, MPI_Aint extent, int nchunks, hk__chunk_fn fn, void *arg);
 /* Reduce chunk t of [rbuf] (in place when sbuf is NULL) on comms[t], t < nchunks,
  * by a team of nchunks threads. */
 int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, MPI_Aint extent,

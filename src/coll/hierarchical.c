@@ -21,7 +21,9 @@
  * step 2, after the first sync of the next call, which no rank passes before
  * every rank has finished step 4 of this one; slots are read only in step 2.
  * A sync is MPI_Win_sync + barrier on the node communicator + MPI_Win_sync
- * (the unified-memory idiom for passive-target shared windows).
+ * (the unified-memory idiom for passive-target shared windows); the second and
+ * third also agree on errors over the node (node_agree: a one-int PMPI_Allreduce
+ * instead of the barrier), so a failed step returns on every rank of the node.
  */
 #include <omp.h>
 #include <string.h>
@@ -137,10 +139,12 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
   HK_TRY(err, node_agree(c, err));
   if (c->local_rank == 0 && c->nnodes > 1) {
     int chunks = hk__chunks_useful(count, hk__chunk_granularity(extent), threads);
-    HK_TRY(err, hk__run_chunks(NULL, c->result, count, type, extent, op, c->leader_dup,
-                               chunks < 1 ? 1 : chunks));
+    HK_LOCAL(err, hk__run_chunks(NULL, c->result, count, type, extent, op, c->leader_dup,
+                                 chunks < 1 ? 1 : chunks));
   }
-  HK_TRY(err, node_sync(c));
+  /* a leader's failed step 3 returns on every rank of its node (a jump past the sync
+   * would leave them waiting in it) */
+  HK_TRY(err, node_agree(c, err));
   if (direct) { /* this rank's own chunks are in recvbuf already */
     hk__parallel_copy(rbuf, c->result, lo, threads);
     hk__parallel_copy(rbuf + hi, c->result + hi, bytes - hi, threads);

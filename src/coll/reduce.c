@@ -25,36 +25,35 @@
  * HK_ALLREDUCE_ALGORITHM: they were measured and named for the allreduce.
  */
 #include <limits.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll/coll_internal.h"
 
+typedef struct {
+  const char *in;
+  char *out;
+  MPI_Datatype type;
+  MPI_Aint extent;
+  MPI_Op op;
+  int root, rotate;
+  const MPI_Comm *comms;
+} reduce_chunk_t;
+
+static int reduce_chunk(void *arg, int c, long long lo, long long n)
+{
+  const reduce_chunk_t *a = arg;
+  const void *s = a->in ? (const void *)(a->in + lo * a->extent) : MPI_IN_PLACE;
+  void *r = a->out ? (void *)(a->out + lo * a->extent) : NULL;
+  int rt = a->rotate > 0 ? (a->root - c % a->rotate + a->rotate) % a->rotate : a->root;
+  return PMPI_Reduce(s, r, (int)n, a->type, a->op, rt, a->comms[c]);
+}
+
 int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, MPI_Aint extent,
                       MPI_Op op, int root, const MPI_Comm *comms, int rotate, int nchunks)
 {
-  int first = MPI_SUCCESS;
-  long long gran = hk__chunk_granularity(extent);
-#pragma omp parallel num_threads(nchunks)
-  {
-    int nt = omp_get_num_threads();
-    for (int c = omp_get_thread_num(); c < nchunks; c += nt) {
-      long long lo, n;
-      hk__chunk_range(count, gran, nchunks, c, &lo, &n);
-      if (n == 0)
-        continue;
-      const void *s = in ? (const void *)(in + lo * extent) : MPI_IN_PLACE;
-      void *r = out ? (void *)(out + lo * extent) : NULL;
-      int rt = rotate > 0 ? (root - c % rotate + rotate) % rotate : root;
-      int rc = PMPI_Reduce(s, r, (int)n, type, op, rt, comms[c]);
-      if (rc != MPI_SUCCESS) {
-#pragma omp critical(hk_coll_error)
-        if (first == MPI_SUCCESS)
-          first = rc;
-      }
-    }
-  }
-  return first == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(first, "PMPI_Reduce (chunk)");
+  reduce_chunk_t a = {in, out, type, extent, op, root, rotate, comms};
+  int rc = hk__each_chunk(count, extent, nchunks, reduce_chunk, &a);
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce (chunk)");
 }
 
 /* scratch bytes for P blocks of count elements, and where element 0 sits in it */
@@ -86,47 +85,43 @@ static int scratch_grow(hk__coll_cache_t *c, size_t bytes, int *ok)
   return err;
 }
 
+typedef struct {
+  const hk__red_call_t *k;
+  const MPI_Comm *comms;
+  char *scratch;
+  const char *src;
+  int shifted;
+} scatter_chunk_t;
+
+static int scatter_chunk(void *arg, int c, long long lo, long long n)
+{
+  const scatter_chunk_t *a = arg;
+  const hk__red_call_t *k = a->k;
+  const int P = k->c->size;
+  const MPI_Aint ext = k->extent;
+  /* the chunks before c hold P x lo elements; an element's data lie in
+   * [tlb, tlb + textent) of its extent, so n elements span (n-1) ext + textent */
+  char *col = a->scratch + (size_t)P * (size_t)lo * (size_t)ext;
+  size_t span = (size_t)(n - 1) * (size_t)ext + (size_t)k->textent;
+  int rot = a->shifted ? c % P : 0;
+  for (int j = 0; j < P; j++) {
+    long long blk = (j + rot) % P;
+    memcpy(col + (size_t)j * (size_t)n * (size_t)ext + k->tlb,
+           a->src + (size_t)(blk * k->count + lo) * (size_t)ext + k->tlb, span);
+  }
+  return PMPI_Reduce_scatter_block(col, k->rbuf + lo * ext, (int)n, k->type, k->op, a->comms[c]);
+}
+
 /* chunk t of the P blocks packed contiguously (in communicator t's rank order), then
  * reduce-scattered on comms[t] into recvbuf's chunk t */
 static int scatter_chunks(const hk__red_call_t *k, const MPI_Comm *comms, int shifted,
                           int nchunks)
 {
-  int first = MPI_SUCCESS, P = k->c->size;
-  long long gran = hk__chunk_granularity(k->extent);
   size_t base = 0;
   scratch_need(k, &base);
-  char *scratch = k->c->scratch + base;
-  const char *src = k->sbuf ? k->sbuf : k->rbuf;
-  MPI_Aint ext = k->extent;
-#pragma omp parallel num_threads(nchunks)
-  {
-    int nt = omp_get_num_threads();
-    for (int c = omp_get_thread_num(); c < nchunks; c += nt) {
-      long long lo, n;
-      hk__chunk_range(k->count, gran, nchunks, c, &lo, &n);
-      if (n == 0)
-        continue;
-      /* the chunks before c hold P x lo elements; an element's data lie in
-       * [tlb, tlb + textent) of its extent, so n elements span (n-1) ext + textent */
-      char *col = scratch + (size_t)P * (size_t)lo * (size_t)ext;
-      size_t span = (size_t)(n - 1) * (size_t)ext + (size_t)k->textent;
-      int rot = shifted ? c % P : 0;
-      for (int j = 0; j < P; j++) {
-        long long blk = (j + rot) % P;
-        memcpy(col + (size_t)j * (size_t)n * (size_t)ext + k->tlb,
-               src + (size_t)(blk * k->count + lo) * (size_t)ext + k->tlb, span);
-      }
-      int rc = PMPI_Reduce_scatter_block(col, k->rbuf + lo * ext, (int)n, k->type, k->op,
-                                         comms[c]);
-      if (rc != MPI_SUCCESS) {
-#pragma omp critical(hk_coll_error)
-        if (first == MPI_SUCCESS)
-          first = rc;
-      }
-    }
-  }
-  return first == MPI_SUCCESS ? HK_SUCCESS
-                              : HK_COLL_MPI(first, "PMPI_Reduce_scatter_block (chunk)");
+  scatter_chunk_t a = {k, comms, k->c->scratch + base, k->sbuf ? k->sbuf : k->rbuf, shifted};
+  int rc = hk__each_chunk(k->count, k->extent, nchunks, scatter_chunk, &a);
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce_scatter_block (chunk)");
 }
 
 static int run(const hk__red_call_t *k, hk_allreduce_alg_t alg, int threads)
