@@ -66,9 +66,13 @@ def test_memory_bound_share_from_the_record(tmp_path, np, fmt, iters, want_block
     shares = [g / (2.0 * max(before, after) / min_bpn) for g, before, after, _ in blocks]
     for mine, (_, _, _, printed) in zip(shares, blocks):
         assert mine == pytest.approx(printed, rel=2e-3, abs=2e-4)
-    assert e.result("memory_bound_share") == pytest.approx(statistics.median(shares), rel=2e-3)
-    assert e.result("memory_bound_share_min") == pytest.approx(min(shares), rel=2e-3)
-    assert e.result("memory_bound_share_max") == pytest.approx(max(shares), rel=2e-3)
+    # the shares recomputed from the printed GFlop/s and bandwidths carry their rounding
+    # (4 decimals: 0.2 % of a share of 0.006 on a loaded machine), hence the same tolerance
+    # as the per-block check above
+    assert e.result("memory_bound_share") == pytest.approx(statistics.median(shares), rel=2e-3,
+                                                             abs=2e-4)
+    assert e.result("memory_bound_share_min") == pytest.approx(min(shares), rel=2e-3, abs=2e-4)
+    assert e.result("memory_bound_share_max") == pytest.approx(max(shares), rel=2e-3, abs=2e-4)
     assert max(g for g, *_ in blocks) == pytest.approx(best, rel=2e-3)
     bws = [blocks[0][1]] + [after for _, _, after, _ in blocks]
     assert bw / 1e9 == pytest.approx(max(bws), rel=1e-3, abs=1e-4)
