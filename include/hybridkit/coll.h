@@ -182,6 +182,28 @@ HK_EXPORT int hk_reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       const hk_allreduce_opts_t *opts);
 
+/* Data-movement collectives (issue 39): hk_bcast, hk_allgather, hk_alltoall,
+ * MPI_Bcast / MPI_Allgather / MPI_Alltoall by the algorithm of opts (NULL:
+ * defaults), with hk_allreduce's options, info and fallback reasons.  The
+ * algorithm names keep their meaning: `chunked` splits the message (bcast) or
+ * every block (allgather, alltoall) in T chunks moved concurrently by T threads
+ * on the duplicates (thread-parallel pipelining of large messages),
+ * `chunked-shifted` does so on the rotated communicators, `hierarchical` goes
+ * through the node's shared-memory window with the copies done by the threads.
+ * The details of each (and which fall back) are in docs/coll.md.
+ * MPI_IN_PLACE: allgather (the rank's block already in recvbuf), alltoall.
+ * Returns HK_SUCCESS, HK_ERR_ARG (negative counts, root outside comm),
+ * HK_ERR_MPI, HK_ERR_NOMEM.  Collective: comm.  Threads: as hk_reduce.
+ * Errors: see above. */
+HK_EXPORT int hk_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                       const hk_allreduce_opts_t *opts);
+HK_EXPORT int hk_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           const hk_allreduce_opts_t *opts);
+HK_EXPORT int hk_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                          const hk_allreduce_opts_t *opts);
+
 /* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical".
  * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);

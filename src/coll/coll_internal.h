@@ -9,6 +9,8 @@
  *   hierarchical.c  node-level reduction through a shared-memory window
  *   reduce.c        hk_reduce, hk_reduce_scatter_block: decisions, chunked runs
  *   reduce_node.c   their hierarchical variants
+ *   bcast.c         hk_bcast
+ *   gather.c        hk_allgather, hk_alltoall
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.

@@ -6,4 +6,6 @@ list(APPEND HK_LIB_SOURCES
   src/coll/hierarchical.c
   src/coll/allreduce.c
   src/coll/reduce.c
-  src/coll/reduce_node.c)
+  src/coll/reduce_node.c
+  src/coll/bcast.c
+  src/coll/gather.c)
