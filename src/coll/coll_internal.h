@@ -48,6 +48,27 @@ typedef struct hk__coll_config {
 const hk__coll_config_t *hk__coll_config(void);
 /* The row for a message of `bytes`, NULL without a table. */
 const hk__tune_row_t *hk__coll_row(const hk__coll_config_t *cfg, long long bytes);
+/* Per collective: the knobs of the configuration for one kind of collective
+ * (environment and tuning table).  Every decision of a collective takes its
+ * threshold, table row, algorithm and threads from these. */
+typedef enum hk__coll_kind {
+  HK__COLL_ALLREDUCE = 0,
+  HK__COLL_REDUCE,
+  HK__COLL_REDUCE_SCATTER,
+  HK__COLL_BCAST,
+  HK__COLL_ALLGATHER,
+  HK__COLL_ALLTOALL,
+  HK__COLL_KINDS
+} hk__coll_kind_t;
+/* The row of the kind's table for a message of `bytes`, NULL without one. */
+const hk__tune_row_t *hk__coll_row_of(const hk__coll_config_t *cfg, hk__coll_kind_t kind,
+                                      long long bytes);
+/* The algorithm named by the environment for the kind (AUTO: none). */
+hk_allreduce_alg_t hk__coll_env_alg(const hk__coll_config_t *cfg, hk__coll_kind_t kind);
+/* The threads named by the environment for the kind (0: none). */
+int hk__coll_env_threads(const hk__coll_config_t *cfg, hk__coll_kind_t kind);
+/* The tiny-message threshold in force for the kind. */
+long long hk__coll_min_bytes(const hk__coll_config_t *cfg, hk__coll_kind_t kind);
 /* One warning line "hybridkit: warning: ..." from rank 0 of MPI_COMM_WORLD. */
 void hk__coll_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse a tuning table from text; HK_ERR_ARG with the reason in `why`. */

@@ -282,6 +282,31 @@ const hk__tune_row_t *hk__coll_row(const hk__coll_config_t *cfg, long long bytes
   return &cfg->rows[cfg->nrows - 1];
 }
 
+/* Per collective.  So far one set of knobs: the allreduce's table and algorithm,
+ * the threshold and threads for all (the per-collective knobs follow). */
+const hk__tune_row_t *hk__coll_row_of(const hk__coll_config_t *cfg, hk__coll_kind_t kind,
+                                      long long bytes)
+{
+  return kind == HK__COLL_ALLREDUCE ? hk__coll_row(cfg, bytes) : NULL;
+}
+
+hk_allreduce_alg_t hk__coll_env_alg(const hk__coll_config_t *cfg, hk__coll_kind_t kind)
+{
+  return kind == HK__COLL_ALLREDUCE ? cfg->env_alg : HK_ALLREDUCE_AUTO;
+}
+
+int hk__coll_env_threads(const hk__coll_config_t *cfg, hk__coll_kind_t kind)
+{
+  (void)kind;
+  return cfg->env_threads;
+}
+
+long long hk__coll_min_bytes(const hk__coll_config_t *cfg, hk__coll_kind_t kind)
+{
+  (void)kind;
+  return cfg->min_bytes;
+}
+
 int hk_coll_config(hk_coll_config_t *out)
 {
   if (!out)
