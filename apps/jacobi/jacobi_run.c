@@ -30,14 +30,20 @@ static void initialise(jac_run_t *r)
       }
 }
 
+/* the sweep u -> v of this run (hk-jacobi's own sweeps take the lean streaming loop) */
+static jac_sweep_t sweep_args(const jac_run_t *r)
+{
+  return (jac_sweep_t){.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap,
+                       .layer_bytes = r->layer_bytes, .stream = 1};
+}
+
 /* one further sweep u -> v on the region with `extend` ghost layers, all threads */
 static void plain_sweep(jac_run_t *r, int extend)
 {
   hk_halo_regions_t rg;
   hk_halo_regions(r->halo, extend, &rg);
   const hk_box_t U = rg.all;
-  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap,
-                   .layer_bytes = r->layer_bytes, .stream = 1};
+  jac_sweep_t s = sweep_args(r);
   int outer = r->L.dims == 3 ? 2 : 1;
 #pragma omp parallel for schedule(static) num_threads(jac_halo_threads(r->halo))
   for (int q = U.lo[outer]; q < U.hi[outer]; q++) {
@@ -108,8 +114,7 @@ static int temporal_batch(jac_run_t *r, int b)
 {
   int err = HK_SUCCESS, first = first_by_step(r);
   if (first) {
-    jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap,
-                     .layer_bytes = r->layer_bytes, .stream = 1};
+    jac_sweep_t s = sweep_args(r);
     hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
     HK_TRY(err, hk_halo_step(r->halo, r->u, &work));
     swap_fields(r);
@@ -148,8 +153,7 @@ static int check_due(const jac_run_t *r, int done, double *t_check)
 /* b sweeps: the engine's step (exchange + first sweep), then b-1 more */
 static int step_batch(jac_run_t *r, int b, int *done, double *t_check)
 {
-  jac_sweep_t s = {.u = r->u, .v = r->v, .L = r->L, .nt_stores = r->nt, .xwrap = r->xwrap,
-                   .layer_bytes = r->layer_bytes, .stream = 1};
+  jac_sweep_t s = sweep_args(r);
   hk_halo_work_t work = {.update = r->update, .arg = &s, .extend = b - 1};
   int err = hk_halo_step(r->halo, r->u, &work);
   for (int k = 1; k <= b && !err; k++) {
