@@ -170,6 +170,22 @@ int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, M
 int hk__reduce_hierarchical(const hk__red_call_t *k, int threads);
 int hk__reduce_scatter_hierarchical(const hk__red_call_t *k, int threads);
 
+/* gather.c / gather_node.c: hk_allgather and hk_alltoall.  One call: */
+typedef enum hk__ga_kind { HK__GA_ALLGATHER, HK__GA_ALLTOALL } hk__ga_kind_t;
+typedef struct hk__ga_call {
+  hk__ga_kind_t kind;
+  const char *sbuf;       /* NULL: MPI_IN_PLACE */
+  int count;              /* elements per block (sendcount == recvcount on hybrid paths) */
+  MPI_Datatype stype, rtype;
+  MPI_Aint sext, rext;
+  char *rbuf;
+  hk__coll_cache_t *c;
+} hk__ga_call_t;
+/* gather_node.c: hierarchical variants (contiguous types; nodes, leaders made by the
+ * caller; alltoall on one node only) */
+int hk__allgather_hierarchical(const hk__ga_call_t *k, int threads);
+int hk__alltoall_hierarchical(const hk__ga_call_t *k, int threads);
+
 /* An MPI return code as HK_ERR_MPI with MPI's text. */
 #define HK_COLL_MPI(rc, what) hk__mpi_error((rc), __FILE__, __LINE__, __func__, (what))
 

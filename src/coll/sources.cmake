@@ -8,4 +8,5 @@ list(APPEND HK_LIB_SOURCES
   src/coll/reduce.c
   src/coll/reduce_node.c
   src/coll/bcast.c
-  src/coll/gather.c)
+  src/coll/gather.c
+  src/coll/gather_node.c)
