@@ -1,10 +1,12 @@
-/* apps/mc/hk-mc.c: a Monte Carlo particle mini-app with one allreduce of a
+/* apps/mc/mc_sim.c: a Monte Carlo particle mini-app with one allreduce of a
  * tally array per time step, outside the parallel region: the pattern of the
  * hybrid-collectives paper's MC application (128 KB allreduce per step).
  *
  *   per step:  particles move (OpenMP parallel loop, private tallies)
  *              -> tally[cell]++ and absorption count, merged over threads
  *              -> allreduce(tally, SUM)    <- the master alone, other threads idle
+ *                 (or another collective that gives every rank the same global
+ *                 tally: --collective, mc_coll.c)
  *              -> conservation check, checksum
  *
  *   tally: tally_bytes / 8 int64 counters: cells 0..n-2 count the particles in
@@ -15,9 +17,9 @@
  * re-emitted by a source near the middle of the ring.  Every particle draws from
  * its own counter-based random stream (splitmix64 of seed, particle, step), so
  * the run is the same for any rank and thread count, and since the tallies are
- * integers the allreduce is exact whichever algorithm runs it: the checksum
+ * integers the sums are exact whichever collective and algorithm run them: the checksum
  * (FNV-1a over the 64-bit words of every step's global tally) must be equal with and without the
- * preload library, and for any --allreduce.  Positions are 32-bit fixed point and
+ * preload library, and for any --collective and --algorithm.  Positions are 32-bit fixed point and
  * all arithmetic is integer, so the checksum does not depend on compiler flags.
  *
  * Verifies itself: the particle count is conserved every step (sum of the cell
@@ -89,16 +91,6 @@ static void move(mc_sim_t *m, int s)
   }
 }
 
-static int allreduce(mc_sim_t *m)
-{
-  if (!m->cfg->use_hk) {
-    int rc = MPI_Allreduce(m->local, m->global, m->nbins, MPI_INT64_T, MPI_SUM, m->comm);
-    return rc == MPI_SUCCESS ? HK_SUCCESS : hk_error_set(HK_ERR_MPI, "MPI_Allreduce failed");
-  }
-  hk_allreduce_opts_t o = {.algorithm = m->cfg->alg, .min_bytes = HK_DEFAULT, .info = &m->info};
-  return hk_allreduce(m->local, m->global, m->nbins, MPI_INT64_T, MPI_SUM, m->comm, &o);
-}
-
 static int check_and_hash(mc_sim_t *m, int s)
 {
   int64_t sum = 0;
@@ -118,10 +110,10 @@ static int step(mc_sim_t *m, int s)
   double t0 = MPI_Wtime();
   move(m, s);
   double t1 = MPI_Wtime();
-  int err = allreduce(m);
+  int err = mc_coll_run(m);
   double t2 = MPI_Wtime();
   m->t_compute += t1 - t0;
-  m->t_allreduce += t2 - t1;
+  m->t_coll += t2 - t1;
   return err == HK_SUCCESS ? check_and_hash(m, s) : err;
 }
 
@@ -130,12 +122,15 @@ static int setup(mc_sim_t *m)
   MPI_Comm_rank(m->comm, &m->rank);
   MPI_Comm_size(m->comm, &m->size);
   m->threads = omp_get_max_threads();
-  /* positions, the two tallies and one private tally per thread (doubles: no overflow) */
+  /* positions, the local tally, one private tally per thread, the global one and the
+   * collective's buffers (doubles: no overflow) */
   double need = (double)m->cfg->particles / m->size * sizeof *m->x +
-                (2.0 + m->threads) * (double)m->cfg->tally_bytes;
-  char what[96];
-  snprintf(what, sizeof what, "%d particles and %d tallies of %d bytes", m->cfg->particles,
-           2 + m->threads, m->cfg->tally_bytes);
+                (1.0 + m->threads) * (double)m->cfg->tally_bytes +
+                mc_coll_bytes(m->cfg, m->size);
+  char what[128];
+  snprintf(what, sizeof what, "%d particles, %d tallies of %d bytes and --collective %s's buffers",
+           m->cfg->particles, 1 + m->threads, m->cfg->tally_bytes,
+           mc_coll_names[m->cfg->collective]);
   int err = HK_SUCCESS;
   HK_TRY(err, hk_app_mem_check(m->comm, need, what)); /* agreed */
   m->nbins = m->cfg->tally_bytes / 8;
@@ -151,10 +146,11 @@ static int setup(mc_sim_t *m)
     m->scratch = malloc(sbytes);
   }
   m->local = calloc((size_t)m->nbins, sizeof *m->local);
-  m->global = calloc((size_t)m->nbins, sizeof *m->global);
-  int local = m->x && m->local && m->global && m->scratch
+  int local = m->x && m->local && m->scratch
                   ? HK_SUCCESS : hk_error_set(HK_ERR_NOMEM, "no memory for %lld particles",
                                               m->count);
+  if (local == HK_SUCCESS)
+    local = mc_coll_alloc(m);
   if (local == HK_SUCCESS) {
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < m->count; i++)
@@ -195,7 +191,7 @@ static int time_steps(mc_sim_t *m, double *t_step, hk_preload_state_t *ps0, hk_p
     HK_LOCAL(err, step(m, s));
     HK_AGREE(err, m->comm);
   }
-  m->t_allreduce = m->t_compute = 0.0;
+  m->t_coll = m->t_compute = 0.0;
   m->absorbed = 0;
   if (q)
     q(ps0);
@@ -228,7 +224,7 @@ int mc_run(void *arg)
 cleanup:
   free(m.x);
   free(m.local);
-  free(m.global);
+  mc_coll_free(&m);
   free(m.scratch);
   return err;
 }
