@@ -16,6 +16,8 @@
  *                              a communicator of one rank passes too; else
  *                              hk_allreduce (AUTO: tuning table / environment /
  *                              model), from any thread
+ *   MPI_Reduce, MPI_Bcast, ...  the same way with their own thresholds and hk_reduce,
+ *                              hk_bcast, ... (hk_preload_colls.h)
  *   MPI_Finalize               HK_PRELOAD_VERBOSE=1: rank 0 prints the summary
  *   mpi_init_, mpi_allreduce_, ...  (Open MPI build) the Fortran bindings, which
  *                              call PMPI_ directly there (end of this file)
@@ -144,6 +146,10 @@ static int size_class(long long bytes)
   return c;
 }
 
+/* MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast, MPI_Allgather, MPI_Alltoall, their
+ * thresholds and summary lines: a file of their own, compiled here (this file's state) */
+#include "hk_preload_colls.h"
+
 int hk__preload_ask(int required)
 {
   st.asked_level = hk__preload_level(required, &st.mode, st.why, sizeof st.why);
@@ -205,16 +211,15 @@ int hk__preload_init_common(int rc, int required, int *provided, int mpi_level)
   hk_coll_config_t cfg;
   hk_coll_config(&cfg); /* warnings about the environment appear at start-up (rank 0) */
   st.min_bytes = cfg.min_bytes;
-  /* the threshold decides on every rank whether hk_allreduce (and its first-use
-   * agreement) runs: ranks that disagree would mismatch collectives */
-  long long mine[2] = {st.min_bytes, -st.min_bytes}, all[2] = {0, 0};
-  int ok = PMPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS &&
-           all[0] == -all[1];
+  /* the thresholds decide on every rank whether hk_allreduce, hk_reduce, ... (and their
+   * first-use agreement) run: ranks that disagree would mismatch collectives */
+  int ok = agree_thresholds(&cfg);
   ok = ok && PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_counters, &st.keyval, NULL) ==
                  MPI_SUCCESS;
   if (!ok && rank == 0)
-    fprintf(stderr, "hybridkit-preload: warning: the threshold (HK_ALLREDUCE_MIN_BYTES, "
-            "HK_COLL_TUNING) differs between ranks; every MPI_Allreduce passes through\n");
+    fprintf(stderr, "hybridkit-preload: warning: a threshold (HK_ALLREDUCE_MIN_BYTES, "
+            "HK_<KIND>_MIN_BYTES, HK_COLL_MIN_BYTES, HK_COLL_TUNING) differs between ranks; every "
+            "MPI_Allreduce, MPI_Reduce, ... passes through\n");
   if (rank == 0 && ((st.mode == LEVEL_MULTIPLE || st.asked_level == MPI_THREAD_MULTIPLE) &&
                     mpi_level < MPI_THREAD_MULTIPLE))
     fprintf(stderr, "hybridkit-preload: warning: asked MPI for MPI_THREAD_MULTIPLE, it provides "
@@ -270,7 +275,7 @@ static long long *counters(MPI_Comm comm)
   int found = 0;
   if (PMPI_Comm_get_attr(comm, st.keyval, &v, &found) == MPI_SUCCESS && found)
     return v;
-  long long *n = calloc(NCLASS, sizeof *n);
+  long long *n = calloc(NCLASS * NK, sizeof *n); /* kind k: [k * NCLASS, (k + 1) * NCLASS) */
   if (n && PMPI_Comm_set_attr(comm, st.keyval, n) != MPI_SUCCESS) {
     free(n);
     n = NULL;
@@ -479,8 +484,10 @@ static void summary(void)
 /* what the C and Fortran MPI_Finalize do before MPI's own: the summary, the keyval */
 void hk__preload_finalize(void)
 {
-  if (st.inited && st.verbose > 0)
+  if (st.inited && st.verbose > 0) {
     summary();
+    summary_kinds();
+  }
   if (st.keyval != MPI_KEYVAL_INVALID)
     PMPI_Comm_free_keyval(&st.keyval);
   st.active = 0;

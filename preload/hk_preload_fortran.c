@@ -7,13 +7,17 @@
  *                                                allreduce (_f08ts_): C MPI_Allreduce
  *
  * Open MPI: these take mpi_init_, mpi_init_thread_, mpi_query_thread_, mpi_finalize_,
- * mpi_allreduce_ and their _f08_ names (mpi_f08 passes its one-INTEGER handles and its
+ * mpi_allreduce_, mpi_reduce_, mpi_reduce_scatter_block_, mpi_bcast_, mpi_allgather_,
+ * mpi_alltoall_ and their _f08_ names (mpi_f08 passes its one-INTEGER handles and its
  * buffers by address, the same common blocks for MPI_IN_PLACE / MPI_BOTTOM, and an
  * ierror that is NULL when the caller leaves it out): init and finalize run Open MPI's
  * own Fortran binding (pmpi_*_, found at run time) around the same logic as the C
- * wrappers; MPI_Allreduce converts the handles and the sentinels and calls the C
- * wrapper.  MPICH: only mpi_f08's init, finalize and query need taking (the rest
- * reaches the C wrappers); they call the C wrappers. */
+ * wrappers; the collectives convert the handles and the sentinels (one helper:
+ * MPI_IN_PLACE and MPI_BOTTOM are Open MPI's common blocks) and call the C wrappers.
+ * MPICH 4.0: only mpi_f08's init, finalize and query need taking; its mpif.h / use mpi
+ * collectives (mpi_reduce_ = pmpi_reduce_, ...) call the C MPI_Reduce, MPI_Bcast, ...
+ * through the PLT, and mpi_f08's buffer routines (mpi_reduce_f08ts_, ...) reach the C
+ * MPI_* too (objdump of libmpichfort.so.12; tests/coll_preload_more.cmake runs both). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -32,6 +36,16 @@ void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierr);
 void mpi_finalize_(MPI_Fint *ierr);
 void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
                     MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_reduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                 MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_reduce_scatter_block_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                               MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm,
+                MPI_Fint *ierr);
+void mpi_allgather_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, MPI_Fint *rcount,
+                    MPI_Fint *rtype, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_alltoall_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, MPI_Fint *rcount,
+                   MPI_Fint *rtype, MPI_Fint *comm, MPI_Fint *ierr);
 
 typedef void (*f_init_thread_t)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
 typedef void (*f_ierr_t)(MPI_Fint *);
@@ -76,8 +90,9 @@ HK_PUBLIC void mpi_finalize_(MPI_Fint *ierr)
     *ierr = rc;
 }
 
-HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
-                              MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+/* a Fortran buffer argument as C sees it: Open MPI's MPI_IN_PLACE and MPI_BOTTOM are
+ * common blocks (their addresses, looked up once), the C constants otherwise */
+static void *f_buf(void *buf)
 {
   static void *in_place, *bottom;
   static int looked;
@@ -86,16 +101,60 @@ HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint 
     bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
     __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
   }
-  const void *s = sbuf;
-  if (in_place && sbuf == in_place)
-    s = MPI_IN_PLACE;
-  else if (bottom && sbuf == bottom)
-    s = MPI_BOTTOM;
-  void *r = bottom && rbuf == bottom ? MPI_BOTTOM : rbuf;
-  int rc = MPI_Allreduce(s, r, (int)*count, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
-                         PMPI_Comm_f2c(*comm));
-  if (ierr)
+  if (in_place && buf == in_place)
+    return MPI_IN_PLACE;
+  if (bottom && buf == bottom)
+    return MPI_BOTTOM;
+  return buf;
+}
+
+static void f_ret(MPI_Fint *ierr, int rc)
+{
+  if (ierr) /* mpi_f08: NULL when the caller leaves ierror out */
     *ierr = rc;
+}
+
+HK_PUBLIC void mpi_allreduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                              MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Allreduce(f_buf(sbuf), f_buf(rbuf), (int)*count, PMPI_Type_f2c(*type),
+                            PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_reduce_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                           MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Reduce(f_buf(sbuf), f_buf(rbuf), (int)*count, PMPI_Type_f2c(*type),
+                         PMPI_Op_f2c(*op), (int)*root, PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_reduce_scatter_block_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                                         MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Reduce_scatter_block(f_buf(sbuf), f_buf(rbuf), (int)*count,
+                                       PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
+                                       PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_bcast_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root,
+                          MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Bcast(f_buf(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root,
+                        PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_allgather_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
+                              MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Allgather(f_buf(sbuf), (int)*scount, PMPI_Type_f2c(*stype), f_buf(rbuf),
+                            (int)*rcount, PMPI_Type_f2c(*rtype), PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_alltoall_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
+                             MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Alltoall(f_buf(sbuf), (int)*scount, PMPI_Type_f2c(*stype), f_buf(rbuf),
+                           (int)*rcount, PMPI_Type_f2c(*rtype), PMPI_Comm_f2c(*comm)));
 }
 
 /* use mpi_f08: the same entry points */
@@ -108,6 +167,21 @@ HK_PUBLIC void mpi_finalize_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_final
 HK_PUBLIC void mpi_allreduce_f08_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
                                   MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
     __attribute__((alias("mpi_allreduce_")));
+HK_PUBLIC void mpi_reduce_f08_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                               MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
+    __attribute__((alias("mpi_reduce_")));
+HK_PUBLIC void mpi_reduce_scatter_block_f08_(void *sbuf, void *rbuf, MPI_Fint *count,
+                                             MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
+                                             MPI_Fint *ierr)
+    __attribute__((alias("mpi_reduce_scatter_block_")));
+HK_PUBLIC void mpi_bcast_f08_(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root,
+                              MPI_Fint *comm, MPI_Fint *ierr) __attribute__((alias("mpi_bcast_")));
+HK_PUBLIC void mpi_allgather_f08_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
+                                  MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *comm,
+                                  MPI_Fint *ierr) __attribute__((alias("mpi_allgather_")));
+HK_PUBLIC void mpi_alltoall_f08_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
+                                 MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *comm,
+                                 MPI_Fint *ierr) __attribute__((alias("mpi_alltoall_")));
 
 #elif defined(MPICH_VERSION)
 /* MPICH's mpi_f08: init, finalize and query call PMPI_* directly; here they go through

@@ -43,11 +43,20 @@
  * at MPI_Finalize).  Every MPI call hybridkit makes here goes to PMPI_.
  *
  * Environment (read once per process):
- *   HK_COLL_TUNING=FILE        tuning table written by `hybridkit tune allreduce`
- *   HK_ALLREDUCE_ALGORITHM=A   algorithm for HK_ALLREDUCE_AUTO
+ *   HK_COLL_TUNING=FILE        tuning table written by `hybridkit tune` (one table per
+ *                              collective; `hybridkit tune allreduce`'s older format is
+ *                              the allreduce's)
+ *   HK_ALLREDUCE_ALGORITHM=A   algorithm for HK_ALLREDUCE_AUTO when the table has no row
  *                              (auto|mpi|chunked|chunked-shifted|hierarchical)
  *   HK_ALLREDUCE_THREADS=T     threads for the hybrid algorithms
  *   HK_ALLREDUCE_MIN_BYTES=B   tiny-message threshold (default 16384)
+ *   HK_<KIND>_ALGORITHM, _THREADS, _MIN_BYTES  the same for KIND = REDUCE,
+ *                              REDUCE_SCATTER, BCAST, ALLGATHER, ALLTOALL (hk_reduce,
+ *                              hk_reduce_scatter_block, hk_bcast, ...)
+ *   HK_COLL_ALGORITHM, HK_COLL_THREADS, HK_COLL_MIN_BYTES  for every kind (the
+ *                              allreduce too) without its own HK_<KIND>_ variable
+ * Threshold: HK_<KIND>_MIN_BYTES, else HK_COLL_MIN_BYTES, else the kind's table,
+ * else the built-in default (docs/coll.md: the message size of each collective).
  * A missing, unreadable or corrupt file, an unknown name or a thread count above
  * the cores: one warning line (rank 0 of MPI_COMM_WORLD) and the safe default.
  */
@@ -224,10 +233,16 @@ HK_EXPORT const char *hk_allreduce_fallback_name(hk_allreduce_fallback_t reason)
 typedef struct hk_coll_config {
   const char *source;           /* tuning file path, or "defaults" */
   int table_rows;
-  hk_allreduce_alg_t algorithm; /* HK_ALLREDUCE_ALGORITHM (AUTO when unset/invalid) */
-  int threads;                  /* HK_ALLREDUCE_THREADS, 0 when unset (clamped to the cores per call) */
+  hk_allreduce_alg_t algorithm; /* HK_ALLREDUCE_ALGORITHM, else HK_COLL_ALGORITHM (AUTO when
+                                   unset/invalid) */
+  int threads;                  /* HK_ALLREDUCE_THREADS, else HK_COLL_THREADS, 0 when unset
+                                   (clamped to the cores per call) */
   long long min_bytes;          /* the tiny-message threshold in force */
   int nwarnings;                /* warnings issued while loading */
+  /* the thresholds in force for the other collectives (bytes as docs/coll.md defines
+   * each one's message size); min_bytes above is the allreduce's */
+  long long reduce_min_bytes, reduce_scatter_min_bytes, bcast_min_bytes, allgather_min_bytes,
+      alltoall_min_bytes;
 } hk_coll_config_t;
 /* hk_coll_config: Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG for NULL arguments. */

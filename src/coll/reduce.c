@@ -21,8 +21,10 @@
  * auto's model: oversubscribed -> mpi; scatter with a commutative op, a contiguous
  * type, one node with 2+ ranks -> hierarchical; MULTIPLE and 2 useful chunks
  * (scatter: a packable type) -> chunked; else mpi.  Reduce never takes hierarchical
- * on its own (measured: see model()).  No tuning table and no
- * HK_ALLREDUCE_ALGORITHM: they were measured and named for the allreduce.
+ * on its own (measured: see model()).  Before the model, as hk_allreduce's auto: the
+ * kind's row of the tuning table (its algorithm and threads), else HK_REDUCE_ALGORITHM /
+ * HK_REDUCE_SCATTER_ALGORITHM (else HK_COLL_ALGORITHM); threads and threshold the
+ * kind's too (config.c), all only where the ranks agree on the configuration.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -147,10 +149,18 @@ typedef struct facts {
   long long gran;
 } facts_t;
 
-static int threads_for(hk__coll_cache_t *c, const hk_allreduce_opts_t *o)
+static hk__coll_kind_t kind_of(const hk__red_call_t *k)
+{
+  return k->kind == HK__RED_REDUCE ? HK__COLL_REDUCE : HK__COLL_REDUCE_SCATTER;
+}
+
+/* t: opts', else the table row's (auto), else the kind's environment */
+static int threads_for(hk__coll_cache_t *c, const hk__red_call_t *k, const hk_allreduce_opts_t *o,
+                       const hk__tune_row_t *row)
 {
   const hk__coll_config_t *cfg = hk__coll_config();
-  int t = o->threads > 0 ? o->threads : c->config_ok ? cfg->env_threads : 0;
+  int t = o->threads > 0 ? o->threads : row ? row->threads
+          : c->config_ok ? hk__coll_env_threads(cfg, kind_of(k)) : 0;
   int cap = c->cores < c->ncomms ? c->cores : c->ncomms;
   if (t <= 0)
     return c->default_threads < c->ncomms ? c->default_threads : c->ncomms;
@@ -262,7 +272,7 @@ static void type_facts(hk__red_call_t *k, int tsize, facts_t *f)
 
 /* the hybrid path, or the reason for the fallback in info->fallback */
 static int hybrid(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, int tsize,
-                  hk_allreduce_info_t *info)
+                  long long bytes, hk_allreduce_info_t *info)
 {
   int err = HK_SUCCESS, inter = 0;
   facts_t f = {1, 0, 0, 1, 1};
@@ -282,12 +292,24 @@ static int hybrid(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o
     return HK_SUCCESS;
   }
   type_facts(k, tsize, &f);
-  int threads = threads_for(c, o);
+  /* auto: the kind's table row, else its environment's algorithm, else the model */
+  const hk__coll_config_t *cfg = hk__coll_config();
+  const hk__tune_row_t *row = NULL;
+  if (alg == HK_ALLREDUCE_AUTO && c->config_ok) {
+    row = hk__coll_row_of(cfg, kind_of(k), bytes);
+    alg = row ? row->alg : hk__coll_env_alg(cfg, kind_of(k));
+  }
+  int threads = threads_for(c, k, o, row);
   if (alg == HK_ALLREDUCE_AUTO)
     HK_TRY(err, model(k, &f, &alg, &threads));
   hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
   if (alg == HK_ALLREDUCE_MPI)
-    why = HK_FALLBACK_MODEL;
+    why = o->algorithm == HK_ALLREDUCE_AUTO && c->config_ok &&
+                  (row || hk__coll_env_alg(cfg, kind_of(k)) == HK_ALLREDUCE_MPI)
+              ? HK_FALLBACK_CHOSEN /* by the table or the environment */
+              : HK_FALLBACK_MODEL;
+  else if (!f.commute && alg == HK_ALLREDUCE_CHUNKED_SHIFTED) /* the table's or environment's */
+    why = HK_FALLBACK_NONCOMMUTATIVE;
   else if (alg == HK_ALLREDUCE_HIERARCHICAL)
     HK_TRY(err, check_hierarchical(k, &f, &threads, &why));
   else
@@ -320,14 +342,15 @@ static int decide(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o
   if (o->min_bytes < 0)
     return HK_ERROR(HK_ERR_ARG, "%s: min_bytes %lld < 0 (HK_DEFAULT: the default threshold, "
                     "1: accelerate every message)", fn, o->min_bytes);
-  long long min_bytes = o->min_bytes == HK_DEFAULT ? hk__coll_config()->min_bytes : o->min_bytes;
+  long long min_bytes = o->min_bytes == HK_DEFAULT
+                            ? hk__coll_min_bytes(hk__coll_config(), kind_of(k)) : o->min_bytes;
   info->fallback = HK_FALLBACK_NONE;
   if (o->algorithm == HK_ALLREDUCE_MPI)
     info->fallback = HK_FALLBACK_CHOSEN;
   else if (k->count == 0 || bytes < min_bytes)
     info->fallback = HK_FALLBACK_SMALL;
   else
-    return hybrid(k, comm, o, tsize, info);
+    return hybrid(k, comm, o, tsize, bytes, info);
   return HK_SUCCESS;
 }
 

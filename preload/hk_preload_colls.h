@@ -1,0 +1,293 @@
+/* preload/hk_preload_colls.h: the preload's MPI_Reduce, MPI_Reduce_scatter_block,
+ * MPI_Bcast, MPI_Allgather and MPI_Alltoall (issue 39), their thresholds and summary
+ * lines.  Not a header to include anywhere else: hk_preload.c includes it once, after st
+ * and size_class, whose static state it shares (a file of its own keeps hk_preload.c
+ * within the size limit).
+ *
+ * Each as MPI_Allreduce: below its threshold (HK_<KIND>_MIN_BYTES, HK_COLL_MIN_BYTES, the
+ * table's: src/coll/config.c; agreed at init with the allreduce's by one PMPI_Allreduce),
+ * count 0, null handles: straight to MPI; at or above it a communicator of one rank, an
+ * inter-communicator (its two groups may count different bytes) and a root outside comm
+ * pass through too; else hk_reduce, hk_reduce_scatter_block, hk_bcast, hk_allgather,
+ * hk_alltoall with AUTO, sampled per communicator, collective and size class.  Bytes:
+ * count x type size (reduce, bcast), P x recvcount x type size (reduce-scatter,
+ * allgather, alltoall: all a rank receives), equal on every rank by MPI's type rules.
+ * Errors as MPI_Allreduce's. */
+
+/* the collectives: the allreduce (st's own fields, its fast path) and the others */
+enum { K_ALLREDUCE, K_REDUCE, K_REDUCE_SCATTER, K_BCAST, K_ALLGATHER, K_ALLTOALL, NK };
+static const char *const kind_fn[NK] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter_block",
+                                        "MPI_Bcast", "MPI_Allgather", "MPI_Alltoall"};
+
+/* one collective's counts beside the allreduce (calls and small: relaxed atomics, the
+ * rest under st.lock) */
+typedef struct kstat {
+  long long calls, small, accelerated, by_alg[NALG], passed[P_NREASONS];
+  double hybrid_time;
+  struct { long long n_alg[NALG], n_mpi; double t_alg[NALG], t_mpi; } cls[NCLASS];
+} kstat_t;
+static kstat_t kst[NK];
+static long long kmin[NK]; /* the agreed thresholds (kmin[K_ALLREDUCE] == st.min_bytes) */
+
+/* defined in hk_preload.c after this file's inclusion */
+static long long *counters(MPI_Comm comm);
+static inline int type_size(MPI_Datatype type);
+
+/* the thresholds of every kind agreed over MPI_COMM_WORLD (one PMPI_Allreduce): 1 when
+ * every rank has the same */
+static int agree_thresholds(const hk_coll_config_t *cfg)
+{
+  kmin[K_ALLREDUCE] = cfg->min_bytes;
+  kmin[K_REDUCE] = cfg->reduce_min_bytes;
+  kmin[K_REDUCE_SCATTER] = cfg->reduce_scatter_min_bytes;
+  kmin[K_BCAST] = cfg->bcast_min_bytes;
+  kmin[K_ALLGATHER] = cfg->allgather_min_bytes;
+  kmin[K_ALLTOALL] = cfg->alltoall_min_bytes;
+  long long mine[2 * NK], all[2 * NK];
+  for (int k = 0; k < NK; k++) {
+    mine[k] = kmin[k];
+    mine[NK + k] = -kmin[k];
+  }
+  int ok = PMPI_Allreduce(mine, all, 2 * NK, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD) ==
+           MPI_SUCCESS;
+  for (int k = 0; k < NK; k++)
+    ok = ok && all[k] == -all[NK + k];
+  return ok;
+}
+
+/* ---- MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast, MPI_Allgather, MPI_Alltoall ---- */
+typedef struct call {
+  int kind;
+  const void *sbuf;
+  void *rbuf;
+  int count;              /* count (reduce, bcast), recvcount (the others) */
+  MPI_Datatype type;      /* datatype, recvtype (allgather, alltoall) */
+  int scount;             /* allgather, alltoall: sendcount, sendtype */
+  MPI_Datatype stype;
+  MPI_Op op;
+  int root;
+  MPI_Comm comm;
+} call_t;
+
+static int pmpi_call(const call_t *a)
+{
+  switch (a->kind) {
+  case K_REDUCE:
+    return PMPI_Reduce(a->sbuf, a->rbuf, a->count, a->type, a->op, a->root, a->comm);
+  case K_REDUCE_SCATTER:
+    return PMPI_Reduce_scatter_block(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+  case K_BCAST:
+    return PMPI_Bcast(a->rbuf, a->count, a->type, a->root, a->comm);
+  case K_ALLGATHER:
+    return PMPI_Allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
+  default:
+    return PMPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
+  }
+}
+
+static int hk_call(const call_t *a, const hk_allreduce_opts_t *o)
+{
+  switch (a->kind) {
+  case K_REDUCE:
+    return hk_reduce(a->sbuf, a->rbuf, a->count, a->type, a->op, a->root, a->comm, o);
+  case K_REDUCE_SCATTER:
+    return hk_reduce_scatter_block(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm, o);
+  case K_BCAST:
+    return hk_bcast(a->rbuf, a->count, a->type, a->root, a->comm, o);
+  case K_ALLGATHER:
+    return hk_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm, o);
+  default:
+    return hk_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm, o);
+  }
+}
+
+static void add_passed(kstat_t *k, int reason)
+{
+  pthread_mutex_lock(&st.lock);
+  k->passed[reason]++;
+  pthread_mutex_unlock(&st.lock);
+}
+
+/* above the threshold: what MPI_Allreduce's hybrid_call does, for any kind */
+static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long long bytes)
+{
+  kstat_t *k = &kst[a->kind];
+  int c = size_class(bytes), inter = 0;
+  if (size == 1) { /* one rank: MPI only copies */
+    add_passed(k, HK_FALLBACK_ONE_RANK);
+    return pmpi_call(a);
+  }
+  /* inter-communicators (the two groups may count different bytes) and roots MPI must
+   * judge: MPI's own call on every rank alike, no agreement */
+  if (PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS || inter) {
+    add_passed(k, HK_FALLBACK_INTERCOMM);
+    return pmpi_call(a);
+  }
+  if ((a->kind == K_REDUCE || a->kind == K_BCAST) && (a->root < 0 || a->root >= size)) {
+    __atomic_fetch_add(&k->small, 1, __ATOMIC_RELAXED); /* counted with "small" */
+    return pmpi_call(a);
+  }
+  long long *seen = counters(a->comm);
+  if (!seen || seen[a->kind * NCLASS + c]++ % SAMPLE_EVERY == 0) {
+    double t0 = PMPI_Wtime();
+    int rc = pmpi_call(a);
+    double t = PMPI_Wtime() - t0;
+    pthread_mutex_lock(&st.lock);
+    k->passed[P_SAMPLED]++;
+    k->cls[c].n_mpi++;
+    k->cls[c].t_mpi += t;
+    pthread_mutex_unlock(&st.lock);
+    return rc;
+  }
+  hk_allreduce_info_t info;
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = HK_DEFAULT, .info = &info};
+  double t0 = PMPI_Wtime();
+  int err = hk_call(a, &o);
+  double t = PMPI_Wtime() - t0;
+  if (err != HK_SUCCESS && info.mpi_error != MPI_SUCCESS)
+    return info.mpi_error; /* MPI's own call failed: MPI called the error handler already */
+  if (err != HK_SUCCESS) {
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "hybridkit-preload: rank %d: %s: %s\n", rank, kind_fn[a->kind],
+            hk_error_message());
+    fflush(stderr);
+    PMPI_Comm_call_errhandler(a->comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+  }
+  pthread_mutex_lock(&st.lock);
+  if (info.fallback == HK_FALLBACK_NONE && info.algorithm != HK_ALLREDUCE_MPI) {
+    k->accelerated++;
+    k->by_alg[info.algorithm]++;
+    k->hybrid_time += t;
+    k->cls[c].n_alg[info.algorithm]++;
+    k->cls[c].t_alg[info.algorithm] += t;
+  } else {
+    k->passed[info.fallback]++;
+  }
+  pthread_mutex_unlock(&st.lock);
+  return MPI_SUCCESS;
+}
+
+/* every call: counted; below the kind's threshold (or nothing to move, or arguments MPI
+ * must judge) straight to MPI */
+static int coll(const call_t *a)
+{
+  kstat_t *k = &kst[a->kind];
+  __atomic_fetch_add(&k->calls, 1, __ATOMIC_RELAXED);
+  int size = 0, tsize = 0;
+  if (!st.active || a->count <= 0 || a->type == MPI_DATATYPE_NULL || a->comm == MPI_COMM_NULL ||
+      ((a->kind == K_REDUCE || a->kind == K_REDUCE_SCATTER) && a->op == MPI_OP_NULL) ||
+      ((a->kind == K_ALLGATHER || a->kind == K_ALLTOALL) && a->sbuf != MPI_IN_PLACE &&
+       (a->stype == MPI_DATATYPE_NULL || a->scount < 0)) ||
+      (tsize = type_size(a->type)) <= 0 || PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS) {
+    __atomic_fetch_add(&k->small, 1, __ATOMIC_RELAXED);
+    return pmpi_call(a);
+  }
+  long long bytes = (long long)a->count * tsize;
+  if (a->kind == K_REDUCE_SCATTER || a->kind == K_ALLGATHER || a->kind == K_ALLTOALL)
+    bytes *= size; /* the P blocks of recvcount */
+  if (bytes < kmin[a->kind]) {
+    __atomic_fetch_add(&k->small, 1, __ATOMIC_RELAXED);
+    return pmpi_call(a);
+  }
+  return coll_hybrid(a, size, bytes);
+}
+
+HK_PUBLIC int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                         int root, MPI_Comm comm)
+{
+  call_t a = {.kind = K_REDUCE, .sbuf = sbuf, .rbuf = rbuf, .count = count, .type = type,
+              .op = op, .root = root, .comm = comm};
+  return coll(&a);
+}
+
+HK_PUBLIC int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int recvcount,
+                                       MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+  call_t a = {.kind = K_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf, .count = recvcount,
+              .type = type, .op = op, .comm = comm};
+  return coll(&a);
+}
+
+HK_PUBLIC int MPI_Bcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+  call_t a = {.kind = K_BCAST, .rbuf = buffer, .count = count, .type = type, .root = root,
+              .comm = comm};
+  return coll(&a);
+}
+
+HK_PUBLIC int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+  call_t a = {.kind = K_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf, .count = rcount, .type = rtype,
+              .scount = scount, .stype = stype, .comm = comm};
+  return coll(&a);
+}
+
+HK_PUBLIC int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+  call_t a = {.kind = K_ALLTOALL, .sbuf = sbuf, .rbuf = rbuf, .count = rcount, .type = rtype,
+              .scount = scount, .stype = stype, .comm = comm};
+  return coll(&a);
+}
+
+/* one line per other collective that had calls (the allreduce's format, then the
+ * threshold, the hybrid time and the estimated saving against the sampled calls) */
+static void summary_kinds(void)
+{
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  enum { NC = 2 + NALG + P_NREASONS, ND = 2 };
+  long long mine[NK][NC], all[NK][NC];
+  double tmine[NK][ND], tall[NK][ND];
+  memset(mine, 0, sizeof mine);
+  memset(tmine, 0, sizeof tmine);
+  pthread_mutex_lock(&st.lock);
+  for (int k = 1; k < NK; k++) {
+    const kstat_t *q = &kst[k];
+    mine[k][0] = __atomic_load_n(&q->calls, __ATOMIC_RELAXED);
+    mine[k][1] = q->accelerated;
+    memcpy(&mine[k][2], q->by_alg, sizeof q->by_alg);
+    memcpy(&mine[k][2 + NALG], q->passed, sizeof q->passed);
+    mine[k][2 + NALG + HK_FALLBACK_SMALL] += __atomic_load_n(&q->small, __ATOMIC_RELAXED);
+    tmine[k][0] = q->hybrid_time;
+    for (int a = 0; a < NALG; a++)
+      for (int c = 0; c < NCLASS; c++)
+        if (q->cls[c].n_alg[a] && q->cls[c].n_mpi)
+          tmine[k][1] += (q->cls[c].t_mpi / q->cls[c].n_mpi -
+                          q->cls[c].t_alg[a] / q->cls[c].n_alg[a]) * q->cls[c].n_alg[a];
+  }
+  pthread_mutex_unlock(&st.lock);
+  PMPI_Reduce(mine, all, NK * NC, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(tmine, tall, NK * ND, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank != 0)
+    return;
+  for (int k = 1; k < NK; k++) {
+    if (!all[k][0])
+      continue;
+    char algs[256] = "", why[512] = "";
+    for (int a = 0; a < NALG; a++)
+      if (all[k][2 + a])
+        snprintf(algs + strlen(algs), sizeof algs - strlen(algs), "%s%s %lld",
+                 algs[0] ? ", " : "", hk_allreduce_alg_name((hk_allreduce_alg_t)a), all[k][2 + a]);
+    for (int r = 0; r < P_NREASONS; r++) {
+      long long n = all[k][2 + NALG + r];
+      const char *name = r == P_SAMPLED ? "sampled" : hk_allreduce_fallback_name(r);
+      if (n)
+        snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s %lld", why[0] ? ", " : "",
+                 name, n);
+    }
+    fprintf(stderr,
+            "hybridkit-preload: %s: %lld calls intercepted on %d ranks, %lld accelerated%s%s%s, "
+            "%lld passed through%s%s%s; threshold %lld bytes; hybrid %.6f s (sum over ranks), "
+            "estimated saving %.6f s\n",
+            kind_fn[k], all[k][0], size, all[k][1], algs[0] ? " (" : "", algs, algs[0] ? ")" : "",
+            all[k][0] - all[k][1], why[0] ? " (" : "", why, why[0] ? ")" : "", kmin[k],
+            tall[k][0], tall[k][1]);
+  }
+  fflush(stderr);
+}
+
