@@ -11,6 +11,7 @@
  *   reduce_node.c   their hierarchical variants
  *   bcast.c         hk_bcast
  *   gather.c        hk_allgather, hk_alltoall
+ *   gather_node.c   their hierarchical variants
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
