@@ -40,6 +40,13 @@ hk_expect_test(coll.kinds.bad_env 0 "^hybridkit: warning: HK_COLL_THREADS=2x is 
 add_executable(coll_preload_colls coll/preload_colls.c)
 target_link_libraries(coll_preload_colls PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
 set(PCOLLS ${COLL_DIR}/preload_colls.sh ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE})
+# MPICH 4.0.2 crashes in MPI_Reduce with MPI_IN_PLACE at a root other than 0 from 1000 ints
+# on (plain MPI, no preload): chunked-shifted's rotated communicators put the root elsewhere,
+# so under MPICH it is left out here (the program keeps its in-place reduce at root 0)
+set(PCOLLS_ALGS "auto mpi chunked chunked-shifted hierarchical")
+if(HK_MPI_IMPL STREQUAL "mpich")
+  set(PCOLLS_ALGS "auto mpi chunked hierarchical")
+endif()
 foreach(np 1 2 3 4)
   foreach(nt 1 2)
     if(np EQUAL 1)
@@ -50,7 +57,8 @@ foreach(np 1 2 3 4)
     add_test(NAME coll.preload.colls.np${np}.t${nt} COMMAND ${PCOLLS} ${np} ${PRELOAD_LIB} ${pat}
              -- $<TARGET_FILE:coll_preload_colls>)
     set_tests_properties(coll.preload.colls.np${np}.t${nt} PROPERTIES LABELS "mpi;conformance"
-      TIMEOUT 300 PROCESSORS ${np} ENVIRONMENT "OMP_NUM_THREADS=${nt};${HK_TEST_ENV};${COLL_ENV}")
+      TIMEOUT 300 PROCESSORS ${np} ENVIRONMENT
+      "OMP_NUM_THREADS=${nt};HK_TEST_ALGS=${PCOLLS_ALGS};${HK_TEST_ENV};${COLL_ENV}")
   endforeach()
 endforeach()
 # the summary: reduce chunked with 2 threads is accelerated, and every other collective
