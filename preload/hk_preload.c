@@ -92,6 +92,7 @@ static struct {
  * the summary adds those of threads that have ended too */
 typedef struct tcount {
   long long calls, small, one_rank;
+  long long kcalls[8], ksmall[8]; /* the other collectives (hk_preload_colls.h: NK <= 8) */
   struct tcount *next;
 } tcount_t;
 static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */
@@ -146,8 +147,7 @@ static int size_class(long long bytes)
   return c;
 }
 
-/* MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast, MPI_Allgather, MPI_Alltoall, their
- * thresholds and summary lines: a file of their own, compiled here (this file's state) */
+/* MPI_Reduce, MPI_Bcast, ...: a file of their own, compiled here (this file's state) */
 #include "hk_preload_colls.h"
 
 int hk__preload_ask(int required)

@@ -19,10 +19,12 @@ enum { K_ALLREDUCE, K_REDUCE, K_REDUCE_SCATTER, K_BCAST, K_ALLGATHER, K_ALLTOALL
 static const char *const kind_fn[NK] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter_block",
                                         "MPI_Bcast", "MPI_Allgather", "MPI_Alltoall"};
 
-/* one collective's counts beside the allreduce (calls and small: relaxed atomics, the
- * rest under st.lock) */
+_Static_assert(NK <= 8, "tcount_t's kcalls, ksmall");
+
+/* one collective's counts beside the allreduce (calls and small below the threshold:
+ * per thread in tcount_t, the rest under st.lock) */
 typedef struct kstat {
-  long long calls, small, accelerated, by_alg[NALG], passed[P_NREASONS];
+  long long accelerated, by_alg[NALG], passed[P_NREASONS];
   double hybrid_time;
   struct { long long n_alg[NALG], n_mpi; double t_alg[NALG], t_mpi; } cls[NCLASS];
 } kstat_t;
@@ -124,7 +126,7 @@ static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long
     return pmpi_call(a);
   }
   if ((a->kind == K_REDUCE || a->kind == K_BCAST) && (a->root < 0 || a->root >= size)) {
-    __atomic_fetch_add(&k->small, 1, __ATOMIC_RELAXED); /* counted with "small" */
+    counts()->ksmall[a->kind]++; /* counted with "small" */
     return pmpi_call(a);
   }
   long long *seen = counters(a->comm);
@@ -173,22 +175,22 @@ static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long
  * must judge) straight to MPI */
 static int coll(const call_t *a)
 {
-  kstat_t *k = &kst[a->kind];
-  __atomic_fetch_add(&k->calls, 1, __ATOMIC_RELAXED);
-  int size = 0, tsize = 0;
+  tcount_t *n = counts();
+  n->kcalls[a->kind]++;
+  int size = 0, tsize = 0, blocks = a->kind == K_REDUCE_SCATTER || a->kind == K_ALLGATHER ||
+                                    a->kind == K_ALLTOALL;
   if (!st.active || a->count <= 0 || a->type == MPI_DATATYPE_NULL || a->comm == MPI_COMM_NULL ||
       ((a->kind == K_REDUCE || a->kind == K_REDUCE_SCATTER) && a->op == MPI_OP_NULL) ||
       ((a->kind == K_ALLGATHER || a->kind == K_ALLTOALL) && a->sbuf != MPI_IN_PLACE &&
        (a->stype == MPI_DATATYPE_NULL || a->scount < 0)) ||
-      (tsize = type_size(a->type)) <= 0 || PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS) {
-    __atomic_fetch_add(&k->small, 1, __ATOMIC_RELAXED);
+      (tsize = type_size(a->type)) <= 0 ||
+      (blocks && PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS)) {
+    n->ksmall[a->kind]++;
     return pmpi_call(a);
   }
-  long long bytes = (long long)a->count * tsize;
-  if (a->kind == K_REDUCE_SCATTER || a->kind == K_ALLGATHER || a->kind == K_ALLTOALL)
-    bytes *= size; /* the P blocks of recvcount */
-  if (bytes < kmin[a->kind]) {
-    __atomic_fetch_add(&k->small, 1, __ATOMIC_RELAXED);
+  long long bytes = (long long)a->count * tsize * (blocks ? size : 1); /* P blocks of recvcount */
+  if (bytes < kmin[a->kind] || (!blocks && PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS)) {
+    n->ksmall[a->kind]++;
     return pmpi_call(a);
   }
   return coll_hybrid(a, size, bytes);
@@ -248,11 +250,16 @@ static void summary_kinds(void)
   pthread_mutex_lock(&st.lock);
   for (int k = 1; k < NK; k++) {
     const kstat_t *q = &kst[k];
-    mine[k][0] = __atomic_load_n(&q->calls, __ATOMIC_RELAXED);
+    mine[k][0] = spare_counts.kcalls[k];
+    mine[k][2 + NALG + HK_FALLBACK_SMALL] = spare_counts.ksmall[k];
+    for (const tcount_t *c = thread_counts; c; c = c->next) {
+      mine[k][0] += c->kcalls[k];
+      mine[k][2 + NALG + HK_FALLBACK_SMALL] += c->ksmall[k];
+    }
     mine[k][1] = q->accelerated;
     memcpy(&mine[k][2], q->by_alg, sizeof q->by_alg);
-    memcpy(&mine[k][2 + NALG], q->passed, sizeof q->passed);
-    mine[k][2 + NALG + HK_FALLBACK_SMALL] += __atomic_load_n(&q->small, __ATOMIC_RELAXED);
+    for (int r = 0; r < P_NREASONS; r++)
+      mine[k][2 + NALG + r] += q->passed[r];
     tmine[k][0] = q->hybrid_time;
     for (int a = 0; a < NALG; a++)
       for (int c = 0; c < NCLASS; c++)
