@@ -96,3 +96,19 @@ foreach(np 1 2 3 4)
       "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked hierarchical;${HK_TEST_ENV};${COLL_ENV}")
   endforeach()
 endforeach()
+
+# the configuration hash covers every collective: HK_REDUCE_ALGORITHM=mpi on rank 0 only is a
+# disagreement, so both ranks leave the configuration aside and hk_reduce reports the same
+# on both, not `chosen` (had the hash covered the allreduce only, rank 0 would run MPI's
+# reduce and rank 1 auto's pick).  MPMD launch, one environment per rank.
+if(HK_MPI_IMPL STREQUAL "openmpi")
+  set(MPMD_ENV0 -x HK_REDUCE_ALGORITHM=mpi)
+else()
+  set(MPMD_ENV0 -env HK_REDUCE_ALGORITHM mpi)
+endif()
+add_test(NAME coll.kinds.disagree COMMAND ${MPIEXEC_EXECUTABLE} ${HK_MPIEXEC_PREFLAGS}
+         ${MPIEXEC_NUMPROC_FLAG} 1 ${MPMD_ENV0} $<TARGET_FILE:coll_kinds_config> agree:10000
+         : ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:coll_kinds_config> agree:10000)
+set_tests_properties(coll.kinds.disagree PROPERTIES LABELS mpi TIMEOUT 60 PROCESSORS 2
+  PASS_REGULAR_EXPRESSION "kinds-config: 2 ranks, [1-9][0-9]* checks, 0 failed"
+  ENVIRONMENT "OMP_NUM_THREADS=2;${HK_TEST_ENV};${COLL_ENV}")

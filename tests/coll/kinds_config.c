@@ -5,7 +5,9 @@
  * usage: kinds_config --min A,R,RS,B,AG,AT (the thresholds expected from the environment
  *        and table the test sets) CASE...; CASE is KIND:COUNT:ALG:THREADS:FALLBACK
  *        (KIND reduce|scatter|allreduce; COUNT ints per rank (scatter: per block);
- *        the algorithm, threads and fallback info must report), every result checked */
+ *        the algorithm, threads and fallback info must report), every result checked;
+ *        or agree:COUNT: hk_reduce of COUNT ints must report the same on every rank and
+ *        no fallback `chosen` (the ranks' configurations differ: none of them is used) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,36 @@
 
 static int P, R;
 
+static void run_agree(int count)
+{
+  int *a = malloc(((size_t)count + 1) * sizeof *a), *b = malloc(((size_t)count + 1) * sizeof *b);
+  hk_allreduce_info_t info;
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .threads = HK_DEFAULT,
+                           .min_bytes = HK_DEFAULT, .info = &info};
+  for (int i = 0; i < count; i++)
+    a[i] = R + i;
+  CHECK_EQ_INT(hk_reduce(a, b, count, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &o), HK_SUCCESS);
+  for (int i = 0; R == 0 && i < count; i++)
+    CHECK_EQ_INT(b[i], P * i + P * (P - 1) / 2);
+  int mine[6] = {(int)info.algorithm, info.threads, (int)info.fallback}, all[6];
+  for (int i = 0; i < 3; i++)
+    mine[3 + i] = -mine[i];
+  MPI_Allreduce(mine, all, 6, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  for (int i = 0; i < 3; i++)
+    CHECK_EQ_INT(all[i], -all[3 + i]);
+  CHECK(info.fallback != HK_FALLBACK_CHOSEN);
+  free(a);
+  free(b);
+}
+
 static void run_case(const char *spec, int multiple)
 {
   char kind[16], alg[32], why[32];
   int count = 0, threads = 0;
+  if (sscanf(spec, "agree:%d", &count) == 1) {
+    run_agree(count);
+    return;
+  }
   if (sscanf(spec, "%15[^:]:%d:%31[^:]:%d:%31s", kind, &count, alg, &threads, why) != 5) {
     CHECK(!"case: KIND:COUNT:ALG:THREADS:FALLBACK");
     return;
