@@ -1,6 +1,5 @@
-/* preload/hk_preload.c: libhybridkit-preload.so, the PMPI wrapper that brings
- * the hybrid allreduce to an unmodified MPI+OpenMP program:
- *
+/* preload/hk_preload.c: libhybridkit-preload.so, the PMPI wrapper that brings the
+ * hybrid collectives to an unmodified MPI+OpenMP program:
  *   LD_PRELOAD=libhybridkit-preload.so  (mpirun -x LD_PRELOAD=... / mpiexec -genv ...)
  *
  *   MPI_Init, MPI_Init_thread  ask PMPI for MPI_THREAD_MULTIPLE only where it can
@@ -29,12 +28,13 @@
  * hybridkit's own MPI calls go to PMPI_ and never come through here.
  *
  * Thread level (HK_PRELOAD_THREAD_LEVEL):
- *   auto (default)  MPI_THREAD_MULTIPLE when the rank can use more than one core
- *                   (its affinity mask, at most the online CPUs over the ranks the
- *                   launcher puts on the node), more than one thread would run
- *                   (HK_ALLREDUCE_THREADS, else OMP max threads), the job has more
- *                   than one rank and HK_ALLREDUCE_ALGORITHM is not mpi; else the
- *                   program's level (hierarchical still runs, one thread per rank)
+ *   auto (default)  MPI_THREAD_MULTIPLE when the rank can use more than one core (its
+ *                   affinity mask, at most the online CPUs over the launcher's ranks on
+ *                   the node), more than one thread would run (HK_ALLREDUCE_THREADS,
+ *                   HK_COLL_THREADS, else OMP max threads), the job has more than one
+ *                   rank and some collective's algorithm is not mpi (HK_<KIND>_ALGORITHM,
+ *                   else HK_COLL_ALGORITHM); else the program's level (hierarchical still
+ *                   runs, one thread per rank)
  *   program         the program's level; multiple: always MULTIPLE (tests)
  *
  * Errors: a failure of the hybrid path after its set-up (set-up failures are
@@ -402,12 +402,12 @@ HK_PUBLIC int hk_preload_query(hk_preload_state_t *s)
 {
   long long calls = 0, passed = 0, one = 0;
   sum_counts(&calls, &passed, &one);
-  passed += one;
   pthread_mutex_lock(&st.lock);
   for (int r = 0; r < P_NREASONS; r++)
     passed += st.passed[r];
   *s = (hk_preload_state_t){st.active, st.program_level, st.mpi_level, calls, st.accelerated,
-                            passed, st.hybrid_time};
+                            passed + one, st.hybrid_time};
+  kinds_state(s); /* and the other collectives' */
   pthread_mutex_unlock(&st.lock);
   return 0;
 }

@@ -235,6 +235,23 @@ HK_PUBLIC int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, voi
   return coll(&a);
 }
 
+/* hk_preload_query's sums over the other collectives (st.lock held) */
+static void kinds_state(hk_preload_state_t *s)
+{
+  for (int k = 1; k < NK; k++) {
+    s->calls += spare_counts.kcalls[k];
+    s->passed += spare_counts.ksmall[k];
+    for (const tcount_t *c = thread_counts; c; c = c->next) {
+      s->calls += c->kcalls[k];
+      s->passed += c->ksmall[k];
+    }
+    for (int r = 0; r < P_NREASONS; r++)
+      s->passed += kst[k].passed[r];
+    s->accelerated += kst[k].accelerated;
+    s->hybrid_time += kst[k].hybrid_time;
+  }
+}
+
 /* one line per other collective that had calls (the allreduce's format, then the
  * threshold, the hybrid time and the estimated saving against the sampled calls) */
 static void summary_kinds(void)

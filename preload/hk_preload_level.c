@@ -1,5 +1,5 @@
 /* preload/hk_preload_level.c: the thread level the preload library asks PMPI for
- * (see hk_preload.c): MULTIPLE when the hybrid allreduce can use idle threads, the
+ * (see hk_preload.c): MULTIPLE when the hybrid collectives can use idle threads, the
  * program's own level otherwise, or what HK_PRELOAD_THREAD_LEVEL says.
  *
  * MULTIPLE is not free: Open MPI 4.1 then waits for every blocking request through
@@ -29,6 +29,25 @@ static long env_count(const char *name)
   char *end = NULL;
   long n = v && *v ? strtol(v, &end, 10) : 0;
   return v && *v && !*end && n > 0 && n < 1L << 24 ? n : 0;
+}
+
+/* every collective the preload accelerates is named `mpi` by the environment
+ * (HK_<KIND>_ALGORITHM, else HK_COLL_ALGORITHM: src/coll/config.c's precedence) */
+static int all_mpi(void)
+{
+  static const char *const kinds[] = {"ALLREDUCE", "REDUCE", "REDUCE_SCATTER",
+                                      "BCAST", "ALLGATHER", "ALLTOALL"};
+  const char *coll = getenv("HK_COLL_ALGORITHM");
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    char name[64];
+    snprintf(name, sizeof name, "HK_%s_ALGORITHM", kinds[k]);
+    const char *v = getenv(name);
+    if (!v || !*v)
+      v = coll;
+    if (!v || strcmp(v, "mpi"))
+      return 0;
+  }
+  return 1;
 }
 
 /* the distinct physical cores among the CPUs of this process's affinity mask (SMT
@@ -99,12 +118,13 @@ int hk__preload_level(int required, int *mode, char *why, size_t nwhy)
     usable = cores; /* SMT siblings share one core: see the file comment */
   long threads = env_count("HK_ALLREDUCE_THREADS");
   if (!threads)
+    threads = env_count("HK_COLL_THREADS");
+  if (!threads)
     threads = omp_get_max_threads();
-  const char *alg = getenv("HK_ALLREDUCE_ALGORITHM");
   if (world == 1)
     snprintf(why, nwhy, "one rank");
-  else if (alg && !strcmp(alg, "mpi"))
-    snprintf(why, nwhy, "HK_ALLREDUCE_ALGORITHM=mpi");
+  else if (all_mpi())
+    snprintf(why, nwhy, "every collective's algorithm is mpi (HK_*_ALGORITHM)");
   else if (usable < 2)
     snprintf(why, nwhy, "%ld usable core(s) per rank (%ld CPU(s) on %ld core(s) in the "
              "affinity mask, %ld online, %ld rank(s) on the node)", usable, cpus, cores, online,

@@ -20,7 +20,7 @@ foreach(coll ${MCC_COLLECTIVES})
   hk_mpi_test(mc.coll.${coll}.vnodes hk-mc ARGS ${MCC_ARGS} --collective ${coll}
               --algorithm hierarchical RANKS 4 THREADS 2 LABELS apps ENV HK_NODE_SIZE=2 ${COLL_ENV})
   hk_mpi_test(mc.coll.${coll}.odd hk-mc ARGS ${MCC_ODD} --collective ${coll} --algorithm chunked
-              RANKS 3 4 THREADS 2 LABELS apps ENV HK_ALLREDUCE_MIN_BYTES=1 ${COLL_ENV})
+              RANKS 3 4 THREADS 2 LABELS apps ENV HK_ALLREDUCE_MIN_BYTES=1 HK_COLL_MIN_BYTES=1 ${COLL_ENV})
 endforeach()
 
 # the record says which collectives ran and what ran them (the reduce runs chunked: 2

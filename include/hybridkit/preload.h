@@ -14,9 +14,11 @@ typedef struct hk_preload_state {
   int active;               /* the preload library's MPI_Init(_thread) ran */
   int program_level;        /* MPI_THREAD_* the program asked for (and is told) */
   int mpi_level;            /* MPI_THREAD_* MPI really provides */
-  long long calls;          /* MPI_Allreduce calls intercepted by this rank */
+  long long calls;          /* collective calls intercepted by this rank (MPI_Allreduce,
+                               MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast,
+                               MPI_Allgather, MPI_Alltoall; C and Fortran) */
   long long accelerated;    /* ... run by a hybrid algorithm */
-  long long passed;         /* ... passed through to PMPI_Allreduce */
+  long long passed;         /* ... passed through to PMPI_* */
   double hybrid_time;       /* s spent in the accelerated calls */
 } hk_preload_state_t;
 

@@ -178,7 +178,7 @@ static int create(MPI_Comm comm, hk__coll_cache_t **out)
   if (c->ncomms > HK_COLL_MAX_THREADS)
     c->ncomms = HK_COLL_MAX_THREADS;
   if (!c->config_ok && c->rank == 0)
-    hk__coll_warn("the hybrid allreduce configuration (HK_COLL_TUNING, HK_ALLREDUCE_*) differs "
+    hk__coll_warn("the hybrid collectives' configuration (HK_COLL_TUNING, HK_COLL_*, HK_<KIND>_*) differs "
                   "between ranks; using the defaults on this communicator");
   rc = PMPI_Comm_set_attr(comm, keyval, c);
   if (rc != MPI_SUCCESS) {
