@@ -149,13 +149,13 @@ HK_EXPORT int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
  *   hierarchical     hk_allreduce's node phase (window, L x T workers), the node
  *                    leaders reduce chunked to the leader of root's node, root
  *                    copies the result out: contiguous types, commutative ops
- *   auto             the model only (no tuning table, no HK_ALLREDUCE_ALGORITHM:
- *                    those were measured and named for the allreduce):
- *                    oversubscribed -> mpi; MULTIPLE, spare cores and 2 useful
+ *   auto             the collective's tuning-table row, else HK_REDUCE(_SCATTER)_ALGORITHM
+ *                    / HK_COLL_ALGORITHM, else the model: oversubscribed -> mpi; MULTIPLE, spare cores and 2 useful
  *                    chunks -> chunked; else mpi (hierarchical only when asked
  *                    for: it did not beat PMPI_Reduce, docs/coll.md)
- * Threads: opts, else HK_ALLREDUCE_THREADS, else the agreed OpenMP threads;
- * threshold: opts, else HK_ALLREDUCE_MIN_BYTES / the table's / 16384 (bytes
+ * Threads: opts, else the table row's, else HK_REDUCE(_SCATTER)_THREADS /
+ * HK_COLL_THREADS, else the agreed OpenMP threads; threshold: opts, else
+ * HK_REDUCE(_SCATTER)_MIN_BYTES / HK_COLL_MIN_BYTES / the table's / 16384 (bytes
  * of count elements).  info->mpi_error: PMPI_Reduce's code when `mpi` ran.
  * Returns HK_SUCCESS, HK_ERR_ARG (count < 0, root outside comm: arguments equal
  * on all ranks), HK_ERR_MPI, HK_ERR_NOMEM.  recvbuf at the root is not checked
@@ -206,9 +206,48 @@ HK_EXPORT int hk_reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
  * Errors: see above. */
 HK_EXPORT int hk_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                        const hk_allreduce_opts_t *opts);
+/* hk_allgather: MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+ * recvtype, comm) by the algorithm of opts (NULL: defaults), with hk_allreduce's
+ * options, info and fallback reasons.  sendbuf may be MPI_IN_PLACE (the rank's block
+ * is then in recvbuf already).  A block is one rank's sendcount elements.
+ *   chunked          every block split in T chunks alike; thread t allgathers chunk
+ *                    t of every block on duplicate t (one element of a type of the
+ *                    chunk's elements resized to a block's extent: no packing)
+ *   chunked-shifted  as chunked on the rotated communicators (PMPI_Allgatherv with
+ *                    the blocks' displacements rotated back)
+ *   hierarchical     each rank copies its block into the node's shared window (its
+ *                    threads), the node leaders allgather the nodes' blocks (chunked
+ *                    over their threads), every rank copies the P blocks out (its
+ *                    threads); real and virtual (HK_NODE_SIZE) nodes
+ *   auto             the tuning table's / environment's algorithm for allgather,
+ *                    else mpi (no gain measured on 2 cores: docs/coll.md)
+ * Fallback `datatype`: chunked families for sendcount != recvcount (sendtype and
+ * recvtype may differ when the counts are equal) or an extent <= 0; hierarchical
+ * for a non-contiguous sendtype or recvtype.  Threshold: bytes of the P blocks.
+ * info->mpi_error: PMPI_Allgather's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (negative counts, NULL recvbuf with recvcount > 0,
+ * an invalid algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_reduce (the chunked families need
+ * MPI_THREAD_MULTIPLE, agreed per communicator: fallback thread-level otherwise).
+ * Errors: see above. */
 HK_EXPORT int hk_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            const hk_allreduce_opts_t *opts);
+/* hk_alltoall: MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+ * recvtype, comm) by the algorithm of opts (NULL: defaults), options, info and
+ * fallbacks as hk_allgather.  sendbuf may be MPI_IN_PLACE (the send data are then in
+ * recvbuf).
+ *   chunked          thread t: PMPI_Alltoall of chunk t of every block on
+ *                    duplicate t (resized types, as hk_allgather)
+ *   chunked-shifted  as chunked on the rotated communicators (PMPI_Alltoallv)
+ *   hierarchical     one node only (fallback `nodes` across nodes): each rank copies
+ *                    its P blocks into its slot of the node window, rank r copies
+ *                    block r of every slot out (the copies by its threads)
+ *   auto             the tuning table's / environment's algorithm for alltoall,
+ *                    else mpi (no gain measured on 2 cores: docs/coll.md)
+ * Datatypes as hk_allgather.  info->mpi_error: PMPI_Alltoall's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (as hk_allgather), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_allgather.  Errors: see above. */
 HK_EXPORT int hk_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           const hk_allreduce_opts_t *opts);
