@@ -1,6 +1,283 @@
-/* src/coll/bcast.c: hk_bcast (issue 39).  The starting point: argument checks and
- * PMPI_Bcast (fallback `chosen`); the hybrid algorithms come next. */
+/* src/coll/bcast.c: hk_bcast (issue 39): the decision (fallbacks, all from inputs
+ * equal on every rank, as hk_reduce's and hk_allgather's) and the algorithms.
+ *
+ *   chunked          the message split in T chunks (aligned as hk_allreduce's);
+ *                    thread t broadcasts chunk t from root on duplicate t
+ *                    (thread-parallel pipelining of large messages)
+ *   chunked-shifted  as chunked on the rotated communicators (communicator t numbers
+ *                    rank r as (r - t) mod P, so the root there is (root - t) mod P)
+ *   hierarchical     through the node window (contiguous types):
+ *     -- node sync --      the previous call's readers of `result` are done
+ *     1. copy in           root copies buffer into its node's `result` (its threads)
+ *     -- node sync --
+ *     2. inter-node        the leaders broadcast `result` from the leader of root's
+ *                          node (its rank among the leaders is root's node number),
+ *                          the bytes split in T 64-byte-aligned chunks moved on the
+ *                          T leader duplicates
+ *     -- node agreement -- (also agrees on a failed step 2)
+ *     3. copy out          every rank but root copies `result` to buffer (its threads)
+ *
+ * Consecutive calls with the other users of the window (hk_allreduce, hk_reduce,
+ * hk_reduce_scatter_block, hk_allgather, hk_alltoall): they write `result` only after
+ * their first node sync and read slots only before their last, and this file writes
+ * `result` only after the first sync of the same call and reads it only after the
+ * last, so no call overwrites what another rank still reads.
+ *
+ * Order of the fallbacks: mpi chosen, count 0 or below the threshold (count x type
+ * size bytes), inter-communicator, one rank, the model (auto), datatype (extent <= 0;
+ * hierarchical: non-contiguous or more than INT_MAX bytes), thread level and fewer
+ * than 2 useful chunks (chunked families), nodes (hierarchical: no node with two
+ * ranks, HK_NODE_SIZE not dividing comm), a set-up that failed somewhere (agreed).
+ * Inside a parallel region the team of the chunks is one thread (nested regions off):
+ * the calling thread runs the same messages in the same order.
+ *
+ * auto: the kind's tuning-table row, else its environment, else model().
+ *
+ * Datatypes: a contiguous type (count x extent bytes fitting an int) is moved as bytes,
+ * so ranks may describe the message by different (count, datatype) pairs of one
+ * signature, as MPI_Bcast allows.  A non-contiguous type is chunked by elements (the
+ * chunked families; hierarchical falls back `datatype`): then every rank must pass the
+ * same count and a non-contiguous type (the usual case: the same datatype everywhere);
+ * mixing contiguous and non-contiguous descriptions across ranks needs algorithm mpi.
+ */
+#include <limits.h>
+#include <stdlib.h>
 #include "coll/coll_internal.h"
+
+typedef struct bc_call {
+  char *buf;
+  int count;
+  MPI_Datatype type;
+  MPI_Aint extent;
+  int root;
+  int contiguous;         /* the type is contiguous and count x extent fits an int */
+  hk__coll_cache_t *c;
+} bc_call_t;
+
+/* ---- chunked families ---- */
+typedef struct {
+  const bc_call_t *k;
+  const MPI_Comm *comms;
+  int rotate; /* > 0: the rotated family of that many ranks */
+} chunk_arg_t;
+
+static int bcast_chunk(void *arg, int t, long long lo, long long n)
+{
+  const chunk_arg_t *a = arg;
+  const bc_call_t *k = a->k;
+  int root = a->rotate > 0 ? ((k->root - t) % a->rotate + a->rotate) % a->rotate : k->root;
+  return PMPI_Bcast(k->buf + lo * k->extent, (int)n, k->type, root, a->comms[t]);
+}
+
+static int run_chunks(const bc_call_t *k, int shifted, int nchunks)
+{
+  /* contiguous: the chunks are bytes (MPI_BYTE), so ranks that describe the same
+   * bytes by different (count, datatype) pairs still move the same chunks */
+  bc_call_t bytes = {k->buf, (int)(k->count * k->extent), MPI_BYTE, 1, k->root, 1, k->c};
+  if (k->contiguous)
+    k = &bytes;
+  chunk_arg_t a = {k, shifted ? k->c->shifted : k->c->dup, shifted ? k->c->size : 0};
+  int rc = hk__each_chunk(k->count, k->extent, nchunks, bcast_chunk, &a);
+  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Bcast (chunk)");
+}
+
+/* ---- hierarchical ---- */
+typedef struct {
+  char *area;
+  long long bytes;
+  int root, chunks;
+  const MPI_Comm *comms;
+} leaders_t;
+
+static int leaders_chunk(void *arg, int t, long long lo, long long n)
+{
+  const leaders_t *a = arg;
+  return PMPI_Bcast(a->area + lo, (int)n, MPI_BYTE, a->root, a->comms[t]);
+}
+
+static int run_hierarchical(const bc_call_t *k, int threads)
+{
+  int err = HK_SUCCESS;
+  hk__coll_cache_t *c = k->c;
+  const size_t bytes = (size_t)k->count * (size_t)k->extent;
+  HK_TRY(err, hk__coll_cache_window(c, bytes));
+  if (c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS; /* agreed: the caller falls back, buffer untouched */
+  const int root_node = hk__nodes_node_of(c->nodes, k->root);
+  err = hk__coll_node_agree(c, HK_SUCCESS);
+  if (err == HK_SUCCESS && c->rank == k->root)
+    hk__parallel_copy(c->result, k->buf, bytes, threads);
+  err = hk__coll_node_agree(c, err);
+  if (err == HK_SUCCESS && c->local_rank == 0 && c->nnodes > 1) {
+    int chunks = hk__chunks_useful((long long)bytes, HK_COLL_LINE, c->multiple ? threads : 1);
+    leaders_t a = {c->result, (long long)bytes, root_node, chunks < 1 ? 1 : chunks,
+                   c->leader_dup};
+    /* units of one byte aligned to 64 (extent 1): chunk t on leader duplicate t */
+    int rc = hk__each_chunk(a.bytes, 1, a.chunks, leaders_chunk, &a);
+    if (rc != MPI_SUCCESS)
+      err = HK_COLL_MPI(rc, "PMPI_Bcast (leaders)");
+  }
+  HK_TRY(err, hk__coll_node_agree(c, err));
+  if (c->rank != k->root)
+    hk__parallel_copy(k->buf, c->result, bytes, threads);
+cleanup:
+  return err;
+}
+
+static int run(const bc_call_t *k, hk_allreduce_alg_t alg, int threads)
+{
+  if (alg == HK_ALLREDUCE_HIERARCHICAL)
+    return run_hierarchical(k, threads);
+  return run_chunks(k, alg == HK_ALLREDUCE_CHUNKED_SHIFTED, threads);
+}
+
+/* ---- the decision ---- */
+static int threads_for(hk__coll_cache_t *c, const hk_allreduce_opts_t *o, int t_table)
+{
+  const hk__coll_config_t *cfg = hk__coll_config();
+  int t = o->threads > 0 ? o->threads : t_table > 0 ? t_table
+        : c->config_ok ? hk__coll_env_threads(cfg, HK__COLL_BCAST) : 0;
+  int cap = c->cores < c->ncomms ? c->cores : c->ncomms;
+  if (t <= 0)
+    return c->default_threads < c->ncomms ? c->default_threads : c->ncomms;
+  if (t > cap) {
+    static int warned; /* once per process */
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
+      hk__coll_warn("hk_bcast: %d threads asked for, the ranks have %d core(s): using %d", t,
+                    c->cores, cap);
+    return cap;
+  }
+  return t;
+}
+
+/* auto without a table or environment.  Measured on 2 cores (docs/coll.md, "Broadcast"),
+ * 2 ranks x 1 thread on one node, min of 7 interleaved rounds under chrt, Open MPI 4:
+ * hierarchical / PMPI_Bcast = 1.2-1.8x at 1-3 KiB, 0.64-0.82x from 4 KiB to 256 KiB,
+ * 0.98-1.01x at 1 MiB, 1.3-1.5x from 1.5 MiB to 16 MiB.  So hierarchical from 4 KiB to
+ * below 1 MiB when every rank is on one node (no leaders' step: not measured) and the
+ * node is not oversubscribed; mpi otherwise.  The chunked families need a second core
+ * per rank, which 2 cores only give oversubscribed (no timing): never chosen by auto.
+ * Inputs: bytes, the type's contiguity and the agreed nodes (collective at first use,
+ * reached alike on every rank) -- equal on every rank. */
+#define MODEL_LO 4096LL
+#define MODEL_HI 1048576LL
+static int model(bc_call_t *k, long long bytes, hk_allreduce_alg_t *alg)
+{
+  int err = HK_SUCCESS;
+  hk__coll_cache_t *c = k->c;
+  *alg = HK_ALLREDUCE_MPI;
+  if (bytes < MODEL_LO || bytes >= MODEL_HI || !k->contiguous || c->oversubscribed ||
+      c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS;
+  HK_TRY(err, hk__coll_cache_nodes(c));
+  if (c->nodes_state > 0 && c->nnodes == 1 && c->max_local >= 2)
+    *alg = HK_ALLREDUCE_HIERARCHICAL;
+cleanup:
+  return err;
+}
+
+static int contiguous(MPI_Datatype type)
+{
+  int size = 0;
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &ext);
+  PMPI_Type_get_true_extent(type, &tlb, &text);
+  return lb == 0 && tlb == 0 && (MPI_Aint)size == ext && text == ext;
+}
+
+static int check_chunked(const bc_call_t *k, hk_allreduce_alg_t alg, int *threads,
+                         hk_allreduce_fallback_t *why)
+{
+  hk__coll_cache_t *c = k->c;
+  *threads = k->contiguous ? hk__chunks_useful((long long)k->count * k->extent, HK_COLL_LINE,
+                                               *threads)
+                            : hk__chunks_useful(k->count, hk__chunk_granularity(k->extent),
+                                                *threads);
+  if (k->extent <= 0)
+    *why = HK_FALLBACK_DATATYPE;
+  else if (!c->multiple)
+    *why = HK_FALLBACK_THREAD_LEVEL;
+  else if (*threads < 2)
+    *why = HK_FALLBACK_ONE_THREAD;
+  if (*why != HK_FALLBACK_NONE)
+    return HK_SUCCESS;
+  return hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED);
+}
+
+static int check_hierarchical(const bc_call_t *k, int *threads, hk_allreduce_fallback_t *why)
+{
+  int err = HK_SUCCESS;
+  hk__coll_cache_t *c = k->c;
+  if (!c->multiple)
+    *threads = 1; /* the copies run on the calling thread: no MPI call in a team */
+  if (!k->contiguous)
+    *why = HK_FALLBACK_DATATYPE;
+  else if (!c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    HK_TRY(err, hk__coll_cache_nodes(c));
+  if (*why != HK_FALLBACK_NONE || c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS;
+  if (c->nodes_state < 0 || c->max_local < 2)
+    *why = HK_FALLBACK_NODES;
+  else if (c->nnodes > 1)
+    HK_TRY(err, hk__coll_cache_leaders(c));
+cleanup:
+  return err;
+}
+
+/* the hybrid path, or the reason for the fallback in info->fallback */
+static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, long long bytes,
+                  hk_allreduce_info_t *info)
+{
+  int err = HK_SUCCESS, inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) {
+    info->fallback = HK_FALLBACK_INTERCOMM;
+    return HK_SUCCESS;
+  }
+  HK_TRY(err, hk__coll_cache_get(comm, &k->c));
+  hk__coll_cache_t *c = k->c;
+  if (c->size == 1) {
+    info->fallback = HK_FALLBACK_ONE_RANK;
+    return HK_SUCCESS;
+  }
+  MPI_Aint lb = 0;
+  PMPI_Type_get_extent(k->type, &lb, &k->extent);
+  k->contiguous = contiguous(k->type) && (long long)k->count * k->extent <= INT_MAX;
+  const hk__coll_config_t *cfg = hk__coll_config();
+  hk_allreduce_alg_t alg = o->algorithm;
+  int t_table = 0;
+  if (alg == HK_ALLREDUCE_AUTO && c->config_ok) {
+    const hk__tune_row_t *row = hk__coll_row_of(cfg, HK__COLL_BCAST, bytes);
+    alg = row ? row->alg : hk__coll_env_alg(cfg, HK__COLL_BCAST);
+    t_table = row ? row->threads : 0;
+  }
+  int modelled = alg == HK_ALLREDUCE_AUTO;
+  int threads = threads_for(c, o, t_table);
+  if (alg == HK_ALLREDUCE_AUTO)
+    HK_TRY(err, model(k, bytes, &alg));
+  hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
+  if (alg == HK_ALLREDUCE_MPI)
+    why = modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN;
+  else if (alg == HK_ALLREDUCE_HIERARCHICAL)
+    HK_TRY(err, check_hierarchical(k, &threads, &why));
+  else
+    HK_TRY(err, check_chunked(k, alg, &threads, &why));
+  if (why == HK_FALLBACK_NONE && c->failed[alg])
+    why = HK_FALLBACK_SETUP;
+  info->fallback = why;
+  if (why != HK_FALLBACK_NONE)
+    return HK_SUCCESS;
+  HK_TRY(err, run(k, alg, threads < 1 ? 1 : threads));
+  if (c->failed[alg]) { /* the window's set-up failed (agreed): buffer not touched yet */
+    info->fallback = HK_FALLBACK_SETUP;
+    return HK_SUCCESS;
+  }
+  info->algorithm = alg;
+  info->threads = threads < 1 ? 1 : threads;
+cleanup:
+  return err;
+}
 
 static const hk_allreduce_opts_t defaults = HK_ALLREDUCE_OPTS_DEFAULT;
 
@@ -11,13 +288,38 @@ int hk_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm 
   hk_allreduce_info_t local = {HK_ALLREDUCE_MPI, 1, HK_FALLBACK_CHOSEN, MPI_SUCCESS};
   hk_allreduce_info_t *info = o->info ? o->info : &local;
   *info = local;
-  int inter = 0, size = 0;
+  int inter = 0, size = 0, tsize = 0, err = HK_SUCCESS;
   if (count < 0)
     return HK_ERROR(HK_ERR_ARG, "hk_bcast: count %d < 0", count);
+  if ((int)o->algorithm < 0 || (int)o->algorithm >= HK_ALLREDUCE_ALG_COUNT)
+    return HK_ERROR(HK_ERR_ARG, "hk_bcast: invalid algorithm %d", (int)o->algorithm);
+  if (o->min_bytes < 0)
+    return HK_ERROR(HK_ERR_ARG, "hk_bcast: min_bytes %lld < 0 (HK_DEFAULT: the default "
+                    "threshold, 1: accelerate every message)", o->min_bytes);
   PMPI_Comm_test_inter(comm, &inter);
   PMPI_Comm_size(comm, &size);
   if (!inter && (root < 0 || root >= size))
     return HK_ERROR(HK_ERR_ARG, "hk_bcast: root %d outside the %d ranks of comm", root, size);
+  if (count > 0 && !buffer)
+    return HK_ERROR(HK_ERR_ARG, "hk_bcast: buffer is NULL");
+  const hk__coll_config_t *cfg = hk__coll_config();
+  long long min_bytes =
+      o->min_bytes == HK_DEFAULT ? hk__coll_min_bytes(cfg, HK__COLL_BCAST) : o->min_bytes;
+  PMPI_Type_size(datatype, &tsize);
+  long long bytes = (long long)count * tsize;
+  info->fallback = HK_FALLBACK_NONE;
+  if (o->algorithm == HK_ALLREDUCE_MPI)
+    info->fallback = HK_FALLBACK_CHOSEN;
+  else if (count == 0 || bytes < min_bytes)
+    info->fallback = HK_FALLBACK_SMALL;
+  else {
+    bc_call_t k = {buffer, count, datatype, 0, root, 0, NULL};
+    err = hybrid(&k, comm, o, bytes, info);
+    if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
+      return err;
+  }
+  info->algorithm = HK_ALLREDUCE_MPI;
+  info->threads = 1;
   int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
   info->mpi_error = rc;
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Bcast");
