@@ -12,7 +12,8 @@
  *   contexts  outside parallel regions, from `omp single` (master at FUNNELED) and from
  *             every thread of a region in turn (one at a time, ordered); sub-communicators
  *             (halves making different numbers of calls, ranks reversed); interleaved with
- *             hk_allreduce and hk_reduce on one communicator
+ *             hk_allreduce and hk_reduce on one communicator; the root describing the
+ *             message as contiguous(3 int), the others as MPI_INT
  *   info      algorithm, threads and the reason of every fallback certain from the inputs
  *
  * usage: bcast_conformance [--level funneled|serialized|multiple]
@@ -281,6 +282,30 @@ static void interleaved(void)
   free(y);
 }
 
+/* one signature, two descriptions: the root sends n contiguous(3 int), the others
+ * receive 3n MPI_INT (MPI_Bcast allows it; contiguous types move as bytes) */
+static void mixed_descriptions(void)
+{
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int n = 30001;
+  int *x = malloc(3 * (size_t)n * sizeof *x);
+  for (int a = 0; a < NALGS; a++)
+    for (int root = 0; root < size; root++) {
+      for (int i = 0; i < 3 * n; i++)
+        x[i] = wrank == root ? i * 7 + root + a : -1;
+      hk_allreduce_opts_t o = {algs[a], HK_DEFAULT, 1, NULL};
+      int rc = wrank == root ? hk_bcast(x, n, d_contig3.t, root, MPI_COMM_WORLD, &o)
+                             : hk_bcast(x, 3 * n, MPI_INT, root, MPI_COMM_WORLD, &o);
+      check(rc == HK_SUCCESS, "mixed rc", hk_allreduce_alg_name(algs[a]), rc);
+      int bad = 0;
+      for (int i = 0; i < 3 * n; i++)
+        bad += x[i] != i * 7 + root + a;
+      check(!bad, "mixed descriptions", hk_allreduce_alg_name(algs[a]), bad);
+    }
+  free(x);
+}
+
 static void bad_arguments(void)
 {
   int size, v = 0;
@@ -331,6 +356,7 @@ int main(int argc, char **argv)
   }
   sub_communicators();
   interleaved();
+  mixed_descriptions();
   bad_arguments();
 
   MPI_Type_free(&c3);
