@@ -191,19 +191,42 @@ HK_EXPORT int hk_reduce_scatter_block(const void *sendbuf, void *recvbuf, int re
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       const hk_allreduce_opts_t *opts);
 
-/* Data-movement collectives (issue 39): hk_bcast, hk_allgather, hk_alltoall,
- * MPI_Bcast / MPI_Allgather / MPI_Alltoall by the algorithm of opts (NULL:
- * defaults), with hk_allreduce's options, info and fallback reasons.  The
- * algorithm names keep their meaning: `chunked` splits the message (bcast) or
- * every block (allgather, alltoall) in T chunks moved concurrently by T threads
- * on the duplicates (thread-parallel pipelining of large messages),
- * `chunked-shifted` does so on the rotated communicators, `hierarchical` goes
- * through the node's shared-memory window with the copies done by the threads.
- * The details of each (and which fall back) are in docs/coll.md.
- * MPI_IN_PLACE: allgather (the rank's block already in recvbuf), alltoall.
- * Returns HK_SUCCESS, HK_ERR_ARG (negative counts, root outside comm),
- * HK_ERR_MPI, HK_ERR_NOMEM.  Collective: comm.  Threads: as hk_reduce.
- * Errors: see above. */
+/* Data-movement collectives (issue 39): hk_bcast, hk_allgather, hk_alltoall take
+ * hk_allreduce's options, info and fallback reasons; the algorithm names keep their
+ * meaning (chunked: T chunks moved concurrently by T threads on the duplicates;
+ * chunked-shifted: on the rotated communicators; hierarchical: through the node's
+ * shared-memory window, the copies by the threads).  MPI lets ranks describe one
+ * message by different (count, datatype) pairs of one signature: the hybrid paths
+ * decide from the bytes and the contiguity of the type, so ranks must not mix a
+ * contiguous and a non-contiguous description (or, for allgather/alltoall, different
+ * send/receive counts) -- such a program needs algorithm mpi (HK_<KIND>_ALGORITHM=mpi
+ * under the preload). */
+/* hk_bcast: MPI_Bcast of count elements of datatype from root over comm by the
+ * algorithm of opts (NULL: defaults), with hk_allreduce's options, info and fallback
+ * reasons.  Root may be any rank.
+ *   chunked          the message split in T chunks (64-byte aligned), broadcast
+ *                    concurrently by T threads on T duplicates of comm
+ *   chunked-shifted  as chunked on the rotated communicators (root rotated with them)
+ *   hierarchical     through the node's shared-memory window: root copies in (its
+ *                    threads), the node leaders broadcast among themselves (chunked on
+ *                    their duplicates when more than one node), every other rank copies
+ *                    out (its threads); contiguous types only (else fallback `datatype`)
+ *   auto             the bcast row of the tuning table, else HK_BCAST_ALGORITHM /
+ *                    HK_COLL_ALGORITHM, else hierarchical from 4 KiB to below 1 MiB when
+ *                    comm is one node that is not oversubscribed, else mpi (`model`)
+ * Threshold: messages of fewer than min_bytes bytes (count x type size; HK_DEFAULT:
+ * HK_BCAST_MIN_BYTES / HK_COLL_MIN_BYTES / table / built-in) go to MPI (`small`).
+ * Datatypes: a contiguous type is moved as bytes, so ranks may describe the message by
+ * different (count, datatype) pairs of one signature, as MPI_Bcast allows; with a
+ * non-contiguous type (chunked by elements) every rank must pass the same count and a
+ * non-contiguous type -- a mix of contiguous and non-contiguous descriptions across
+ * ranks needs algorithm mpi.
+ * Inside a parallel region the calling thread alone runs the same messages.
+ * Returns HK_SUCCESS, HK_ERR_ARG (negative count, root outside comm, NULL buffer with
+ * count > 0, invalid algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: as hk_reduce (at FUNNELED / SERIALIZED the chunked
+ * families fall back `thread-level`, hierarchical copies on the calling thread).
+ * Errors: see above; set-up failures anywhere become fallback `setup` on every rank. */
 HK_EXPORT int hk_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                        const hk_allreduce_opts_t *opts);
 /* hk_allgather: MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,

@@ -53,7 +53,7 @@ static const long long default_min_bytes[HK__COLL_KINDS] = {
   [HK__COLL_ALLREDUCE] = HK_COLL_DEFAULT_MIN_BYTES,
   [HK__COLL_REDUCE] = 16384,
   [HK__COLL_REDUCE_SCATTER] = 16384,
-  [HK__COLL_BCAST] = 16384,
+  [HK__COLL_BCAST] = 4096, /* hierarchical wins from 4 KiB on one node: docs/coll.md */
   [HK__COLL_ALLGATHER] = 16384,
   [HK__COLL_ALLTOALL] = 16384,
 };
