@@ -132,24 +132,6 @@ static int run(const bc_call_t *k, hk_allreduce_alg_t alg, int threads)
 }
 
 /* ---- the decision ---- */
-static int threads_for(hk__coll_cache_t *c, const hk_allreduce_opts_t *o, int t_table)
-{
-  const hk__coll_config_t *cfg = hk__coll_config();
-  int t = o->threads > 0 ? o->threads : t_table > 0 ? t_table
-        : c->config_ok ? hk__coll_env_threads(cfg, HK__COLL_BCAST) : 0;
-  int cap = c->cores < c->ncomms ? c->cores : c->ncomms;
-  if (t <= 0)
-    return c->default_threads < c->ncomms ? c->default_threads : c->ncomms;
-  if (t > cap) {
-    static int warned; /* once per process */
-    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
-      hk__coll_warn("hk_bcast: %d threads asked for, the ranks have %d core(s): using %d", t,
-                    c->cores, cap);
-    return cap;
-  }
-  return t;
-}
-
 /* auto without a table or environment.  Measured on 2 cores (docs/coll.md, "Broadcast"),
  * 2 ranks x 1 thread on one node, min of 7 interleaved rounds under chrt, Open MPI 4:
  * hierarchical / PMPI_Bcast = 1.2-1.8x at 1-3 KiB, 0.64-0.82x from 4 KiB to 256 KiB,
@@ -207,22 +189,12 @@ static int check_chunked(const bc_call_t *k, hk_allreduce_alg_t alg, int *thread
 
 static int check_hierarchical(const bc_call_t *k, int *threads, hk_allreduce_fallback_t *why)
 {
-  int err = HK_SUCCESS;
   hk__coll_cache_t *c = k->c;
   if (!c->multiple)
     *threads = 1; /* the copies run on the calling thread: no MPI call in a team */
   if (!k->contiguous)
     *why = HK_FALLBACK_DATATYPE;
-  else if (!c->failed[HK_ALLREDUCE_HIERARCHICAL])
-    HK_TRY(err, hk__coll_cache_nodes(c));
-  if (*why != HK_FALLBACK_NONE || c->failed[HK_ALLREDUCE_HIERARCHICAL])
-    return HK_SUCCESS;
-  if (c->nodes_state < 0 || c->max_local < 2)
-    *why = HK_FALLBACK_NODES;
-  else if (c->nnodes > 1)
-    HK_TRY(err, hk__coll_cache_leaders(c));
-cleanup:
-  return err;
+  return hk__coll_hier_nodes(c, 1, why);
 }
 
 /* the hybrid path, or the reason for the fallback in info->fallback */
@@ -244,16 +216,10 @@ static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, lon
   MPI_Aint lb = 0;
   PMPI_Type_get_extent(k->type, &lb, &k->extent);
   k->contiguous = contiguous(k->type) && (long long)k->count * k->extent <= INT_MAX;
-  const hk__coll_config_t *cfg = hk__coll_config();
-  hk_allreduce_alg_t alg = o->algorithm;
   int t_table = 0;
-  if (alg == HK_ALLREDUCE_AUTO && c->config_ok) {
-    const hk__tune_row_t *row = hk__coll_row_of(cfg, HK__COLL_BCAST, bytes);
-    alg = row ? row->alg : hk__coll_env_alg(cfg, HK__COLL_BCAST);
-    t_table = row ? row->threads : 0;
-  }
+  hk_allreduce_alg_t alg = hk__coll_pick(c, o, HK__COLL_BCAST, bytes, &t_table);
   int modelled = alg == HK_ALLREDUCE_AUTO;
-  int threads = threads_for(c, o, t_table);
+  int threads = hk__coll_threads(c, o, t_table, HK__COLL_BCAST, "hk_bcast");
   if (alg == HK_ALLREDUCE_AUTO)
     HK_TRY(err, model(k, bytes, &alg));
   hk_allreduce_fallback_t why = HK_FALLBACK_NONE;

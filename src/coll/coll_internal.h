@@ -12,6 +12,7 @@
  *   bcast.c         hk_bcast
  *   gather.c        hk_allgather, hk_alltoall
  *   gather_node.c   their hierarchical variants
+ *   decide.c        the steps the decisions of the collectives share
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
@@ -186,6 +187,13 @@ typedef struct hk__ga_call {
  * caller; alltoall on one node only) */
 int hk__allgather_hierarchical(const hk__ga_call_t *k, int threads);
 int hk__alltoall_hierarchical(const hk__ga_call_t *k, int threads);
+
+/* decide.c: the shared steps of the collectives' decisions (see there) */
+hk_allreduce_alg_t hk__coll_pick(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o,
+                                 hk__coll_kind_t kind, long long bytes, int *t_table);
+int hk__coll_threads(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o, int t_table,
+                     hk__coll_kind_t kind, const char *fn);
+int hk__coll_hier_nodes(hk__coll_cache_t *c, int across_nodes, hk_allreduce_fallback_t *why);
 
 /* An MPI return code as HK_ERR_MPI with MPI's text. */
 #define HK_COLL_MPI(rc, what) hk__mpi_error((rc), __FILE__, __LINE__, __func__, (what))

@@ -132,25 +132,6 @@ static int run(const hk__ga_call_t *k, hk_allreduce_alg_t alg, int threads)
 }
 
 /* ---- the decision ---- */
-static int threads_for(hk__coll_cache_t *c, const hk_allreduce_opts_t *o, int t_table,
-                       hk__coll_kind_t kind)
-{
-  const hk__coll_config_t *cfg = hk__coll_config();
-  int t = o->threads > 0 ? o->threads : t_table > 0 ? t_table
-        : c->config_ok ? hk__coll_env_threads(cfg, kind) : 0;
-  int cap = c->cores < c->ncomms ? c->cores : c->ncomms;
-  if (t <= 0)
-    return c->default_threads < c->ncomms ? c->default_threads : c->ncomms;
-  if (t > cap) {
-    static int warned; /* once per process */
-    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
-      hk__coll_warn("hk_allgather/hk_alltoall: %d threads asked for, the ranks have %d core(s): "
-                    "using %d", t, c->cores, cap);
-    return cap;
-  }
-  return t;
-}
-
 /* auto without a table or environment: mpi.  Measured on 2 cores (docs/coll.md,
  * "Allgather and alltoall"), 2 ranks x 1 thread, min of 5 interleaved rounds under chrt:
  * hierarchical 0.32-0.71x PMPI_Allgather and 0.36-0.61x PMPI_Alltoall from 32 KiB to
@@ -179,22 +160,13 @@ static int check_chunked(const hk__ga_call_t *k, const facts_t *f, hk_allreduce_
 static int check_hierarchical(const hk__ga_call_t *k, const facts_t *f, int *threads,
                               hk_allreduce_fallback_t *why)
 {
-  int err = HK_SUCCESS;
   hk__coll_cache_t *c = k->c;
   if (!c->multiple)
     *threads = 1; /* the copies run on the calling thread: no MPI call in a team */
   if (!f->contiguous || !f->fits || !f->same_count)
     *why = HK_FALLBACK_DATATYPE;
-  else if (!c->failed[HK_ALLREDUCE_HIERARCHICAL])
-    HK_TRY(err, hk__coll_cache_nodes(c));
-  if (*why != HK_FALLBACK_NONE || c->failed[HK_ALLREDUCE_HIERARCHICAL])
-    return HK_SUCCESS;
-  if (c->nodes_state < 0 || c->max_local < 2 || (k->kind == HK__GA_ALLTOALL && c->nnodes > 1))
-    *why = HK_FALLBACK_NODES;
-  else if (c->nnodes > 1)
-    HK_TRY(err, hk__coll_cache_leaders(c));
-cleanup:
-  return err;
+  /* the alltoall's transpose is one node's only */
+  return hk__coll_hier_nodes(c, k->kind != HK__GA_ALLTOALL, why);
 }
 
 static int contiguous(MPI_Datatype type)
@@ -240,16 +212,10 @@ static int hybrid(hk__ga_call_t *k, int scount, MPI_Comm comm, const hk_allreduc
   type_facts(k, scount, &f);
   /* auto: the kind's table row, else its environment, else the model (a configuration
    * that differs between ranks is not used on this communicator) */
-  const hk__coll_config_t *cfg = hk__coll_config();
-  hk_allreduce_alg_t alg = o->algorithm;
   int t_table = 0;
-  if (alg == HK_ALLREDUCE_AUTO && c->config_ok) {
-    const hk__tune_row_t *row = hk__coll_row_of(cfg, kind, bytes);
-    alg = row ? row->alg : hk__coll_env_alg(cfg, kind);
-    t_table = row ? row->threads : 0;
-  }
+  hk_allreduce_alg_t alg = hk__coll_pick(c, o, kind, bytes, &t_table);
   int modelled = alg == HK_ALLREDUCE_AUTO;
-  int threads = threads_for(c, o, t_table, kind);
+  int threads = hk__coll_threads(c, o, t_table, kind, "hk_allgather/hk_alltoall");
   if (alg == HK_ALLREDUCE_AUTO)
     alg = model();
   hk_allreduce_fallback_t why = HK_FALLBACK_NONE;

@@ -155,26 +155,6 @@ static hk__coll_kind_t kind_of(const hk__red_call_t *k)
 }
 
 /* t: opts', else the table row's (auto), else the kind's environment */
-static int threads_for(hk__coll_cache_t *c, const hk__red_call_t *k, const hk_allreduce_opts_t *o,
-                       const hk__tune_row_t *row)
-{
-  const hk__coll_config_t *cfg = hk__coll_config();
-  int t = o->threads > 0 ? o->threads : row ? row->threads
-          : c->config_ok ? hk__coll_env_threads(cfg, kind_of(k)) : 0;
-  int cap = c->cores < c->ncomms ? c->cores : c->ncomms;
-  if (t <= 0)
-    return c->default_threads < c->ncomms ? c->default_threads : c->ncomms;
-  if (t > cap) {
-    static int warned; /* once per process */
-    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
-      hk__coll_warn("hk_reduce(_scatter_block): %d threads asked for, the ranks have %d core(s): "
-                    "using %d", t,
-                    c->cores, cap);
-    return cap;
-  }
-  return t;
-}
-
 /* auto: the model of the file comment; *threads in, capped out */
 static int model(const hk__red_call_t *k, const facts_t *f, hk_allreduce_alg_t *alg,
                  int *threads)
@@ -236,7 +216,6 @@ cleanup:
 static int check_hierarchical(const hk__red_call_t *k, const facts_t *f, int *threads,
                               hk_allreduce_fallback_t *why)
 {
-  int err = HK_SUCCESS;
   hk__coll_cache_t *c = k->c;
   if (!c->multiple)
     *threads = 1; /* the node-level reduction wins with one thread per rank too */
@@ -244,16 +223,7 @@ static int check_hierarchical(const hk__red_call_t *k, const facts_t *f, int *th
     *why = HK_FALLBACK_NONCOMMUTATIVE;
   else if (!f->contiguous || !f->fits)
     *why = HK_FALLBACK_DATATYPE;
-  else if (!c->failed[HK_ALLREDUCE_HIERARCHICAL])
-    HK_TRY(err, hk__coll_cache_nodes(c));
-  if (*why != HK_FALLBACK_NONE || c->failed[HK_ALLREDUCE_HIERARCHICAL])
-    return HK_SUCCESS;
-  if (c->nodes_state < 0 || c->max_local < 2)
-    *why = HK_FALLBACK_NODES;
-  else if (c->nnodes > 1)
-    HK_TRY(err, hk__coll_cache_leaders(c));
-cleanup:
-  return err;
+  return hk__coll_hier_nodes(c, 1, why);
 }
 
 static void type_facts(hk__red_call_t *k, int tsize, facts_t *f)
@@ -293,21 +263,15 @@ static int hybrid(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o
   }
   type_facts(k, tsize, &f);
   /* auto: the kind's table row, else its environment's algorithm, else the model */
-  const hk__coll_config_t *cfg = hk__coll_config();
-  const hk__tune_row_t *row = NULL;
-  if (alg == HK_ALLREDUCE_AUTO && c->config_ok) {
-    row = hk__coll_row_of(cfg, kind_of(k), bytes);
-    alg = row ? row->alg : hk__coll_env_alg(cfg, kind_of(k));
-  }
-  int threads = threads_for(c, k, o, row);
+  int t_table = 0;
+  alg = hk__coll_pick(c, o, kind_of(k), bytes, &t_table);
+  int modelled = alg == HK_ALLREDUCE_AUTO;
+  int threads = hk__coll_threads(c, o, t_table, kind_of(k), "hk_reduce(_scatter_block)");
   if (alg == HK_ALLREDUCE_AUTO)
     HK_TRY(err, model(k, &f, &alg, &threads));
   hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
-  if (alg == HK_ALLREDUCE_MPI)
-    why = o->algorithm == HK_ALLREDUCE_AUTO && c->config_ok &&
-                  (row || hk__coll_env_alg(cfg, kind_of(k)) == HK_ALLREDUCE_MPI)
-              ? HK_FALLBACK_CHOSEN /* by the table or the environment */
-              : HK_FALLBACK_MODEL;
+  if (alg == HK_ALLREDUCE_MPI) /* the table's or the environment's: chosen */
+    why = modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN;
   else if (!f.commute && alg == HK_ALLREDUCE_CHUNKED_SHIFTED) /* the table's or environment's */
     why = HK_FALLBACK_NONCOMMUTATIVE;
   else if (alg == HK_ALLREDUCE_HIERARCHICAL)

@@ -7,6 +7,7 @@ list(APPEND HK_LIB_SOURCES
   src/coll/allreduce.c
   src/coll/reduce.c
   src/coll/reduce_node.c
+  src/coll/decide.c
   src/coll/bcast.c
   src/coll/gather.c
   src/coll/gather_node.c)

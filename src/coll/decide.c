@@ -1,0 +1,65 @@
+/* src/coll/decide.c: the steps the decisions of hk_reduce, hk_reduce_scatter_block,
+ * hk_bcast, hk_allgather and hk_alltoall share (each file keeps its own facts, model
+ * and checks; these are the parts that were the same in all of them):
+ *
+ *   hk__coll_pick       auto: the kind's tuning-table row (with its threads), else the
+ *                       kind's environment algorithm; AUTO left means "the model"
+ *   hk__coll_threads    options, else the table row's, else the environment's, else
+ *                       the agreed OpenMP threads; capped at the cores (one warning)
+ *   hk__coll_hier_nodes hierarchical: the nodes (and across nodes the leaders), or
+ *                       fallback `nodes`
+ *
+ * Every input is equal on all ranks of the communicator (options, the agreed cache,
+ * the configuration only where its hash agreed). */
+#include "coll/coll_internal.h"
+
+hk_allreduce_alg_t hk__coll_pick(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o,
+                                 hk__coll_kind_t kind, long long bytes, int *t_table)
+{
+  *t_table = 0;
+  if (o->algorithm != HK_ALLREDUCE_AUTO || !c->config_ok)
+    return o->algorithm; /* a configuration that differs between ranks is set aside */
+  const hk__coll_config_t *cfg = hk__coll_config();
+  const hk__tune_row_t *row = hk__coll_row_of(cfg, kind, bytes);
+  if (row) {
+    *t_table = row->threads;
+    return row->alg;
+  }
+  return hk__coll_env_alg(cfg, kind);
+}
+
+int hk__coll_threads(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o, int t_table,
+                     hk__coll_kind_t kind, const char *fn)
+{
+  int t = o->threads > 0   ? o->threads
+          : t_table > 0    ? t_table
+          : c->config_ok ? hk__coll_env_threads(hk__coll_config(), kind)
+                           : 0;
+  int cap = c->cores < c->ncomms ? c->cores : c->ncomms;
+  if (t <= 0)
+    return c->default_threads < c->ncomms ? c->default_threads : c->ncomms;
+  if (t > cap) {
+    static int warned; /* once per process */
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_ACQ_REL))
+      hk__coll_warn("%s: %d threads asked for, the ranks have %d core(s): using %d", fn, t,
+                    c->cores, cap);
+    return cap;
+  }
+  return t;
+}
+
+int hk__coll_hier_nodes(hk__coll_cache_t *c, int across_nodes, hk_allreduce_fallback_t *why)
+{
+  int err = HK_SUCCESS;
+  if (*why != HK_FALLBACK_NONE || c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS;
+  HK_TRY(err, hk__coll_cache_nodes(c));
+  if (c->failed[HK_ALLREDUCE_HIERARCHICAL])
+    return HK_SUCCESS;
+  if (c->nodes_state < 0 || c->max_local < 2 || (!across_nodes && c->nnodes > 1))
+    *why = HK_FALLBACK_NODES;
+  else if (c->nnodes > 1)
+    HK_TRY(err, hk__coll_cache_leaders(c));
+cleanup:
+  return err;
+}
