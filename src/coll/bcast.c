@@ -124,8 +124,9 @@ cleanup:
   return err;
 }
 
-static int run(const bc_call_t *k, hk_allreduce_alg_t alg, int threads)
+static int run(const void *call, hk_allreduce_alg_t alg, int threads)
 {
+  const bc_call_t *k = call;
   if (alg == HK_ALLREDUCE_HIERARCHICAL)
     return run_hierarchical(k, threads);
   return run_chunks(k, alg == HK_ALLREDUCE_CHUNKED_SHIFTED, threads);
@@ -201,18 +202,11 @@ static int check_hierarchical(const bc_call_t *k, int *threads, hk_allreduce_fal
 static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, long long bytes,
                   hk_allreduce_info_t *info)
 {
-  int err = HK_SUCCESS, inter = 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (inter) {
-    info->fallback = HK_FALLBACK_INTERCOMM;
-    return HK_SUCCESS;
-  }
-  HK_TRY(err, hk__coll_cache_get(comm, &k->c));
+  int err = HK_SUCCESS;
+  HK_TRY(err, hk__coll_enter(comm, &k->c, info));
   hk__coll_cache_t *c = k->c;
-  if (c->size == 1) {
-    info->fallback = HK_FALLBACK_ONE_RANK;
-    return HK_SUCCESS;
-  }
+  if (!c)
+    return HK_SUCCESS; /* inter-communicator, one rank */
   MPI_Aint lb = 0;
   PMPI_Type_get_extent(k->type, &lb, &k->extent);
   k->contiguous = contiguous(k->type) && (long long)k->count * k->extent <= INT_MAX;
@@ -229,18 +223,7 @@ static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, lon
     HK_TRY(err, check_hierarchical(k, &threads, &why));
   else
     HK_TRY(err, check_chunked(k, alg, &threads, &why));
-  if (why == HK_FALLBACK_NONE && c->failed[alg])
-    why = HK_FALLBACK_SETUP;
-  info->fallback = why;
-  if (why != HK_FALLBACK_NONE)
-    return HK_SUCCESS;
-  HK_TRY(err, run(k, alg, threads < 1 ? 1 : threads));
-  if (c->failed[alg]) { /* the window's set-up failed (agreed): buffer not touched yet */
-    info->fallback = HK_FALLBACK_SETUP;
-    return HK_SUCCESS;
-  }
-  info->algorithm = alg;
-  info->threads = threads < 1 ? 1 : threads;
+  return hk__coll_run(c, alg, threads, why, run, k, info);
 cleanup:
   return err;
 }

@@ -194,6 +194,11 @@ hk_allreduce_alg_t hk__coll_pick(const hk__coll_cache_t *c, const hk_allreduce_o
 int hk__coll_threads(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o, int t_table,
                      hk__coll_kind_t kind, const char *fn);
 int hk__coll_hier_nodes(hk__coll_cache_t *c, int across_nodes, hk_allreduce_fallback_t *why);
+int hk__coll_enter(MPI_Comm comm, hk__coll_cache_t **c, hk_allreduce_info_t *info);
+typedef int (*hk__coll_run_fn)(const void *call, hk_allreduce_alg_t alg, int threads);
+int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
+                 hk_allreduce_fallback_t why, hk__coll_run_fn run, const void *call,
+                 hk_allreduce_info_t *info);
 
 /* An MPI return code as HK_ERR_MPI with MPI's text. */
 #define HK_COLL_MPI(rc, what) hk__mpi_error((rc), __FILE__, __LINE__, __func__, (what))

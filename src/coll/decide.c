@@ -8,6 +8,9 @@
  *                       the agreed OpenMP threads; capped at the cores (one warning)
  *   hk__coll_hier_nodes hierarchical: the nodes (and across nodes the leaders), or
  *                       fallback `nodes`
+ *   hk__coll_enter      an inter-communicator or one rank -> fallback; else the cache
+ *   hk__coll_run        the checks' verdict or a failed set-up -> fallback; else the
+ *                       algorithm runs and info says what ran
  *
  * Every input is equal on all ranks of the communicator (options, the agreed cache,
  * the configuration only where its hash agreed). */
@@ -60,6 +63,49 @@ int hk__coll_hier_nodes(hk__coll_cache_t *c, int across_nodes, hk_allreduce_fall
     *why = HK_FALLBACK_NODES;
   else if (c->nnodes > 1)
     HK_TRY(err, hk__coll_cache_leaders(c));
+cleanup:
+  return err;
+}
+
+int hk__coll_enter(MPI_Comm comm, hk__coll_cache_t **c, hk_allreduce_info_t *info)
+{
+  int err = HK_SUCCESS, inter = 0;
+  *c = NULL;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) {
+    info->fallback = HK_FALLBACK_INTERCOMM;
+    return HK_SUCCESS;
+  }
+  hk__coll_cache_t *cache = NULL;
+  HK_TRY(err, hk__coll_cache_get(comm, &cache));
+  if (cache->size == 1)
+    info->fallback = HK_FALLBACK_ONE_RANK; /* MPI only copies */
+  else
+    *c = cache;
+cleanup:
+  return err;
+}
+
+int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
+                 hk_allreduce_fallback_t why, hk__coll_run_fn run, const void *call,
+                 hk_allreduce_info_t *info)
+{
+  int err = HK_SUCCESS;
+  if (why == HK_FALLBACK_NONE && c->failed[alg])
+    why = HK_FALLBACK_SETUP; /* agreed on every rank when it failed */
+  info->fallback = why;
+  if (why != HK_FALLBACK_NONE)
+    return HK_SUCCESS;
+  threads = threads < 1 ? 1 : threads;
+  HK_TRY(err, run(call, alg, threads));
+  /* hierarchical grows its window inside: a failed set-up is agreed there and the
+   * caller runs MPI (the buffers not touched yet) */
+  if (c->failed[alg]) {
+    info->fallback = HK_FALLBACK_SETUP;
+    return HK_SUCCESS;
+  }
+  info->algorithm = alg;
+  info->threads = threads;
 cleanup:
   return err;
 }

@@ -123,8 +123,9 @@ static int run_chunks(const hk__ga_call_t *k, int shifted, int nchunks)
                                                                      : "PMPI_Alltoall (chunk)");
 }
 
-static int run(const hk__ga_call_t *k, hk_allreduce_alg_t alg, int threads)
+static int run(const void *call, hk_allreduce_alg_t alg, int threads)
 {
+  const hk__ga_call_t *k = call;
   if (alg == HK_ALLREDUCE_HIERARCHICAL)
     return k->kind == HK__GA_ALLGATHER ? hk__allgather_hierarchical(k, threads)
                                    : hk__alltoall_hierarchical(k, threads);
@@ -196,19 +197,12 @@ static void type_facts(hk__ga_call_t *k, int scount, facts_t *f)
 static int hybrid(hk__ga_call_t *k, int scount, MPI_Comm comm, const hk_allreduce_opts_t *o,
                   hk__coll_kind_t kind, long long bytes, hk_allreduce_info_t *info)
 {
-  int err = HK_SUCCESS, inter = 0;
+  int err = HK_SUCCESS;
   facts_t f = {1, 1, 0, 1, 1};
-  PMPI_Comm_test_inter(comm, &inter);
-  if (inter) {
-    info->fallback = HK_FALLBACK_INTERCOMM;
-    return HK_SUCCESS;
-  }
-  HK_TRY(err, hk__coll_cache_get(comm, &k->c));
+  HK_TRY(err, hk__coll_enter(comm, &k->c, info));
   hk__coll_cache_t *c = k->c;
-  if (c->size == 1) {
-    info->fallback = HK_FALLBACK_ONE_RANK;
-    return HK_SUCCESS;
-  }
+  if (!c)
+    return HK_SUCCESS; /* inter-communicator, one rank */
   type_facts(k, scount, &f);
   /* auto: the kind's table row, else its environment, else the model (a configuration
    * that differs between ranks is not used on this communicator) */
@@ -225,18 +219,7 @@ static int hybrid(hk__ga_call_t *k, int scount, MPI_Comm comm, const hk_allreduc
     HK_TRY(err, check_hierarchical(k, &f, &threads, &why));
   else
     HK_TRY(err, check_chunked(k, &f, alg, &threads, &why));
-  if (why == HK_FALLBACK_NONE && c->failed[alg])
-    why = HK_FALLBACK_SETUP;
-  info->fallback = why;
-  if (why != HK_FALLBACK_NONE)
-    return HK_SUCCESS;
-  HK_TRY(err, run(k, alg, threads < 1 ? 1 : threads));
-  if (c->failed[alg]) { /* the window's set-up failed (agreed): recvbuf not touched yet */
-    info->fallback = HK_FALLBACK_SETUP;
-    return HK_SUCCESS;
-  }
-  info->algorithm = alg;
-  info->threads = threads < 1 ? 1 : threads;
+  return hk__coll_run(c, alg, threads, why, run, k, info);
 cleanup:
   return err;
 }

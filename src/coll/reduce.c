@@ -126,8 +126,9 @@ static int scatter_chunks(const hk__red_call_t *k, const MPI_Comm *comms, int sh
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce_scatter_block (chunk)");
 }
 
-static int run(const hk__red_call_t *k, hk_allreduce_alg_t alg, int threads)
+static int run(const void *call, hk_allreduce_alg_t alg, int threads)
 {
+  const hk__red_call_t *k = call;
   hk__coll_cache_t *c = k->c;
   int shifted = alg == HK_ALLREDUCE_CHUNKED_SHIFTED;
   const MPI_Comm *comms = shifted ? c->shifted : c->dup;
@@ -278,20 +279,7 @@ static int hybrid(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o
     HK_TRY(err, check_hierarchical(k, &f, &threads, &why));
   else
     HK_TRY(err, check_chunked(k, &f, alg, &threads, &why));
-  if (why == HK_FALLBACK_NONE && c->failed[alg])
-    why = HK_FALLBACK_SETUP;
-  info->fallback = why;
-  if (why != HK_FALLBACK_NONE)
-    return HK_SUCCESS;
-  HK_TRY(err, run(k, alg, threads < 1 ? 1 : threads));
-  /* hierarchical grows its window inside: a failed set-up is agreed there, and the
-   * caller runs MPI (recvbuf not touched yet) */
-  if (c->failed[alg]) {
-    info->fallback = HK_FALLBACK_SETUP;
-    return HK_SUCCESS;
-  }
-  info->algorithm = alg;
-  info->threads = threads < 1 ? 1 : threads;
+  return hk__coll_run(c, alg, threads, why, run, k, info);
 cleanup:
   return err;
 }
