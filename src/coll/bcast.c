@@ -159,16 +159,6 @@ cleanup:
   return err;
 }
 
-static int contiguous(MPI_Datatype type)
-{
-  int size = 0;
-  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
-  PMPI_Type_size(type, &size);
-  PMPI_Type_get_extent(type, &lb, &ext);
-  PMPI_Type_get_true_extent(type, &tlb, &text);
-  return lb == 0 && tlb == 0 && (MPI_Aint)size == ext && text == ext;
-}
-
 static int check_chunked(const bc_call_t *k, hk_allreduce_alg_t alg, int *threads,
                          hk_allreduce_fallback_t *why)
 {
@@ -209,7 +199,7 @@ static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, lon
     return HK_SUCCESS; /* inter-communicator, one rank */
   MPI_Aint lb = 0;
   PMPI_Type_get_extent(k->type, &lb, &k->extent);
-  k->contiguous = contiguous(k->type) && (long long)k->count * k->extent <= INT_MAX;
+  k->contiguous = hk__coll_contiguous(k->type) && (long long)k->count * k->extent <= INT_MAX;
   int t_table = 0;
   hk_allreduce_alg_t alg = hk__coll_pick(c, o, HK__COLL_BCAST, bytes, &t_table);
   int modelled = alg == HK_ALLREDUCE_AUTO;

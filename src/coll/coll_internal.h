@@ -195,6 +195,7 @@ int hk__coll_threads(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o, in
                      hk__coll_kind_t kind, const char *fn);
 int hk__coll_hier_nodes(hk__coll_cache_t *c, int across_nodes, hk_allreduce_fallback_t *why);
 int hk__coll_enter(MPI_Comm comm, hk__coll_cache_t **c, hk_allreduce_info_t *info);
+int hk__coll_contiguous(MPI_Datatype type);
 typedef int (*hk__coll_run_fn)(const void *call, hk_allreduce_alg_t alg, int threads);
 int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
                  hk_allreduce_fallback_t why, hk__coll_run_fn run, const void *call,

@@ -9,6 +9,7 @@
  *   hk__coll_hier_nodes hierarchical: the nodes (and across nodes the leaders), or
  *                       fallback `nodes`
  *   hk__coll_enter      an inter-communicator or one rank -> fallback; else the cache
+ *   hk__coll_contiguous a type hierarchical can copy as bytes (no lower bound, no gaps)
  *   hk__coll_run        the checks' verdict or a failed set-up -> fallback; else the
  *                       algorithm runs and info says what ran
  *
@@ -108,4 +109,14 @@ int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
   info->threads = threads;
 cleanup:
   return err;
+}
+
+int hk__coll_contiguous(MPI_Datatype type)
+{
+  int size = 0;
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  PMPI_Type_size(type, &size);
+  PMPI_Type_get_extent(type, &lb, &ext);
+  PMPI_Type_get_true_extent(type, &tlb, &text);
+  return lb == 0 && tlb == 0 && (MPI_Aint)size == ext && text == ext;
 }

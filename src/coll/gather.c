@@ -170,16 +170,6 @@ static int check_hierarchical(const hk__ga_call_t *k, const facts_t *f, int *thr
   return hk__coll_hier_nodes(c, k->kind != HK__GA_ALLTOALL, why);
 }
 
-static int contiguous(MPI_Datatype type)
-{
-  int size = 0;
-  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
-  PMPI_Type_size(type, &size);
-  PMPI_Type_get_extent(type, &lb, &ext);
-  PMPI_Type_get_true_extent(type, &tlb, &text);
-  return lb == 0 && tlb == 0 && (MPI_Aint)size == ext && text == ext;
-}
-
 static void type_facts(hk__ga_call_t *k, int scount, facts_t *f)
 {
   MPI_Aint lb = 0;
@@ -188,7 +178,7 @@ static void type_facts(hk__ga_call_t *k, int scount, facts_t *f)
     PMPI_Type_get_extent(k->stype, &lb, &k->sext);
   f->same_count = !k->sbuf || scount == k->count;
   f->extents = k->rext > 0 && (!k->sbuf || k->sext > 0);
-  f->contiguous = contiguous(k->rtype) && (!k->sbuf || contiguous(k->stype));
+  f->contiguous = hk__coll_contiguous(k->rtype) && (!k->sbuf || hk__coll_contiguous(k->stype));
   f->fits = (long long)k->c->size * k->count * (long long)k->rext <= INT_MAX;
   f->gran = hk__chunk_granularity(k->rext);
 }
