@@ -168,6 +168,10 @@ typedef struct hk__red_call {
  * (r - t) mod rotate (the rotated family), so the root there is (root - t) mod rotate. */
 int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, MPI_Aint extent,
                       MPI_Op op, int root, const MPI_Comm *comms, int rotate, int nchunks);
+/* PMPI_Reduce, except that under MPICH a root other than 0 that passes MPI_IN_PLACE
+ * gives a copy of its operand instead (MPICH 4.0.2 crashes there: reduce.c) */
+int hk__pmpi_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                    int root, MPI_Comm comm);
 /* reduce_node.c: hierarchical variants (nodes, leaders made by the caller) */
 int hk__reduce_hierarchical(const hk__red_call_t *k, int threads);
 int hk__reduce_scatter_hierarchical(const hk__red_call_t *k, int threads);

@@ -41,13 +41,40 @@ typedef struct {
   const MPI_Comm *comms;
 } reduce_chunk_t;
 
+int hk__pmpi_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                    int root, MPI_Comm comm)
+{
+#ifdef MPICH_VERSION
+  /* MPICH 4.0.2 (Debian 12) segfaults inside MPI_Reduce when a root other than rank 0
+   * passes MPI_IN_PLACE, from about a thousand ints on (plain MPICH, no hybridkit:
+   * tests/coll/reduce_conformance.c's in-place cases at the last rank): the root gives
+   * a copy of its operand.  MPI_IN_PLACE is the root's only (an intra-communicator's),
+   * so the condition is local and the other ranks' calls are unchanged.  No copy (no
+   * memory, negative extent): the call as made. */
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  if (sbuf == MPI_IN_PLACE && root != 0 && count > 0 &&
+      PMPI_Type_get_extent(type, &lb, &ext) == MPI_SUCCESS &&
+      PMPI_Type_get_true_extent(type, &tlb, &text) == MPI_SUCCESS && ext > 0 && text > 0) {
+    size_t span = (size_t)(count - 1) * (size_t)ext + (size_t)text;
+    char *copy = malloc(span);
+    if (copy) {
+      memcpy(copy, (const char *)rbuf + tlb, span);
+      int rc = PMPI_Reduce(copy - tlb, rbuf, count, type, op, root, comm);
+      free(copy);
+      return rc;
+    }
+  }
+#endif
+  return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+}
+
 static int reduce_chunk(void *arg, int c, long long lo, long long n)
 {
   const reduce_chunk_t *a = arg;
   const void *s = a->in ? (const void *)(a->in + lo * a->extent) : MPI_IN_PLACE;
   void *r = a->out ? (void *)(a->out + lo * a->extent) : NULL;
   int rt = a->rotate > 0 ? (a->root - c % a->rotate + a->rotate) % a->rotate : a->root;
-  return PMPI_Reduce(s, r, (int)n, a->type, a->op, rt, a->comms[c]);
+  return hk__pmpi_reduce(s, r, (int)n, a->type, a->op, rt, a->comms[c]);
 }
 
 int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, MPI_Aint extent,
@@ -328,7 +355,7 @@ int hk_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     return err;
   info->algorithm = HK_ALLREDUCE_MPI;
   info->threads = 1;
-  int rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  int rc = hk__pmpi_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   info->mpi_error = rc;
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce");
 }
