@@ -192,35 +192,38 @@ foreach(np 1 2 3 4)
   endforeach()
 endforeach()
 
-# ---- hk_reduce and hk_reduce_scatter_block (issue 39): every algorithm forced through the
-# options, checked against the program's own arithmetic (tests/coll/reduce_conformance.c:
-# predefined types x ops, pair types, derived types with a user op, a non-commutative op,
-# in place, roots 0 and last, counts 0 .. 65537, a call inside a parallel region, the
-# fallback reasons certain from the inputs), then the fallbacks named on rank 0
-hk_test_exe(coll_reduce_conformance coll/reduce_conformance.c)
-set(RC $<TARGET_FILE:coll_reduce_conformance>)
-hk_mpi_test(coll.reduce coll_reduce_conformance RANKS 1 2 3 4 THREADS 1 2 ENV ${COLL_ENV})
-hk_mpi_test(coll.reduce.funneled coll_reduce_conformance ARGS --level funneled RANKS 2 3
-            THREADS 2 ENV ${COLL_ENV})
-# virtual nodes: 2 nodes of 2 (the leaders' step, root on either node), nodes of one rank,
-# and a node size that does not divide the ranks (both: fallback nodes)
-hk_mpi_test(coll.reduce.vnodes2 coll_reduce_conformance RANKS 4 THREADS 1 2
-            ENV HK_NODE_SIZE=2 ${COLL_ENV})
-hk_mpi_test(coll.reduce.vnodes1 coll_reduce_conformance RANKS 2 THREADS 2
-            ENV HK_NODE_SIZE=1 ${COLL_ENV})
-hk_mpi_test(coll.reduce.vnodes_uneven coll_reduce_conformance RANKS 3 THREADS 2
-            ENV HK_NODE_SIZE=2 ${COLL_ENV})
-hk_expect_test(coll.reduce.fallback_named 0
-               "^fallbacks: .*thread-level [1-9][0-9]*.*datatype [1-9]"
-               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} COMMAND ${RC} --level funneled)
-hk_expect_test(coll.reduce.ran_named 0
-               "^reduce_conformance: 2 ranks, level 3, [1-9][0-9]* checks, 0 failed"
-               ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} COMMAND ${RC})
-# a few thousand collectives each: more than hk_mpi_test's 60 s on a loaded 2-core machine
-foreach(t coll.reduce.np1.t1 coll.reduce.np1.t2 coll.reduce.np2.t1 coll.reduce.np2.t2
-          coll.reduce.np3.t1 coll.reduce.np3.t2 coll.reduce.np4.t1 coll.reduce.np4.t2
-          coll.reduce.funneled.np2.t2 coll.reduce.funneled.np3.t2 coll.reduce.vnodes2.np4.t1
-          coll.reduce.vnodes2.np4.t2 coll.reduce.vnodes1.np2.t2 coll.reduce.vnodes_uneven.np3.t2
-          coll.reduce.fallback_named coll.reduce.ran_named)
-  set_tests_properties(${t} PROPERTIES TIMEOUT 300)
-endforeach()
+# ---- the conformance programs of the collectives beyond the allreduce (issue 39;
+# tests/coll/check.h is their shared scaffolding): hk_coll_conformance(NAME SOURCE) runs one
+# at 1-4 ranks x 1-2 threads, at FUNNELED (the chunked families fall back: thread-level;
+# hierarchical runs one thread), on virtual nodes of 2 (3 ranks: does not divide, fallback
+# nodes; 4 ranks: the leaders' step, root on either node) and of 1, then names the
+# fallbacks at FUNNELED and that the hybrid algorithms ran (fallback none) at MULTIPLE.
+# A few thousand collectives each: more than hk_mpi_test's 60 s on a loaded 2-core machine.
+function(hk_coll_conformance name src)
+  string(REPLACE "." "_" exe "${name}_conformance")
+  hk_test_exe(${exe} ${src})
+  hk_mpi_test(${name} ${exe} RANKS 1 2 3 4 THREADS 1 2 ENV ${COLL_ENV})
+  hk_mpi_test(${name}.funneled ${exe} ARGS --level funneled RANKS 2 3 THREADS 2 ENV ${COLL_ENV})
+  hk_mpi_test(${name}.vnodes2 ${exe} RANKS 3 4 THREADS 1 2 ENV HK_NODE_SIZE=2 ${COLL_ENV})
+  hk_mpi_test(${name}.vnodes1 ${exe} RANKS 2 THREADS 2 ENV HK_NODE_SIZE=1 ${COLL_ENV})
+  hk_expect_test(${name}.fallback_named 0 "^fallbacks: .*thread-level [1-9][0-9]*.*datatype [1-9]"
+                 ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV}
+                 COMMAND $<TARGET_FILE:${exe}> --level funneled)
+  hk_expect_test(${name}.ran_named 0 "^fallbacks: none [1-9]"
+                 ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} COMMAND $<TARGET_FILE:${exe}>)
+  set(all ${name}.funneled.np2.t2 ${name}.funneled.np3.t2 ${name}.vnodes1.np2.t2
+      ${name}.fallback_named ${name}.ran_named)
+  foreach(np 1 2 3 4)
+    list(APPEND all ${name}.np${np}.t1 ${name}.np${np}.t2)
+  endforeach()
+  foreach(np 3 4)
+    list(APPEND all ${name}.vnodes2.np${np}.t1 ${name}.vnodes2.np${np}.t2)
+  endforeach()
+  set_tests_properties(${all} PROPERTIES TIMEOUT 300)
+endfunction()
+
+# hk_reduce and hk_reduce_scatter_block, checked against the program's own arithmetic
+# (tests/coll/reduce_conformance.c: predefined types x ops, pair types, derived types with a
+# user op, a non-commutative op, in place, roots 0 and last, counts 0 .. 65537, a call inside
+# a parallel region, the fallback reasons certain from the inputs)
+hk_coll_conformance(coll.reduce coll/reduce_conformance.c)

@@ -20,56 +20,8 @@
  * Prints "bcast_conformance: N ranks, level L, M checks, 0 failed" and the fallbacks seen
  * on rank 0; exit 1 on a wrong result.
  */
-#include <mpi.h>
-#include <omp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "hybridkit/coll.h"
+#include "check.h"
 
-static int wrank, level, nthreads, node_size;
-static long long checks, failed, seen[HK_FALLBACK_COUNT];
-
-static void check(int ok, const char *what, const char *alg, long long detail)
-{
-#pragma omp critical(tally)
-  {
-    checks++;
-    if (!ok && ++failed <= 30)
-      fprintf(stderr, "bcast_conformance: rank %d: FAILED %s [%s] (%lld)\n", wrank, what, alg,
-              detail);
-  }
-}
-
-typedef struct tdesc {
-  MPI_Datatype t;
-  char base; /* i int, d double, c char */
-  int stride, first, used, contiguous;
-  const char *name;
-} tdesc_t;
-
-static size_t cell_size(char base) { return base == 'i' ? 4 : base == 'd' ? 8 : 1; }
-
-static void set_cell(void *buf, char base, long long idx, long v)
-{
-  if (base == 'i')
-    ((int *)buf)[idx] = (int)v;
-  else if (base == 'd')
-    ((double *)buf)[idx] = (double)v;
-  else
-    ((signed char *)buf)[idx] = (signed char)v;
-}
-
-static long get_cell(const void *buf, char base, long long idx)
-{
-  if (base == 'i')
-    return ((const int *)buf)[idx];
-  if (base == 'd')
-    return (long)((const double *)buf)[idx];
-  return ((const signed char *)buf)[idx];
-}
-
-#define SENTINEL (-7)
 static long value(char base, int root, long long k, int salt)
 {
   long long x = (long long)root * 7919 + k * 31 + salt;
@@ -104,17 +56,6 @@ static tdesc_t d_int, d_double, d_char, d_contig3, d_vec;
 static const hk_allreduce_alg_t algs[] = {HK_ALLREDUCE_AUTO, HK_ALLREDUCE_MPI, HK_ALLREDUCE_CHUNKED,
                                           HK_ALLREDUCE_CHUNKED_SHIFTED, HK_ALLREDUCE_HIERARCHICAL};
 #define NALGS 5
-
-static long long gran_of(long long ext)
-{
-  long long a = 64, e = ext;
-  while (e) {
-    long long r = a % e;
-    a = e;
-    e = r;
-  }
-  return 64 / a;
-}
 
 /* the fallback certain from the inputs (threads: the team size chunks can use) */
 static int expected(hk_allreduce_alg_t alg, const tdesc_t *d, long long n, int size)
@@ -331,18 +272,7 @@ static void describe(tdesc_t *d, MPI_Datatype t, char base, int stride, int firs
 
 int main(int argc, char **argv)
 {
-  int want = MPI_THREAD_MULTIPLE, nw;
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--level") && i + 1 < argc) {
-      const char *l = argv[++i];
-      want = !strcmp(l, "funneled") ? MPI_THREAD_FUNNELED
-             : !strcmp(l, "serialized") ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE;
-    }
-  MPI_Init_thread(&argc, &argv, want, &level);
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nw);
-  nthreads = omp_get_max_threads();
-  node_size = getenv("HK_NODE_SIZE") ? atoi(getenv("HK_NODE_SIZE")) : 0;
+  ck_start(&argc, &argv, "bcast_conformance");
   MPI_Datatype c3, v, vec;
   MPI_Type_contiguous(3, MPI_INT, &c3);
   MPI_Type_vector(1, 2, 3, MPI_INT, &v);
@@ -367,17 +297,5 @@ int main(int argc, char **argv)
 
   MPI_Type_free(&c3);
   MPI_Type_free(&vec);
-  long long mine[2 + HK_FALLBACK_COUNT] = {checks, failed}, all[2 + HK_FALLBACK_COUNT];
-  memcpy(mine + 2, seen, sizeof seen);
-  MPI_Allreduce(mine, all, 2 + HK_FALLBACK_COUNT, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (wrank == 0) {
-    printf("bcast_conformance: %d ranks, level %d, %lld checks, %lld failed\nfallbacks:", nw,
-           level, all[0], all[1]);
-    for (int f = 0; f < HK_FALLBACK_COUNT; f++)
-      if (all[2 + f])
-        printf(" %s %lld", hk_allreduce_fallback_name((hk_allreduce_fallback_t)f), all[2 + f]);
-    printf("\n");
-  }
-  MPI_Finalize();
-  return all[1] != 0;
+  return ck_finish();
 }

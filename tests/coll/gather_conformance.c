@@ -19,58 +19,8 @@
  * Prints "gather_conformance: N ranks, level L, M checks, 0 failed" and the fallbacks
  * seen on rank 0; exit 1 on a wrong result.
  */
-#include <mpi.h>
-#include <omp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "hybridkit/coll.h"
+#include "check.h"
 
-static int wrank, level, nthreads, node_size;
-static long long checks, failed, seen[HK_FALLBACK_COUNT];
-
-static void check(int ok, const char *what, const char *alg, long long detail)
-{
-#pragma omp critical(tally)
-  {
-    checks++;
-    if (!ok && ++failed <= 30)
-      fprintf(stderr, "gather_conformance: rank %d: FAILED %s [%s] (%lld)\n", wrank, what, alg,
-              detail);
-  }
-}
-
-/* a layout: elements of `stride` cells of `base`, cells first..first+used-1 carry data */
-typedef struct tdesc {
-  MPI_Datatype t;
-  char base; /* i int, d double, c char */
-  int stride, first, used;
-  int contiguous;
-  const char *name;
-} tdesc_t;
-
-static size_t cell_size(char base) { return base == 'i' ? 4 : base == 'd' ? 8 : 1; }
-
-static void set_cell(void *buf, char base, long long idx, long v)
-{
-  if (base == 'i')
-    ((int *)buf)[idx] = (int)v;
-  else if (base == 'd')
-    ((double *)buf)[idx] = (double)v;
-  else
-    ((signed char *)buf)[idx] = (signed char)v;
-}
-
-static long get_cell(const void *buf, char base, long long idx)
-{
-  if (base == 'i')
-    return ((const int *)buf)[idx];
-  if (base == 'd')
-    return (long)((const double *)buf)[idx];
-  return ((const signed char *)buf)[idx];
-}
-
-#define SENTINEL (-7)
 static long value(char base, int src, int blk, long long k, int salt)
 {
   long long x = (long long)src * 7919 + (long long)blk * 104729 + k * 31 + salt;
@@ -108,17 +58,6 @@ typedef struct call {
   int in_place;
   MPI_Comm comm;
 } call_t;
-
-static long long gran_of(MPI_Aint ext)
-{
-  long long a = 64, e = ext;
-  while (e) {
-    long long r = a % e;
-    a = e;
-    e = r;
-  }
-  return 64 / a;
-}
 
 static int expected(const call_t *k, const tdesc_t *sd, const tdesc_t *rd, long long scount,
                     long long rcount, int size)
@@ -252,12 +191,12 @@ static void inside_parallel(call_t k)
 /* halves of the world making different numbers of calls, then the ranks reversed */
 static void sub_communicators(void)
 {
-  int nw;
-  MPI_Comm_size(MPI_COMM_WORLD, &nw);
+  int wsize;
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   MPI_Comm half, rev;
-  int color = wrank < (nw + 1) / 2;
+  int color = wrank < (wsize + 1) / 2;
   MPI_Comm_split(MPI_COMM_WORLD, color, wrank, &half);
-  MPI_Comm_split(MPI_COMM_WORLD, 0, nw - wrank, &rev);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &rev);
   for (int a = 0; a < NALGS; a++)
     for (int a2a = 0; a2a < 2; a2a++) {
       for (int rep = 0; rep < 1 + 2 * color; rep++)
@@ -273,8 +212,8 @@ static void sub_communicators(void)
 /* hk_allreduce's hierarchical window and these collectives, alternating on one comm */
 static void interleaved(void)
 {
-  int nw;
-  MPI_Comm_size(MPI_COMM_WORLD, &nw);
+  int wsize;
+  MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   MPI_Comm d;
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
   enum { N = 30000 };
@@ -287,7 +226,7 @@ static void interleaved(void)
       check(hk_allreduce(x, y, N, MPI_DOUBLE, MPI_SUM, d, &o) == HK_SUCCESS, "allreduce", "-", 0);
       long long bad = 0;
       for (int i = 0; i < N; i++)
-        bad += y[i] != (double)nw * (i % 17 + rep) + (double)nw * (nw - 1) / 2;
+        bad += y[i] != (double)wsize * (i % 17 + rep) + (double)wsize * (wsize - 1) / 2;
       check(bad == 0, "allreduce between allgathers", hk_allreduce_alg_name(algs[a]), bad);
       run(&(call_t){0, algs[a], rep % 2, d}, &d_int, &d_int, 5000 + rep * 1000, 5000 + rep * 1000,
           70 + rep);
@@ -323,18 +262,7 @@ static void describe(tdesc_t *d, MPI_Datatype t, char base, int stride, int firs
 
 int main(int argc, char **argv)
 {
-  int want = MPI_THREAD_MULTIPLE, nw;
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--level") && i + 1 < argc) {
-      const char *l = argv[++i];
-      want = !strcmp(l, "funneled") ? MPI_THREAD_FUNNELED
-             : !strcmp(l, "serialized") ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE;
-    }
-  MPI_Init_thread(&argc, &argv, want, &level);
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nw);
-  nthreads = omp_get_max_threads();
-  node_size = getenv("HK_NODE_SIZE") ? atoi(getenv("HK_NODE_SIZE")) : 0;
+  ck_start(&argc, &argv, "gather_conformance");
   MPI_Datatype c3, v, vec, pair;
   MPI_Type_contiguous(3, MPI_INT, &c3);
   MPI_Type_vector(1, 2, 3, MPI_INT, &v);
@@ -363,17 +291,5 @@ int main(int argc, char **argv)
   MPI_Type_free(&c3);
   MPI_Type_free(&vec);
   MPI_Type_free(&pair);
-  long long mine[2 + HK_FALLBACK_COUNT] = {checks, failed}, all[2 + HK_FALLBACK_COUNT];
-  memcpy(mine + 2, seen, sizeof seen);
-  MPI_Allreduce(mine, all, 2 + HK_FALLBACK_COUNT, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (wrank == 0) {
-    printf("gather_conformance: %d ranks, level %d, %lld checks, %lld failed\nfallbacks:", nw,
-           level, all[0], all[1]);
-    for (int f = 0; f < HK_FALLBACK_COUNT; f++)
-      if (all[2 + f])
-        printf(" %s %lld", hk_allreduce_fallback_name((hk_allreduce_fallback_t)f), all[2 + f]);
-    printf("\n");
-  }
-  MPI_Finalize();
-  return all[1] != 0;
+  return ck_finish();
 }

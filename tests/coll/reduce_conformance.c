@@ -9,43 +9,27 @@
  *   predefined   every C integer type (signed char .. unsigned long long, the
  *                int<N>_t), float, double, long double, C_BOOL, BYTE,
  *                C_DOUBLE_COMPLEX x every op valid on them; MAXLOC/MINLOC on
- *                the pair types (ties: lowest rank)
+ *                the pair types (ties: lowest wrank)
  *   derived      a vector (2 of 3 ints) and a struct whose int sits 4 bytes into
  *                an 8-byte extent (true lb != 0), with a commutative user op
- *   user ops     2x2 matrix products mod 1009, not commutative: rank order
+ *   user ops     2x2 matrix products mod 1009, not commutative: wrank order
  *   in place     MPI_IN_PLACE at the root (reduce), in recvbuf (scatter)
- *   roots        0 and the last rank; counts 0, 1, 7, 1001, 65537
+ *   roots        0 and the last wrank; counts 0, 1, 7, 1001, 65537
  *   contexts     outside parallel regions, and from one thread inside one
  *   info         the reason of a fallback where it is certain from the inputs
- *                (small, chosen, one-rank, non-commutative, datatype,
+ *                (small, chosen, one-wrank, non-commutative, datatype,
  *                thread-level, one-thread, nodes) and the algorithm that ran
  *
  * usage: reduce_conformance [--level funneled|serialized|multiple]
  * Prints "reduce_conformance: N ranks, level L, M checks, 0 failed" and the
- * fallbacks seen on rank 0; exit 1 on a wrong result.
+ * fallbacks seen on wrank 0; exit 1 on a wrong result.
  */
 #include <complex.h>
-#include <mpi.h>
-#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hybridkit/coll.h"
-
-static int rank, nranks, level, nthreads, node_size;
-static long long checks, failed, seen[HK_FALLBACK_COUNT];
-
-static void check(int ok, const char *what, const char *alg, long long detail)
-{
-#pragma omp critical(tally)
-  {
-    checks++;
-    if (!ok && ++failed <= 30)
-      fprintf(stderr, "reduce_conformance: rank %d: FAILED %s [%s] (%lld)\n", rank, what, alg,
-              detail);
-  }
-}
+#include "check.h"
 
 /* ---- predefined types: values stored and loaded as long long (complex: two) ---- */
 typedef struct ptype {
@@ -95,7 +79,7 @@ static const MPI_Op *mpi_op[NOPS];
 static const char *op_name[NOPS] = {"sum", "prod", "max", "min", "land", "lor", "lxor", "band",
                                     "bor", "bxor"};
 
-/* element i of rank r for op o: small enough for any fold over 4 ranks in int8 */
+/* element i of wrank r for op o: small enough for any fold over 4 ranks in int8 */
 static long long val(int r, long long i, int salt, int o, const ptype_t *p, long long *w)
 {
   long long x = r * 131 + i * 7 + salt * 13;
@@ -125,12 +109,12 @@ static long long fold(int o, long long a, long long b)
   }
 }
 
-/* the expected element: element `i` of every rank folded in rank order */
+/* the expected element: element `i` of every wrank folded in wrank order */
 static void expect(long long i, int salt, int o, const ptype_t *p, long long *v, long long *w)
 {
   long long x, y;
   x = val(0, i, salt, o, p, &y);
-  for (int r = 1; r < nranks; r++) {
+  for (int r = 1; r < wsize; r++) {
     long long b, bw;
     b = val(r, i, salt, o, p, &bw);
     if (p->kind == 'c' && o == PROD) {
@@ -203,12 +187,12 @@ static int expected(const call_t *k, long long count, MPI_Datatype t, int commut
   int reorders = k->alg != HK_ALLREDUCE_CHUNKED;
   if (!commute && reorders)
     return HK_FALLBACK_NONCOMMUTATIVE;
-  if (nranks == 1)
+  if (wsize == 1)
     return HK_FALLBACK_ONE_RANK;
   if (k->alg == HK_ALLREDUCE_HIERARCHICAL) {
     if (!contiguous)
       return HK_FALLBACK_DATATYPE;
-    if (node_size == 1 || (node_size > 1 && nranks % node_size))
+    if (node_size == 1 || (node_size > 1 && wsize % node_size))
       return HK_FALLBACK_NODES;
     return HK_FALLBACK_NONE;
   }
@@ -232,7 +216,7 @@ static int call(const call_t *k, const void *in, void *out, long long count, MPI
 {
   hk_allreduce_info_t info;
   hk_allreduce_opts_t o = {.algorithm = k->alg, .threads = HK_DEFAULT, .min_bytes = 1, .info = &info};
-  const void *s = k->in_place && (k->scatter || rank == k->root) ? MPI_IN_PLACE : in;
+  const void *s = k->in_place && (k->scatter || wrank == k->root) ? MPI_IN_PLACE : in;
   int err = k->scatter ? hk_reduce_scatter_block(s, out, (int)count, t, op, MPI_COMM_WORLD, &o)
                        : hk_reduce(s, out, (int)count, t, op, k->root, MPI_COMM_WORLD, &o);
   const char *name = hk_allreduce_alg_name(k->alg);
@@ -251,11 +235,11 @@ static int call(const call_t *k, const void *in, void *out, long long count, MPI
 /* ---- predefined types and ops ---- */
 static void predefined(const call_t *k, long long count, const ptype_t *p, int o, int salt)
 {
-  long long n = k->scatter ? count * nranks : count, w, v;
+  long long n = k->scatter ? count * wsize : count, w, v;
   char *in = malloc((size_t)(n + 1) * p->size), *out = malloc((size_t)(n + 1) * p->size);
   char tmp[32];
   for (long long i = 0; i < n; i++) {
-    v = val(rank, i, salt, o, p, &w);
+    v = val(wrank, i, salt, o, p, &w);
     put(in, i, p, v, w);
     put(out, i, p, k->in_place ? v : 77, k->in_place ? w : 0);
   }
@@ -264,10 +248,10 @@ static void predefined(const call_t *k, long long count, const ptype_t *p, int o
            op_name[o], k->in_place ? " in place" : "", count);
   call(k, in, out, count, p->t, *mpi_op[o], 1, what);
   long long bad = 0;
-  if (k->scatter || rank == k->root)
+  if (k->scatter || wrank == k->root)
     for (long long i = 0; i < count; i++) {
       long long ew, gw;
-      expect(k->scatter ? rank * count + i : i, salt, o, p, &v, &w);
+      expect(k->scatter ? wrank * count + i : i, salt, o, p, &v, &w);
       put(tmp, 0, p, v, w); /* through the type, as MPI computes it */
       v = get(tmp, 0, p, &ew);
       bad += get(out, i, p, &gw) != v || gw != ew;
@@ -310,11 +294,11 @@ static void pairs(const call_t *k, long long count, int salt)
   for (int q = 0; q < 5; q++)
     for (int mx = 0; mx < 2; mx++) {
       const pair_t *p = &ps[q];
-      long long n = k->scatter ? count * nranks : count, bad = 0, w;
+      long long n = k->scatter ? count * wsize : count, bad = 0, w;
       char *in = calloc((size_t)(n + 1), p->esize), *out = calloc((size_t)(n + 1), p->esize);
       for (long long i = 0; i < n; i++) {
-        put(in + i * p->esize, 0, &p->value, (rank * 5 + i * 3 + salt) % 4, 0);
-        memcpy(in + i * p->esize + p->ioff, &rank, sizeof rank);
+        put(in + i * p->esize, 0, &p->value, (wrank * 5 + i * 3 + salt) % 4, 0);
+        memcpy(in + i * p->esize + p->ioff, &wrank, sizeof wrank);
       }
       if (k->in_place)
         memcpy(out, in, (size_t)n * p->esize);
@@ -322,9 +306,9 @@ static void pairs(const call_t *k, long long count, int salt)
       snprintf(what, sizeof what, "%s %s %s", k->scatter ? "scatter" : "reduce", p->value.name,
                mx ? "maxloc" : "minloc");
       call(k, in, out, count, p->t, mx ? MPI_MAXLOC : MPI_MINLOC, 1, what);
-      for (long long i = 0; (k->scatter || rank == k->root) && i < count; i++) {
-        long long e = k->scatter ? rank * count + i : i, best = -1, at = -1;
-        for (int r = 0; r < nranks; r++) {
+      for (long long i = 0; (k->scatter || wrank == k->root) && i < count; i++) {
+        long long e = k->scatter ? wrank * count + i : i, best = -1, at = -1;
+        for (int r = 0; r < wsize; r++) {
           long long x = (r * 5 + e * 3 + salt) % 4;
           if (best < 0 || (mx ? x > best : x < best)) {
             best = x;
@@ -382,19 +366,19 @@ static void derived(const call_t *k, long long count, int salt)
   struct { MPI_Datatype t; int stride, first, used; const char *name; } ts[] = {
     {t_vec, 3, 0, 2, "vector(2 of 3) user op"}, {t_shift, 2, 1, 1, "struct(int at 4, extent 8) user op"}};
   for (int q = 0; q < 2; q++) {
-    long long n = (k->scatter ? count * nranks : count) * ts[q].stride, bad = 0;
+    long long n = (k->scatter ? count * wsize : count) * ts[q].stride, bad = 0;
     int *in = malloc((size_t)(n + 1) * sizeof *in), *out = malloc((size_t)(n + 1) * sizeof *out);
     for (long long i = 0; i < n; i++) {
       int used = i % ts[q].stride >= ts[q].first && i % ts[q].stride < ts[q].first + ts[q].used;
-      in[i] = used ? (int)((rank * 131 + i * 7 + salt) % 1000) : -99;
+      in[i] = used ? (int)((wrank * 131 + i * 7 + salt) % 1000) : -99;
       out[i] = k->in_place ? in[i] : -99;
     }
     call(k, in, out, count, ts[q].t, op_sum_ints, 1, ts[q].name);
-    long long nout = count * ts[q].stride, base = k->scatter ? rank * nout : 0;
-    for (long long i = 0; (k->scatter || rank == k->root) && i < nout; i++) {
+    long long nout = count * ts[q].stride, base = k->scatter ? wrank * nout : 0;
+    for (long long i = 0; (k->scatter || wrank == k->root) && i < nout; i++) {
       int used = i % ts[q].stride >= ts[q].first && i % ts[q].stride < ts[q].first + ts[q].used;
       long long want = 0;
-      for (int r = 0; r < nranks; r++)
+      for (int r = 0; r < wsize; r++)
         want += (r * 131 + (base + i) * 7 + salt) % 1000;
       bad += used ? out[i] != want % 1000003 : out[i] != (k->in_place ? in[base + i] : -99);
     }
@@ -412,18 +396,18 @@ static void mat_of(int r, long long e, int *m)
 
 static void noncommutative(const call_t *k, long long count)
 {
-  long long n = k->scatter ? count * nranks : count, bad = 0;
+  long long n = k->scatter ? count * wsize : count, bad = 0;
   int *in = malloc((size_t)(n + 1) * 4 * sizeof *in), *out = malloc((size_t)(n + 1) * 4 * sizeof *out);
   for (long long e = 0; e < n; e++)
-    mat_of(rank, e, in + 4 * e);
+    mat_of(wrank, e, in + 4 * e);
   if (k->in_place)
     memcpy(out, in, (size_t)n * 4 * sizeof *in);
   call(k, in, out, count, t_mat, op_matmul, 0, "non-commutative user op");
-  for (long long e = 0; (k->scatter || rank == k->root) && e < count; e++) {
+  for (long long e = 0; (k->scatter || wrank == k->root) && e < count; e++) {
     int acc[4], m[4];
-    long long g = k->scatter ? rank * count + e : e;
+    long long g = k->scatter ? wrank * count + e : e;
     mat_of(0, g, acc);
-    for (int r = 1; r < nranks; r++) { /* acc = acc x M_r: rank order */
+    for (int r = 1; r < wsize; r++) { /* acc = acc x M_r: wrank order */
       mat_of(r, g, m);
       int c[4] = {(acc[0] * m[0] + acc[1] * m[2]) % 1009, (acc[0] * m[1] + acc[1] * m[3]) % 1009,
                   (acc[2] * m[0] + acc[3] * m[2]) % 1009, (acc[2] * m[1] + acc[3] * m[3]) % 1009};
@@ -486,7 +470,7 @@ static void inside_parallel(call_t k)
 static void bad_arguments(void)
 {
   int x = 0, y = 0;
-  check(hk_reduce(&x, &y, 1, MPI_INT, MPI_SUM, nranks, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
+  check(hk_reduce(&x, &y, 1, MPI_INT, MPI_SUM, wsize, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
         "root outside comm: HK_ERR_ARG", "-", 0);
   check(hk_reduce(&x, &y, -1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
         "count -1: HK_ERR_ARG", "-", 0);
@@ -495,7 +479,7 @@ static void bad_arguments(void)
   hk_error_clear();
   /* an op the type does not support (MPI_SUM on a pair type), large enough for the hybrid
    * path, on an MPI_ERRORS_RETURN communicator (its duplicates inherit the handler): an
-   * error code on every rank, no abort, no hang; then the communicator still works */
+   * error code on every wrank, no abort, no hang; then the communicator still works */
   MPI_Comm d;
   MPI_Comm_dup(MPI_COMM_WORLD, &d);
   MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
@@ -505,14 +489,14 @@ static void bad_arguments(void)
     hk_allreduce_opts_t o = {.algorithm = algs[a], .min_bytes = 1};
     check(hk_reduce(p, q, NP, MPI_DOUBLE_INT, MPI_SUM, 0, d, &o) == HK_ERR_MPI,
           "reduce: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
-    check(hk_reduce_scatter_block(p, q, NP / nranks, MPI_DOUBLE_INT, MPI_SUM, d, &o) == HK_ERR_MPI,
+    check(hk_reduce_scatter_block(p, q, NP / wsize, MPI_DOUBLE_INT, MPI_SUM, d, &o) == HK_ERR_MPI,
           "scatter: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
     hk_error_clear();
   }
   int one = 1, sum = 0;
   hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_CHUNKED, .min_bytes = 1};
   check(hk_reduce(&one, &sum, 1, MPI_INT, MPI_SUM, 0, d, &o) == HK_SUCCESS &&
-        (rank != 0 || sum == nranks), "ERRORS_RETURN comm after an error", "chunked", sum);
+        (wrank != 0 || sum == wsize), "ERRORS_RETURN comm after an error", "chunked", sum);
   free(p);
   free(q);
   MPI_Comm_free(&d);
@@ -520,18 +504,7 @@ static void bad_arguments(void)
 
 int main(int argc, char **argv)
 {
-  int want = MPI_THREAD_MULTIPLE;
-  for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--level") && i + 1 < argc) {
-      const char *l = argv[++i];
-      want = !strcmp(l, "funneled") ? MPI_THREAD_FUNNELED
-             : !strcmp(l, "serialized") ? MPI_THREAD_SERIALIZED : MPI_THREAD_MULTIPLE;
-    }
-  MPI_Init_thread(&argc, &argv, want, &level);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  nthreads = omp_get_max_threads();
-  node_size = getenv("HK_NODE_SIZE") ? atoi(getenv("HK_NODE_SIZE")) : 0;
+  ck_start(&argc, &argv, "reduce_conformance");
   static const MPI_Op ops[NOPS] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR,
                                    MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
   for (int o = 0; o < NOPS; o++)
@@ -555,9 +528,9 @@ int main(int argc, char **argv)
   for (int a = 0; a < NALGS; a++) {
     suite((call_t){1, algs[a], 0, 0}, 10 * a);
     suite((call_t){0, algs[a], 0, 0}, 10 * a + 1);
-    if (nranks > 1)
-      suite((call_t){0, algs[a], nranks - 1, 0}, 10 * a + 2);
-    inside_parallel((call_t){0, algs[a], nranks - 1, 0});
+    if (wsize > 1)
+      suite((call_t){0, algs[a], wsize - 1, 0}, 10 * a + 2);
+    inside_parallel((call_t){0, algs[a], wsize - 1, 0});
     inside_parallel((call_t){1, algs[a], 0, 0});
   }
   bad_arguments();
@@ -567,17 +540,5 @@ int main(int argc, char **argv)
   MPI_Type_free(&t_vec);
   MPI_Type_free(&t_shift);
   MPI_Type_free(&t_mat);
-  long long mine[2 + HK_FALLBACK_COUNT] = {checks, failed}, all[2 + HK_FALLBACK_COUNT];
-  memcpy(mine + 2, seen, sizeof seen);
-  MPI_Allreduce(mine, all, 2 + HK_FALLBACK_COUNT, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) {
-    printf("reduce_conformance: %d ranks, level %d, %lld checks, %lld failed\nfallbacks:", nranks,
-           level, all[0], all[1]);
-    for (int f = 0; f < HK_FALLBACK_COUNT; f++)
-      if (all[2 + f])
-        printf(" %s %lld", hk_allreduce_fallback_name((hk_allreduce_fallback_t)f), all[2 + f]);
-    printf("\n");
-  }
-  MPI_Finalize();
-  return all[1] != 0;
+  return ck_finish();
 }
