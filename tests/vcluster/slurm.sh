@@ -15,6 +15,13 @@ export HK_BIN_DIR=${topo%/*}
 export VCLUSTER_STATE=${VCLUSTER_SLURM_STATE:-/run/hybridkit-vcluster-slurm} VCLUSTER_PREFIX=hkvs
 export VCLUSTER_SUBNET=${VCLUSTER_SLURM_SUBNET:-10.123.0}
 plugin=pmix; [ "$mpi" = mpich ] && plugin=pmi2
+# MPICH 4.0.2 (Debian 12) over UCX's TCP hangs in MPI_Finalize in about 4 of 10 srun launches
+# here: a rank still waiting for its ucp_disconnect_nb needs the progress of a peer that has
+# gone on into the PMI barrier (fixed in MPICH by pmodels/mpich#6596, "ch4/ucx: remove
+# MPIR_pmi_barrier in finalize", 2023).  With UCX's shared memory between the emulated nodes
+# (same kernel): 0 of 12 hung.  This test checks Slurm's placement, binding and the sweep's
+# bookkeeping, not the links, so MPICH's traffic may bypass them.
+[ "$mpi" = mpich ] && export VCLUSTER_UCX_TLS=${VCLUSTER_UCX_TLS:-sm,self}
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 rm -rf "$work"; mkdir -p "$work"
