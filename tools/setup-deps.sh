@@ -63,6 +63,8 @@ case $mpi in
   mpich) cc_names="mpicc.mpich mpicc"; run_names="mpiexec.mpich mpiexec"
          mpi_apt="mpich libmpich-dev"; mpi_dnf="mpich-devel (then: module load mpi/mpich-x86_64)"; mpi_spack="mpich" ;;
 esac
+# daemons and ip/tc live in sbin, often not on a user's PATH
+have_sbin() { PATH="$PATH:/usr/sbin:/sbin:/usr/local/sbin" command -v "$1" >/dev/null 2>&1; }
 first_of() { for c in "$@"; do have "$c" && { command -v "$c"; return 0; }; done; return 1; }
 
 rows="" opt=""
@@ -109,8 +111,8 @@ fi
 
 have gfortran || have mpif90 || optional "gfortran" "the Fortran tests of the preload, profiler and checker skip"
 have chromium || have chromium-browser || optional "chromium" "the report's rendering test skips"
-{ have slurmctld && have slurmd && have munged; } || optional "Slurm + munge" "vcluster.slurm skips (it also needs root)"
-{ have ip && have tc; } || optional "iproute2 (ip, tc)" "the emulated cluster's tests skip (they also need root)"
+{ have_sbin slurmctld && have_sbin slurmd && have_sbin munged; } || optional "Slurm + munge" "vcluster.slurm skips (it also needs root)"
+{ have_sbin ip && have_sbin tc; } || optional "iproute2 (ip, tc)" "the emulated cluster's tests skip (they also need root)"
 have smpicc || optional "SimGrid (smpicc)" "make skips the SMPI build; hybridkit simulate and its tests skip"
 
 [ -n "$opt" ] && printf 'setup-deps: optional, not found (nothing installed):\n%s' "$opt"
