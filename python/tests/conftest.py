@@ -70,6 +70,8 @@ def never_busy(monkeypatch):
     """Fake apps must not be repeated because other programs load the machine: no run is
     'busy' unless a test lowers HK_BUSY_SHARE itself."""
     monkeypatch.setenv("HK_BUSY_SHARE", "100")
+    # --launcher auto is srun inside a Slurm allocation: the tests run as outside one
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import List, Tuple
 
-from hybridkit.launch.launchers import BINDS, LAUNCHER_HELP, MPIS, launcher_names
+from hybridkit.launch.launchers import BINDS, LAUNCHER_HELP, MPIS, launcher_names, resolve_launcher
 
 MODE_PATTERN = re.compile(r"^[a-z][a-z0-9_-]*$")
 
@@ -87,7 +87,9 @@ def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", choices=BINDS, default="compact",
                         help="compact: threads close on the rank's cores; scatter: spread; "
                              "none: no binding (default: %(default)s)")
-    parser.add_argument("--launcher", choices=launcher_names(), default="mpirun",
+    # auto is resolved while parsing (type), so every command sees the launcher it runs
+    parser.add_argument("--launcher", choices=launcher_names(), default="auto",
+                        type=resolve_launcher, metavar="{%s}" % ",".join(["auto"] + launcher_names()),
                         help="; ".join(f"{k}: {v}" for k, v in LAUNCHER_HELP.items())
                              + " (default: %(default)s)")
     parser.add_argument("--mpi", choices=MPIS, default=None,

@@ -22,9 +22,11 @@ An oversubscribed spec (more R x T than cores) always runs unbound, with a warni
 from __future__ import annotations
 
 import math
+import re
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -340,6 +342,7 @@ class Replay(Launcher):
 LAUNCHERS: Tuple[Type[Launcher], ...] = (OpenMPI, MPICH, Srun, Replay)
 
 LAUNCHER_HELP = {
+    "auto": "srun inside a Slurm allocation (SLURM_JOB_ID set, srun on PATH), else mpirun",
     "mpirun": "mpirun of the MPI chosen by --mpi (mpirun.openmpi / mpiexec.mpich)",
     "srun": "Slurm srun (inside an allocation; with --vcluster N: the emulated nodes' own Slurm)",
     "replay": "testing: replay the run directory $HK_REPLAY_DIR, no MPI",
@@ -352,6 +355,41 @@ def launcher_names() -> List[str]:
         if cls.command not in names:
             names.append(cls.command)
     return names
+
+
+def resolve_launcher(name: str, environ: Optional[Dict[str, str]] = None) -> str:
+    """--launcher auto: srun inside a Slurm allocation (SLURM_JOB_ID set and srun on PATH),
+    else mpirun; any other name as given."""
+    if name != "auto":
+        return name
+    env = os.environ if environ is None else environ
+    return "srun" if env.get("SLURM_JOB_ID") and shutil.which("srun") else "mpirun"
+
+
+def slurm_allocation(environ: Optional[Dict[str, str]] = None
+                     ) -> Optional[Tuple[Tuple[str, ...], int]]:
+    """(hosts, CPUs per node) of the Slurm allocation this runs in, None outside one.
+    Hosts: SLURM_JOB_NODELIST expanded by `scontrol show hostnames`; CPUs: the smallest
+    count of SLURM_JOB_CPUS_PER_NODE ("36(x2),24" -> 24; Slurm's CPUs, hardware threads
+    where the nodes are configured so)."""
+    env = os.environ if environ is None else environ
+    if not env.get("SLURM_JOB_ID"):
+        return None
+    nodelist, per_node = env.get("SLURM_JOB_NODELIST", ""), env.get("SLURM_JOB_CPUS_PER_NODE", "")
+    counts = [int(m) for m in re.findall(r"(\d+)(?:\(x\d+\))?", per_node)]
+    if not nodelist or not counts:
+        raise HKError(f"Slurm allocation {env['SLURM_JOB_ID']}: SLURM_JOB_NODELIST or "
+                      "SLURM_JOB_CPUS_PER_NODE missing")
+    try:
+        proc = subprocess.run(["scontrol", "show", "hostnames", nodelist], capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise HKError(f"scontrol show hostnames {nodelist}: {exc}") from None
+    hosts = tuple(h for h in proc.stdout.split() if h)
+    if proc.returncode != 0 or not hosts:
+        raise HKError(f"scontrol show hostnames {nodelist} failed: "
+                      f"{(proc.stderr or proc.stdout).strip() or 'no hosts'}")
+    return hosts, min(counts)
 
 
 def launcher_for(command: str, mpi: str, **kwargs) -> Launcher:

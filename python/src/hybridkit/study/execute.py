@@ -14,7 +14,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from hybridkit.appdesc import AppDesc
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch.cpuset import local_cores
-from hybridkit.launch.launchers import Vcluster, VclusterSrun, default_mpi, launcher_for
+from hybridkit.launch.launchers import (Vcluster, VclusterSrun, default_mpi, launcher_for,
+                                        slurm_allocation)
 from hybridkit.paths import find_binary, vcluster_nodes, vcluster_slurm, vcluster_tool
 from hybridkit.study.plan import Cluster, PlannedRun
 from hybridkit.study.sweep import STATUS_USAGE, Executor, Outcome, ResultsLock, plan_table
@@ -88,6 +89,10 @@ def target(ns: argparse.Namespace, cores: Optional[int]):
         elif ns.hostfile:
             cluster = Cluster(cores or here, _hostfile_nodes(ns.hostfile), hostfile=ns.hostfile,
                               remote=True)
+        elif ns.launcher == "srun" and slurm_allocation() is not None:
+            # inside an allocation: its nodes and their CPUs, not the login node's
+            hosts, cpus = slurm_allocation()
+            cluster = Cluster(cores or cpus, len(hosts), hosts, remote=True)
         else:
             cluster = Cluster(here)
     return cluster, launcher, mpi
