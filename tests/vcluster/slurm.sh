@@ -6,7 +6,8 @@
 # and node1; `hybridkit run --vcluster 2 --launcher srun` of hk-jacobi at 2 x 2 threads
 # (verified, each thread on its own core by the run's binding report) and a 3-run sweep
 # submitted with sbatch (`sweep --submit`), collected and resumed; an sbatch job whose output
-# file names both nodes; the pmix plugin's fences are rings (mpi.conf); after `down` no daemon
+# file names both nodes and in which `hybridkit sweep` (--launcher auto: srun) plans for the
+# allocation; the pmix plugin's fences are rings (mpi.conf); after `down` no daemon
 # it started runs, no state dir, no namespace.  Exit 77 (skip) where namespaces or Slurm cannot
 # start.
 set -u
@@ -83,8 +84,12 @@ grep -q "# 3 runs planned, 0 to run, 3 finished before" "$work/sweep2.txt" ||
   bad "sweep --submit resume: $(grep '^#' "$work/sweep2.txt")"
 [ "$(grep -c "vcluster sbatch --wait" "$work/sweep2.txt")" = 3 ] || bad "sweep --submit --dry-run: not 3 jobs printed"
 
-# a batch job: its output names both nodes
-printf '#!/bin/sh\n#SBATCH -N 2\n#SBATCH -n 2\nsrun hostname | sort\n' > "$work/job.sh"
+# a batch job: its output names both nodes; inside it, hybridkit's --launcher auto is srun and
+# a sweep plans for the allocation (2 whole nodes x 2 CPUs: pure MPI at 4 ranks; node0 alone
+# would give 2)
+printf '#!/bin/sh\n#SBATCH -N 2\n#SBATCH -n 2\n#SBATCH --exclusive\nsrun hostname | sort\n%s\n' \
+  "\"$py\" -m hybridkit sweep jacobi --modes pure --sizes 8 --dry-run -o \"$work/alloc\" > \"$work/alloc.txt\" 2>&1" \
+  > "$work/job.sh"
 out=$(timeout 60 "$vc" sbatch --parsable --output="$work/job-%j.out" --chdir="$work" "$work/job.sh")
 [[ $out =~ ^[0-9]+ ]] || bad "sbatch: no job id ($out)"
 for ((i = 0; i < 600; i++)); do
@@ -93,6 +98,8 @@ for ((i = 0; i < 600; i++)); do
 done
 [ "$(cat "$work/job-${out%%;*}.out" 2>/dev/null | tr '\n' ' ')" = "node0 node1 " ] ||
   bad "batch job ${out%%;*}: output '$(cat "$work/job-${out%%;*}.out" 2>/dev/null)'"
+grep -q "todo  jacobi 4x1 mode=pure size=8" "$work/alloc.txt" ||
+  bad "sweep inside the allocation: not planned for 2 nodes x 2 CPUs: $(cat "$work/alloc.txt")"
 
 timeout 60 "$vc" down || bad "down failed"
 for p in $pids; do
