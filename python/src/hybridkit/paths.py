@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import List, Optional
@@ -85,6 +86,11 @@ def binary_search_dirs(mpi: str) -> List[Path]:
     root = repo_root()
     if root is not None and mpi in BUILD_BIN_DIRS:
         dirs.append(root / BUILD_BIN_DIRS[mpi])
+    # installed like HPC software: the CLI in the prefix's bin beside the hk-* binaries
+    # (`cmake --install --prefix P` and `pip install --prefix P`, README "Using the library")
+    here = Path(sys.argv[0]).resolve().parent if sys.argv and sys.argv[0] else None
+    if here is not None and _is_executable(here / "hk-topology") and here not in dirs:
+        dirs.append(here)
     return dirs
 
 
