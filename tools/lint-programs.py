@@ -74,6 +74,10 @@ PROGRAMS = {
     "mpifort.mpich": "libmpich-dev", "mpifort.openmpi": "libopenmpi-dev",
     # installed on demand by the one command that needs it (make docs, make fresh-check)
     "doxygen": "doxygen", "debootstrap": "debootstrap",
+    "setpriv": "util-linux",
+    # this project's own command (the Python front end, installed by make's venv step or
+    # pip install --prefix in tests/scripts/install_python.sh)
+    "hybridkit": "(hybridkit)",
 }
 
 # packages of the fresh root: debootstrap --variant=minbase (Priority: required) plus
@@ -83,7 +87,7 @@ BASE = {"apt", "bash", "coreutils", "dash", "debianutils", "diffutils", "dpkg", 
         "procps", "git", "make", "gcc", "g++", "cmake", "pkg-config", "python3", "binutils",
         "ca-certificates", "python3-venv"}
 # installed on demand (apt-get in the same recipe) by the command that uses them
-ON_DEMAND = {"doxygen", "debootstrap"}
+ON_DEMAND = {"doxygen", "debootstrap", "(hybridkit)"}
 
 SHELL_SKIP = set("""
     if then else elif fi for while until do done case esac in function select time return

@@ -13,12 +13,17 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work" || exit 1
 p=$work/prefix
 cmake --install "$build" --prefix "$p" > "$work/install.log" || { echo "FAIL: cmake --install"; exit 1; }
-if ! "$py" -m pip install -q --no-deps --disable-pip-version-check --prefix "$p" "$src/python" \
-     > "$work/pip.log" 2>&1; then
+# --ignore-installed: without it pip uninstalls PYTHON's own (editable) hybridkit first, and
+# every later test of this tree loses the package
+before=$("$py" -c 'import hybridkit; print(hybridkit.__file__)' 2>&1)
+if ! "$py" -m pip install -q --no-deps --ignore-installed --disable-pip-version-check \
+     --prefix "$p" "$src/python" > "$work/pip.log" 2>&1; then
   cat "$work/pip.log"
   echo "SKIP: pip install --prefix failed (network for setuptools?)"
   exit 77
 fi
+after=$("$py" -c 'import hybridkit; print(hybridkit.__file__)' 2>&1)
+[ "$after" = "$before" ] || { echo "FAIL: pip changed $py's hybridkit: $before -> $after"; exit 1; }
 mod=$(find "$p/share/modulefiles/hybridkit" -type f 2>/dev/null | head -1)
 [ -n "$mod" ] || { echo "FAIL: no modulefile under $p/share/modulefiles/hybridkit"; exit 1; }
 echo "modulefile: $mod"
