@@ -19,6 +19,22 @@ static const char *mpi_impl_of(const char *libversion)
   return "other";
 }
 
+/* The MPI's maker from MPI_Get_library_version (mpi_impl above is the family that decides a
+ * launcher's flags): "Intel(R) MPI Library 2021.10 for Linux* OS", "MPI VERSION : CRAY MPICH
+ * version 8.1.25 (ANL base 3.4a2)", "MVAPICH2 Version : 2.3.7", "MPICH Version: 4.0.2",
+ * "Open MPI v4.1.4, ...". */
+const char *hk__mpi_vendor_of(const char *libversion)
+{
+  static const struct {
+    const char *mark, *name;
+  } vendors[] = {{"Open MPI", "openmpi"}, {"Intel(R) MPI", "intelmpi"},
+                 {"CRAY MPICH", "cray-mpich"}, {"MVAPICH", "mvapich"}, {"MPICH", "mpich"}};
+  for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+    if (strstr(libversion, vendors[i].mark))
+      return vendors[i].name;
+  return "other";
+}
+
 /* the facts of the provenance, gathered over rep->comm; rank 0 writes it */
 int hk__record_provenance(hk_reporter_t *rep, const hk_nodes_t *nodes, int nranks)
 {
@@ -117,6 +133,7 @@ int hk__record_provenance_write(hk_reporter_t *rep, const hk_provenance_facts_t 
   hk_json_key(&j, "cflags"); hk_json_str(&j, bi.cflags);
   hk_json_key(&j, "mpi_library"); hk_json_str(&j, f->mpi_library);
   hk_json_key(&j, "mpi_impl"); hk_json_str(&j, mpi_impl_of(f->mpi_library));
+  hk_json_key(&j, "mpi_vendor"); hk_json_str(&j, hk__mpi_vendor_of(f->mpi_library));
   hk_json_key(&j, "thread_level");
   hk_json_obj_begin(&j);
   hk_json_key(&j, "requested"); hk_json_str(&j, hk_thread_level_name(f->requested));

@@ -101,5 +101,8 @@ extern const char *hk__build_compiler;
 extern const char *hk__build_cflags;
 extern const char *hk__build_type;
 extern const char *hk__build_mpi_impl;
+/* openmpi, intelmpi, cray-mpich, mvapich, mpich or other, from MPI_Get_library_version's text
+ * (the provenance's mpi_vendor; src/core/record_out.c) */
+const char *hk__mpi_vendor_of(const char *libversion);
 
 #endif

@@ -5,6 +5,7 @@
 #include "hk_test.h"
 #include "hybridkit.h"
 #include "internal/hk_ckd.h"
+#include "internal/hk_internal.h"
 #include "internal/json.h"
 
 static void test_errors(void)
@@ -121,6 +122,18 @@ static void test_version(void)
         strcmp(bi.mpi_impl, "other") == 0);
 }
 
+/* the MPI's maker from library version strings as the MPIs print them */
+static void test_mpi_vendor(void)
+{
+  CHECK_STR(hk__mpi_vendor_of("Open MPI v4.1.4, package: Debian OpenMPI"), "openmpi");
+  CHECK_STR(hk__mpi_vendor_of("MPICH Version:      4.0.2"), "mpich");
+  CHECK_STR(hk__mpi_vendor_of("Intel(R) MPI Library 2021.10 for Linux* OS"), "intelmpi");
+  CHECK_STR(hk__mpi_vendor_of("MPI VERSION    : CRAY MPICH version 8.1.25.17 (ANL base 3.4a2)"),
+            "cray-mpich");
+  CHECK_STR(hk__mpi_vendor_of("MVAPICH2 Version      :\t2.3.7"), "mvapich");
+  CHECK_STR(hk__mpi_vendor_of("Spectrum MPI 10.4"), "other");
+}
+
 /* the checked size helpers against products computed in 128 bits */
 static void test_ckd(void)
 {
@@ -167,5 +180,6 @@ int main(void)
   test_policies();
   test_json();
   test_version();
+  test_mpi_vendor();
   return hk_test_report("test_core");
 }
