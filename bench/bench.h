@@ -54,6 +54,7 @@ extern const hk_experiment_t hk_exp_threads_pingpong;
 extern const hk_experiment_t hk_exp_allreduce;
 extern const hk_experiment_t hk_exp_overlap;
 extern const hk_experiment_t hk_exp_halo;
+extern const hk_experiment_t hk_exp_collparams;
 
 /* "8", "64K", "4M", "1G" -> bytes; "MIN:MAX" -> range.  HK_ERR_ARG naming the
  * problem for 0, negative, garbage or MIN > MAX. */

@@ -235,6 +235,24 @@ const hk_kind_decl_t bench_kind_allreduce = {
   HK_KIND_FIELDS(allreduce_fields),
 };
 
+static const hk_field_decl_t collparams_fields[] = {
+  {"quantity", PS, NULL, SAME, 0, 0, "p2p (ping-pong), copy (memcpy) or reduce (a[i] += b[i], doubles)"},
+  {"link", PS, NULL, SAME, 0, 0, "p2p: intra or inter node; copy and reduce: none"},
+  F_THREADS,
+  {"size", PI, NULL, SAME, 0, 0, "bytes: of the message, copied or reduced"},
+  F_ITERS,
+  F_TIME("us", GIVEN),
+  {"rate", V, MBS, SAME, 0, 0, "size over the slowest time (p2p: one way)"},
+};
+
+const hk_kind_decl_t bench_kind_collparams = {
+  .kind = "bench.collparams",
+  .caption = "hk-bench collparams: p2p latency and bandwidth, copy and reduction rates per thread count",
+  .metric = "time",
+  .better = "lower",
+  HK_KIND_FIELDS(collparams_fields),
+};
+
 static const hk_field_decl_t overlap_fields[] = {
   F_SIZE,
   {"variant", PS, NULL, SAME, 0, 0, "nonblocking (Isend/Irecv, compute, Waitall) or task (a thread communicates, another computes)"},
