@@ -41,6 +41,15 @@ static int part_stats(MPI_Comm comm, double t, hk_stats_t *s)
   return HK_SUCCESS;
 }
 
+/* the wrong items of every rank summed: an error naming them when there are any */
+static int none_wrong(MPI_Comm comm, long long bad, const char *what)
+{
+  long long all = 0;
+  if (MPI_Allreduce(&bad, &all, 1, MPI_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+    return hk_bench_mpi_failed("the check of the results");
+  return all ? hk_error_set(HK_ERR_STATE, "collparams %s: %lld", what, all) : HK_SUCCESS;
+}
+
 static int emit(hk_bench_ctx_t *c, const point_t *p, double t)
 {
   hk_stats_t us;
@@ -105,7 +114,7 @@ static int p2p(hk_bench_ctx_t *c, long long max)
   }
   long long top = max < (4LL << 20) ? max : (4LL << 20);
   buf = malloc((size_t)top + 1);
-  long long bad = 0, allbad = 0;
+  long long bad = 0;
   if (!buf)
     err = hk_error_set(HK_ERR_NOMEM, "no memory for a %lld-byte ping-pong buffer", top);
   HK_AGREE(err, c->comm);
@@ -122,9 +131,7 @@ static int p2p(hk_bench_ctx_t *c, long long max)
       HK_TRY(err, emit(c, &p, t));
     }
   }
-  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
-  if (allbad)
-    err = hk_error_set(HK_ERR_STATE, "collparams p2p: %lld wrong bytes", allbad);
+  err = none_wrong(c->comm, bad, "p2p: wrong bytes");
 cleanup:
   free(buf);
   return err;
@@ -161,7 +168,7 @@ static int memory(hk_bench_ctx_t *c, long long max, int tmax)
   int err = HK_SUCCESS;
   long long top = max < (64LL << 10) ? (64LL << 10) : max, n = top / (long long)sizeof(double);
   double *a = malloc((size_t)n * sizeof(double)), *b = malloc((size_t)n * sizeof(double));
-  long long bad = 0, allbad = 0;
+  long long bad = 0;
   if (!a || !b)
     err = hk_error_set(HK_ERR_NOMEM, "no memory for two %lld-byte buffers", top);
   HK_AGREE(err, c->comm);
@@ -184,9 +191,7 @@ static int memory(hk_bench_ctx_t *c, long long max, int tmax)
       }
     }
   }
-  MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
-  if (allbad)
-    err = hk_error_set(HK_ERR_STATE, "collparams copy/reduce: %lld wrong elements", allbad);
+  err = none_wrong(c->comm, bad, "copy/reduce: wrong elements");
 cleanup:
   free(a);
   free(b);
