@@ -33,6 +33,7 @@ from hybridkit.launch.binding import bindings, expected_threads, pus_per_core, v
 from hybridkit.report.apps import app_sections
 from hybridkit.report.bench import (barrier_section, beff_section, epsilon_section, halo_section,
                                     overlap_section, pingpong_section, ratio_section)
+from hybridkit.report.coll import coll_sections, collect_entries
 from hybridkit.report.dsm import dsm_section as _dsm
 from hybridkit.report.parts import Figure, Section, Table, configurations_plot, fmt_cell
 from hybridkit.report.profile import profile_section as _prof
@@ -206,6 +207,7 @@ def build(runs: Sequence[Run], apps: Dict[str, AppDesc], meta: Dict[str, Any]) -
             kind = BENCH_KINDS.get(fn.__name__)
             es = [e for e in entries(runs) if kind and e.record["kind"].startswith(kind)]
             sections.append(_section_flags(sec, es))
+    sections += [_section_flags(sec, collect_entries(runs)) for sec in coll_sections(runs)]
     for platform, views in sims.items():
         sections += simulated_sections(platform, views)
     sec = incomplete_section([r for r in runs] + [r for v in sims.values() for r in v])
