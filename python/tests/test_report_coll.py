@@ -122,6 +122,7 @@ def test_layouts_apart():
          rec("bcast", "chunked", 2, KIB, 20, ranks=1, per_node=1)]
     sec = coll.coll_sections([run(a, "a"), run(b, "b")])[0]
     assert len(sec.tables) == 2
+    assert sec.tables[0].headers[0] == "size (1 rank(s) on 1 node(s) x 2 core(s), double, back-to-back)"
     assert sec.text[0].startswith("bcast (1 rank(s) on 1 node(s) x 2 core(s), double, "
                                   "back-to-back): MPI is the fastest")
     assert sec.text[1].startswith("bcast (2 rank(s) on 1 node(s) x 1 core(s), double, "
@@ -175,3 +176,14 @@ def test_predicted_lines_with_collparams():
     sec = coll.coll_sections([run(recs)])[0]
     assert "model's fastest" not in sec.tables[0].headers
     assert "dashed" not in sec.figures[0].caption
+
+
+def test_several_winners_named():
+    mpi = {("mpi", 1): {s: coll.Cell([10.0], [1], []) for s in (1, 2, 4)}}
+    rows = {**mpi, ("chunked", 2): {s: coll.Cell([t], [2], []) for s, t in ((1, 20.0), (2, 5.0),
+                                                                              (4, 6.0))},
+            ("hierarchical", 2): {4: coll.Cell([4.0], [2], [])}}
+    # 2 B: chunked 10/5 = 2x; 4 B: hierarchical 10/4 = 2.5x; median 2.25 -> 2.2x
+    assert coll.answer_line("reduce", rows) == (
+        "reduce: chunked x2 is 2.2x faster than MPI from 2 B; below, MPI (chunked x2 the "
+        "fastest at 1 of 2 sizes, else hierarchical x2; median of 2 sizes, 2x to 2.5x)")

@@ -242,7 +242,8 @@ def answer_line(name: str, rows: Dict[Row, Dict[int, Cell]]) -> str:
     how = ratio(statistics.median(sp))
     notes = []
     if len(counts) > 1:
-        notes.append(f"the fastest at {counts[0][1]} of {len(tail)} sizes")
+        notes.append(f"{top} the fastest at {counts[0][1]} of {len(tail)} sizes, else "
+                     + ", ".join(c for c, _ in counts[1:]))
     if ratio(min(sp)) != ratio(max(sp)):
         notes.append(f"median of {len(tail)} sizes, {ratio(min(sp))} to {ratio(max(sp))}")
     if start == 0 and both[0] == sizes[0]:
@@ -258,9 +259,11 @@ def answer_line(name: str, rows: Dict[Row, Dict[int, Cell]]) -> str:
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def group_table(g: Group, rows: Dict[Row, Dict[int, Cell]], model: Model) -> Table:
+def group_table(g: Group, rows: Dict[Row, Dict[int, Cell]], model: Model, named: bool = False
+                ) -> Table:
+    """The group's table; `named`: its layout in the first header (several in a section)."""
     mpi = rows.get(("mpi", 1), {})
-    heads = ["size", "MPI [us]", "best hybrid", "hybrid [us]", "T_hybrid/T_MPI", "fastest",
+    heads = [f"size ({g.title()})" if named else "size", "MPI [us]", "best hybrid", "hybrid [us]", "T_hybrid/T_MPI", "fastest",
              "cores busy (fastest)"]
     if model.params is not None:
         heads += ["model's fastest", "model [us]"]
@@ -367,7 +370,7 @@ def coll_sections(runs: Sequence[Run]) -> List[Section]:
             rows = data[g]
             name = coll if len(groups) == 1 else f"{coll} ({g.title()})"
             sec.text.append(answer_line(name, rows))
-            tables.append(group_table(g, rows, model))
+            tables.append(group_table(g, rows, model, len(groups) > 1))
             title = g.title()
             panels[title] = {row_label(r): [(s, c.time) for s, c in by.items()]
                              for r, by in rows.items()}
