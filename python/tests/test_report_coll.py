@@ -101,6 +101,8 @@ def test_answer_lines():
     assert coll.answer_line("reduce", early) == (
         "reduce: hierarchical x2 is 3x faster than MPI from 8 B; below, MPI (hybrid also at "
         "1 B, 2 B)")
+    apart = {**mpi, ("chunked", 2): {8: coll.Cell([1.0], [2], [])}}
+    assert coll.answer_line("bcast", apart).endswith("at different sizes: no comparison")
     assert coll.answer_line("alltoall", mpi) == ("alltoall: only plain MPI measured (no hybrid "
                                                  "row ran as asked)")
 

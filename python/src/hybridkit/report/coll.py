@@ -220,6 +220,8 @@ def answer_line(name: str, rows: Dict[Row, Dict[int, Cell]]) -> str:
     if not any(hyb.values()):
         return f"{name}: only plain MPI measured (no hybrid row ran as asked)"
     both = [s for s in sizes if s in mpi and hyb[s]]
+    if not both:
+        return f"{name}: MPI and the hybrid rows were measured at different sizes: no comparison"
     wins = {s: hyb[s][0] for s in both if hyb[s][1].time < mpi[s].time}  # type: ignore[index]
     speed = {s: mpi[s].time / hyb[s][1].time for s in both}  # type: ignore[index]
     if not wins:
