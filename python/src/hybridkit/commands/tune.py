@@ -14,20 +14,29 @@ A message of b bytes uses the first row with b <= max_bytes (null: no limit). A 
 between two measured ones takes the row of the larger one. `min_bytes` is where the
 library stops passing messages straight to MPI: the end of the first row when that
 row is mpi, else 0. The measurements themselves are kept under "measured".
+
+--predict: the table from the cost model (hybridkit.advice.collmodel) instead of timing
+every case: hk-bench collparams (or --params records) -> fitted machine parameters ->
+predicted time of every (algorithm, threads) per size -> the same rows; kept under
+"model" and "predicted". --check also measures (hk-bench allreduce) and reports predicted
+vs measured per case and how often the model's pick is the measured best.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hybridkit.advice import collmodel
 from hybridkit.cliargs import MAX_ITERS, MAX_RANKS, MAX_THREADS, count
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch.cpuset import local_cores
@@ -45,8 +54,12 @@ for every message size (time of the slowest rank, double sums) and write the tab
 library loads when HK_COLL_TUNING names it. With --from-records, build the table from
 existing bench.allreduce records instead of running anything.
 
+With --predict, run 'hk-bench collparams' instead (or take --params records) and write the
+table the cost model predicts; --check then also measures and compares.
+
 examples:
   hybridkit tune allreduce --np 2 --threads 4
+  hybridkit tune allreduce --np 1 --threads 2 --predict --check
   hybridkit tune allreduce --np 4 --threads 2 --mpi mpich --sizes 1K:16M
   hybridkit tune allreduce --from-records results/runs/*/records.jsonl --output t.json
 
@@ -91,6 +104,15 @@ def add_allreduce_arguments(parser: argparse.ArgumentParser) -> None:
                         help="build the table from these bench.allreduce records; run nothing")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, metavar="FILE",
                         help="tuning table to write (default: %(default)s)")
+    parser.add_argument("--predict", action="store_true",
+                        help="write the table the cost model predicts from the machine "
+                             "parameters (hk-bench collparams), not from timing every case")
+    parser.add_argument("--params", nargs="+", type=Path, metavar="FILE",
+                        help="with --predict: fit to these bench.collparams records; run no "
+                             "collparams")
+    parser.add_argument("--check", action="store_true",
+                        help="with --predict: also measure (hk-bench allreduce, or the "
+                             "--from-records records) and report predicted vs measured")
 
 
 # ---------------------------------------------------------------- the table
@@ -126,6 +148,11 @@ def build_table(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
     table = measurements(records)
     if not table:
         raise HKError("no bench.allreduce records of type double to build the table from")
+    return table_of(table, meta, "measured")
+
+
+def table_of(table: Dict[int, Dict[Choice, float]], meta: Optional[dict], key: str) -> dict:
+    """Rows from per-size times (us) of the choices, measured or predicted (kept as `key`)."""
     sizes = sorted(table)
     winners = [best(table[s]) for s in sizes]
     rows: List[dict] = []
@@ -138,11 +165,70 @@ def build_table(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
     first = rows[0]
     min_bytes = (first["max_bytes"] + 1 if first["algorithm"] == "mpi" and first["max_bytes"]
                  else 0)
-    measured = [{"size": s, "best": f"{w[0]} x{w[1]}",
-                 "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[s].items())}}
-                for s, w in zip(sizes, winners)]
+    kept = [{"size": s, "best": f"{w[0]} x{w[1]}",
+             "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[s].items())}}
+            for s, w in zip(sizes, winners)]
     return {"format": FORMAT, "version": VERSION, **(meta or {}), "min_bytes": min_bytes,
-            "rows": rows, "measured": measured}
+            "rows": rows, key: kept}
+
+
+def size_list(spec: str) -> List[int]:
+    """hk-bench's sizes of -m MIN:MAX: MIN, 2 MIN, ... up to MAX."""
+    def parse(t: str) -> int:
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:].upper(), 1)
+        return int(t[:-1] if mult > 1 else t) * mult
+    lo, _, hi = spec.partition(":")
+    a, b = parse(lo), parse(hi or lo)
+    out = []
+    while a <= b:
+        out.append(a)
+        a *= 2
+    return out
+
+
+def predictions(params: "collmodel.MachineParams", sizes: Sequence[int], ranks: int,
+                ranks_per_node: int, threads: int) -> Dict[int, Dict[Choice, float]]:
+    """size -> {(algorithm, threads): predicted us}, the choices the measured mode times
+    (one-rank runs: mpi only, as measurements() keeps only rows that ran as asked)."""
+    out: Dict[int, Dict[Choice, float]] = {}
+    for size in sizes:
+        row = {}
+        for alg, t in collmodel.choices(params, threads):
+            if alg != "mpi" and (ranks == 1 or (t == 1 and alg != "hierarchical")):
+                continue  # the library falls back: the measured table has no such row
+            sec = collmodel.predict(params, "allreduce", alg, t, size, ranks, ranks_per_node)
+            if math.isfinite(sec):
+                row[(alg, t)] = sec * 1e6
+        out[size] = row
+    return out
+
+
+def compare(predicted: Dict[int, Dict[Choice, float]], measured: Dict[int, Dict[Choice, float]]
+            ) -> dict:
+    """Predicted vs measured: the ratio of every case both have, and per size whether the
+    model's pick is the measured best (a pick within 5 % of the best counts: noise)."""
+    ratios, picks, rows = [], 0, []
+    sizes = sorted(set(predicted) & set(measured))
+    for size in sizes:
+        common = set(predicted[size]) & set(measured[size])
+        if not common:
+            continue
+        p = {c: predicted[size][c] for c in common}
+        m = {c: measured[size][c] for c in common}
+        pick, top = best(p), best(m)
+        ok = m[pick] <= 1.05 * m[top]
+        picks += ok
+        for c in sorted(common):
+            ratios.append(p[c] / m[c])
+        rows.append({"size": size, "predicted_best": f"{pick[0]} x{pick[1]}",
+                     "measured_best": f"{top[0]} x{top[1]}", "pick_ok": ok,
+                     "ratio": {f"{a} x{t}": round(p[(a, t)] / m[(a, t)], 3)
+                               for a, t in sorted(common)}})
+    if not rows:
+        raise HKError("no size both predicted and measured to compare")
+    return {"cases": len(ratios), "sizes": len(rows), "pick_equals_best": picks / len(rows),
+            "ratio_min": min(ratios), "ratio_median": statistics.median(ratios),
+            "ratio_max": max(ratios), "per_size": rows}
 
 
 def write_table(table: dict, path: Path) -> None:
@@ -171,8 +257,8 @@ def load(paths: Sequence[Path]) -> List[dict]:
     return records
 
 
-def measure(ns: argparse.Namespace, records_path: Path) -> None:
-    """Run hk-bench allreduce once, writing its records to records_path."""
+def measure(ns: argparse.Namespace, records_path: Path, experiment: str = "allreduce") -> None:
+    """Run hk-bench allreduce (or collparams) once, writing its records to records_path."""
 
     mpi = ns.mpi or default_mpi()
     cores = local_cores()
@@ -183,7 +269,9 @@ def measure(ns: argparse.Namespace, records_path: Path) -> None:
     binary = find_binary("hk-bench", mpi)
     args = ["allreduce", "-m", ns.sizes, "--threads", ",".join(map(str, range(1, threads + 1))),
             "--min-bytes", "0", "--output", str(records_path)]
-    if ns.iters:
+    if experiment == "collparams":
+        args = ["collparams", "--output", str(records_path)]
+    if ns.iters and experiment == "allreduce":
         args += ["-i", str(ns.iters)]
     spec = LaunchSpec(binary=str(binary), args=args, np=ns.np, threads=threads, mpi=mpi,
                       oversubscribe=ns.np * threads > cores, cores_per_host=cores)
@@ -197,10 +285,73 @@ def measure(ns: argparse.Namespace, records_path: Path) -> None:
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
-        raise HKError(f"hk-bench allreduce failed (exit {proc.returncode}): {tail[0]}")
+        raise HKError(f"hk-bench {experiment} failed (exit {proc.returncode}): {tail[0]}")
+
+
+def shape(ns: argparse.Namespace, records: Sequence[dict]) -> Tuple[int, int, int]:
+    """(ranks, ranks per node, threads) of the table: the measured allreduce records'
+    provenance when there are some, else the command line (HK_NODE_SIZE: ranks per node)."""
+    if records:
+        prov = records[0].get("provenance", {})
+        ranks = int(prov.get("ranks", ns.np))
+        nodes = max(1, int(prov.get("nodes", 1)))
+        return ranks, max(1, ranks // nodes), int(prov.get("threads_per_rank", 1))
+    threads = ns.threads or max(1, local_cores() // ns.np)
+    node = os.environ.get("HK_NODE_SIZE", "").strip()
+    per_node = int(node) if node.isdigit() and int(node) > 0 else ns.np
+    return ns.np, per_node, threads
+
+
+def run_predict(ns: argparse.Namespace) -> int:
+    if ns.params:
+        prec = load(ns.params)
+        source = [str(p) for p in ns.params]
+    else:
+        ppath = ns.output.with_suffix(".collparams.jsonl")
+        measure(ns, ppath, "collparams")
+        prec = load([ppath])
+        source = [str(ppath)]
+    params = collmodel.fit(prec)
+    measured_records: List[dict] = []
+    if ns.check:
+        if ns.from_records:
+            measured_records = load(ns.from_records)
+        else:
+            mpath = ns.output.with_suffix(".records.jsonl")
+            measure(ns, mpath)
+            measured_records = load([mpath])
+    ranks, per_node, threads = shape(ns, measured_records)
+    if measured_records:
+        params = collmodel.fit_overhead(params, measured_records, ranks, per_node)
+    sizes = (sorted(measurements(measured_records)) if measured_records else size_list(ns.sizes))
+    predicted = predictions(params, sizes, ranks, per_node, threads)
+    meta = {"source": source, "machine": platform.node(), "ranks": ranks,
+            "ranks_per_node": per_node, "threads": threads, "model": params.to_json()}
+    table = table_of(predicted, meta, "predicted")
+    if measured_records:
+        table["check"] = compare(predicted, measurements(measured_records))
+    write_table(table, ns.output)
+    print(describe(table))
+    if measured_records:
+        chk = table["check"]
+        print(f"# predicted vs measured: {chk['cases']} cases over {chk['sizes']} sizes, ratio "
+              f"{chk['ratio_min']:.2f} .. {chk['ratio_max']:.2f} (median "
+              f"{chk['ratio_median']:.2f}); the model's pick is the measured best (within 5 %) "
+              f"at {100 * chk['pick_equals_best']:.0f} % of the sizes")
+        for row in chk["per_size"]:
+            print(f"  {row['size']:>10} B  predicted {row['predicted_best']:<20} measured "
+                  f"{row['measured_best']:<20} {'ok' if row['pick_ok'] else 'MISS'}")
+    print(f"# written to {ns.output}; use it with: export HK_COLL_TUNING={ns.output.resolve()}")
+    sys.stdout.flush()
+    return 0
 
 
 def run_allreduce(ns: argparse.Namespace) -> int:
+    if ns.params or ns.check:
+        if not ns.predict:
+            raise UsageError("--params and --check go with --predict")
+    if ns.predict:
+        return run_predict(ns)
     if ns.from_records:
         records = load(ns.from_records)
         meta = {"source": [str(p) for p in ns.from_records]}
