@@ -1,0 +1,131 @@
+"""The collectives' cost model (advice/collmodel.py): formulas against hand-computed values,
+fit() recovering known parameters from synthetic bench.collparams records, best()."""
+
+import math
+
+import pytest
+
+from hybridkit.advice import collmodel as cm
+
+PARAMS = cm.MachineParams(alpha_intra=1e-6, beta_intra=1e9, alpha_inter=5e-6, beta_inter=1e8,
+                          copy_rate=(2e9, 3e9), reduce_rate=(1e9, 1.5e9), cores_per_node=2,
+                          overhead=2e-6, thread_overhead=1e-6)
+
+
+def test_mpi_allreduce_small_is_recursive_doubling():
+    # P = 4 on one node: lg = 2; n = 1024: 2 (1e-6 + 1024/1e9 + 1024/1e9)
+    t = cm.predict(PARAMS, "allreduce", "mpi", 1, 1024, 4, 4)
+    assert t == pytest.approx(2 * (1e-6 + 1024e-9 + 1024e-9))
+
+
+def test_mpi_allreduce_large_is_rabenseifner_on_the_inter_link():
+    # P = 4, 2 per node: inter link; n = 1 MiB: 2*2*5e-6 + 2*(3/4) n/1e8 + (3/4) n/1e9
+    n = 1 << 20
+    t = cm.predict(PARAMS, "allreduce", "mpi", 1, n, 4, 2)
+    assert t == pytest.approx(4 * 5e-6 + 1.5 * n / 1e8 + 0.75 * n / 1e9)
+
+
+def test_chunked_two_threads_allreduce():
+    # P = 2 one node, T = 2, n = 256 KiB: chunk 128 KiB > SMALL -> Rabenseifner with r(2)
+    n = 256 * 1024
+    t = cm.predict(PARAMS, "allreduce", "chunked", 2, n, 2, 2)
+    assert t == pytest.approx(3e-6 + 2 * 1e-6 + 2 * 0.5 * n / 1e9 + 0.5 * n / 1.5e9)
+    assert cm.predict(PARAMS, "allreduce", "chunked-shifted", 2, n, 2, 2) == pytest.approx(t)
+
+
+def test_hierarchical_bcast_and_fallbacks():
+    n = 4096
+    # P = 4, L = 2, N = 2: leaders' binomial bcast over 2 nodes + 2 copies at c(1)
+    t = cm.predict(PARAMS, "bcast", "hierarchical", 1, n, 4, 2)
+    assert t == pytest.approx(2e-6 + (5e-6 + n / 1e8) + 2 * n / 2e9)
+    assert cm.predict(PARAMS, "bcast", "hierarchical", 1, n, 4, 1) == math.inf
+    assert cm.predict(PARAMS, "alltoall", "hierarchical", 1, n, 4, 2) == math.inf
+    assert math.isfinite(cm.predict(PARAMS, "alltoall", "hierarchical", 1, n, 2, 2))
+
+
+def test_one_rank_is_a_copy_and_hybrid_falls_back():
+    assert cm.predict(PARAMS, "allreduce", "mpi", 1, 2000, 1, 1) == pytest.approx(2000 / 2e9)
+    assert cm.predict(PARAMS, "bcast", "mpi", 1, 2000, 1, 1) == 0.0
+    assert cm.predict(PARAMS, "reduce", "chunked", 2, 2000, 1, 1) == math.inf
+    assert cm.best(PARAMS, "allreduce", 1 << 20, 1, 1, 2)[:2] == ("mpi", 1)
+
+
+def test_every_case_is_positive_or_inf():
+    for coll in cm.COLLECTIVES:
+        for alg in cm.ALGORITHMS:
+            for p, l in ((2, 1), (2, 2), (3, 3), (4, 2)):
+                t = cm.predict(PARAMS, coll, alg, 2, 1 << 16, p, l)
+                assert t > 0
+
+
+def test_best_picks_the_minimum():
+    for coll in cm.COLLECTIVES:
+        for size in (8, 1 << 14, 1 << 24):
+            alg, thr, sec = cm.best(PARAMS, coll, size, 4, 2, 2)
+            every = [cm.predict(PARAMS, coll, a, t, size, 4, 2)
+                     for a in cm.ALGORITHMS for t in (1, 2)]
+            assert sec == pytest.approx(min(every))
+            assert cm.predict(PARAMS, coll, alg, thr, size, 4, 2) == sec
+
+
+def test_json_round_trip():
+    d = PARAMS.to_json()
+    assert d["copy_rate"] == [2e9, 3e9]
+    assert cm.MachineParams.from_json(d) == PARAMS
+
+
+def synthetic(params, repeats=3):
+    """bench.collparams records a machine with `params` would write (times in us; noise
+    on the repeats, the median is exact)"""
+    recs = []
+
+    def rec(q, link, t, size, sec, k):
+        noise = (1.0, 1.3, 0.9)[k % 3]
+        recs.append({"kind": "bench.collparams",
+                     "params": {"quantity": q, "link": link, "threads": t, "size": size},
+                     "results": {"time": {"min": sec * 1e6 * noise, "avg": sec * 1e6 * noise,
+                                          "max": sec * 1e6 * noise}}})
+    for k in range(repeats):
+        for size in [0] + [1 << i for i in range(0, 23, 2)]:
+            rec("p2p", "intra", 1, size, params.alpha_intra + size / params.beta_intra, k)
+            rec("p2p", "inter", 1, size, params.alpha_inter + size / params.beta_inter, k)
+        for t in (1, 2):
+            for size in (1 << 16, 1 << 20, 1 << 24):
+                rec("copy", "none", t, size, size / params.copy_rate[t - 1], k)
+                rec("reduce", "none", t, size, size / params.reduce_rate[t - 1], k)
+    return recs
+
+
+def test_fit_recovers_known_parameters():
+    got = cm.fit(synthetic(PARAMS))
+    for name in ("alpha_intra", "beta_intra", "alpha_inter", "beta_inter"):
+        assert getattr(got, name) == pytest.approx(getattr(PARAMS, name), rel=1e-6), name
+    assert got.copy_rate == pytest.approx(PARAMS.copy_rate)
+    assert got.reduce_rate == pytest.approx(PARAMS.reduce_rate)
+
+
+def test_fit_without_inter_uses_intra():
+    recs = [r for r in synthetic(PARAMS) if r["params"]["link"] != "inter"]
+    got = cm.fit(recs)
+    assert (got.alpha_inter, got.beta_inter) == (got.alpha_intra, got.beta_intra)
+
+
+def test_fit_overhead_from_coll_records():
+    recs = synthetic(PARAMS)
+    for t in (1, 2):
+        for size in (8, 64, 512):
+            sec = cm.predict(PARAMS, "allreduce", "chunked", t, size, 2, 2)
+            recs.append({"kind": "bench.coll",
+                         "params": {"collective": "allreduce", "algorithm": "chunked",
+                                    "ran": "chunked", "threads": t, "threads_used": t,
+                                    "size": size, "ranks": 2, "ranks_per_node": 2},
+                         "results": {"time": {"min": sec * 1e6, "avg": sec * 1e6,
+                                              "max": sec * 1e6}}})
+    got = cm.fit(recs)
+    assert got.overhead == pytest.approx(PARAMS.overhead, rel=1e-3)
+    assert got.thread_overhead == pytest.approx(PARAMS.thread_overhead, rel=1e-3)
+
+
+def test_fit_needs_records():
+    with pytest.raises(ValueError):
+        cm.fit([])
