@@ -128,6 +128,17 @@ def build_table(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
         raise HKError("no bench.allreduce records of type double to build the table from")
     sizes = sorted(table)
     winners = [best(table[s]) for s in sizes]
+    entry = merge_rows(sizes, winners)
+    measured = [{"size": s, "best": f"{w[0]} x{w[1]}",
+                 "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[s].items())}}
+                for s, w in zip(sizes, winners)]
+    return {"format": FORMAT, "version": VERSION, **(meta or {}), **entry, "measured": measured}
+
+
+def merge_rows(sizes: Sequence[int], winners: Sequence[Choice]) -> dict:
+    """{"min_bytes", "rows"} of one collective: consecutive sizes with the same winner
+    merged, the last row open (max_bytes null); min_bytes the end of the first row + 1
+    when that row is mpi, else 0.  Shared by the measured and the predicted tables."""
     rows: List[dict] = []
     for size, (alg, threads) in zip(sizes, winners):
         if rows and (rows[-1]["algorithm"], rows[-1]["threads"]) == (alg, threads):
@@ -138,11 +149,7 @@ def build_table(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
     first = rows[0]
     min_bytes = (first["max_bytes"] + 1 if first["algorithm"] == "mpi" and first["max_bytes"]
                  else 0)
-    measured = [{"size": s, "best": f"{w[0]} x{w[1]}",
-                 "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[s].items())}}
-                for s, w in zip(sizes, winners)]
-    return {"format": FORMAT, "version": VERSION, **(meta or {}), "min_bytes": min_bytes,
-            "rows": rows, "measured": measured}
+    return {"min_bytes": min_bytes, "rows": rows}
 
 
 def write_table(table: dict, path: Path) -> None:
@@ -219,3 +226,258 @@ def run_allreduce(ns: argparse.Namespace) -> int:
     print(f"# written to {ns.output}; use it with: export HK_COLL_TUNING={ns.output.resolve()}")
     sys.stdout.flush()
     return 0
+
+
+# ---------------------------------------------------------------- version 2: every collective
+
+FORMAT_V2 = "hybridkit-coll-tuning"
+COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall")
+COLL_HELP = "tune one hybrid collective (or all): measured, or predicted by the cost model"
+COLL_DESCRIPTION = """\
+Without --predict: run 'hk-bench coll' for the collective(s) (every algorithm, 1..T threads,
+threshold off), pick the fastest per size and write the version 2 table (HK_COLL_TUNING).
+With --predict: fit the cost model (hybridkit.advice.collmodel) to 'hk-bench collparams'
+(or --params FILE: bench.collparams records or a fitted JSON), predict every algorithm and
+thread count per size for --np ranks, --ranks-per-node per node, and write the table from the
+predictions ("predicted", "model" keep them). --check K also measures K sizes per collective
+with 'hk-bench coll' and prints predicted vs measured and how often the model's pick is the
+measured best ("check" in the table).
+
+examples:
+  hybridkit tune all --predict --np 2 --threads 1
+  hybridkit tune reduce --predict --params collparams.jsonl --np 4 --ranks-per-node 2
+  hybridkit tune all --predict --check 4 --np 2
+  hybridkit tune bcast --np 2 --threads 1"""
+
+
+def table_name(collective: str) -> str:
+    return collective.replace("-", "_")
+
+
+def sizes_of(text: str) -> List[int]:
+    """MIN:MAX (bytes, K/M/G suffixes) -> the doubling sizes"""
+    def one(v: str) -> int:
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(v[-1:].upper(), 1)
+        return int(v[:-1] if mult > 1 else v) * mult
+    lo, _, hi = text.partition(":")
+    lo_b, hi_b = one(lo), one(hi or lo)
+    out, s = [], max(1, lo_b)
+    while s <= hi_b:
+        out.append(s)
+        s *= 2
+    return out
+
+
+def coll_measurements(records: Iterable[dict]) -> Dict[str, Dict[int, Dict[Choice, float]]]:
+    """collective -> size -> {(algorithm, threads): slowest rank's time (us)} from bench.coll
+    records that ran what they were asked (mpi rows always count)"""
+    out: Dict[str, Dict[int, Dict[Choice, float]]] = {}
+    for rec in records:
+        if rec.get("kind") != "bench.coll":
+            continue
+        p, r = rec["params"], rec["results"]
+        alg = p.get("algorithm")
+        if alg not in ALGORITHMS or (alg != "mpi" and p.get("ran", alg) != alg):
+            continue
+        if p.get("type") not in (None, "double", "byte"):
+            continue
+        threads = 1 if alg == "mpi" else int(p.get("threads_used", p.get("threads", 1)))
+        time = float(r["time"]["max"])
+        cell = out.setdefault(p["collective"], {}).setdefault(int(p["size"]), {})
+        key = (alg, threads)
+        cell[key] = min(time, cell.get(key, time))
+    return out
+
+
+def build_table_v2(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
+    """The version 2 table from bench.coll records (every collective found)."""
+    table = coll_measurements(records)
+    if not table:
+        raise HKError("no bench.coll records to build the table from")
+    colls, measured = {}, {}
+    for coll in sorted(table, key=COLLECTIVES.index):
+        sizes = sorted(table[coll])
+        winners = [best(table[coll][s]) for s in sizes]
+        colls[table_name(coll)] = merge_rows(sizes, winners)
+        measured[table_name(coll)] = [
+            {"size": s, "best": f"{w[0]} x{w[1]}",
+             "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[coll][s].items())}}
+            for s, w in zip(sizes, winners)]
+    return {"format": FORMAT_V2, "version": 2, **(meta or {}), "collectives": colls,
+            "measured": measured}
+
+
+def predict_table(params, collectives: Sequence[str], sizes: Sequence[int], ranks: int,
+                  ranks_per_node: int, max_threads: int, meta: Optional[dict] = None) -> dict:
+    """The version 2 table from the model's pick per size."""
+    from hybridkit.advice import collmodel
+    colls, predicted = {}, {}
+    for coll in collectives:
+        picks = [collmodel.best(params, coll, s, ranks, ranks_per_node, max_threads)
+                 for s in sizes]
+        colls[table_name(coll)] = merge_rows(sizes, [(a, t) for a, t, _ in picks])
+        predicted[table_name(coll)] = [{"size": s, "best": f"{a} x{t}", "time_us": round(sec * 1e6, 3)}
+                                       for s, (a, t, sec) in zip(sizes, picks)]
+    return {"format": FORMAT_V2, "version": 2, **(meta or {}), "collectives": colls,
+            "predicted": predicted, "model": params.to_json(),
+            "shape": {"ranks": ranks, "ranks_per_node": ranks_per_node, "threads": max_threads}}
+
+
+def check(params, records: Iterable[dict]) -> dict:
+    """Predicted vs measured for every bench.coll case: per case the ratio predicted /
+    measured (slowest rank); per (collective, size) whether the model's pick (among the
+    measured choices) is the measured best.  {"cases", "picks", "agree"}"""
+    from hybridkit.advice import collmodel
+    recs = list(records)
+    shape: Dict[str, Tuple[int, int]] = {}
+    for rec in recs:
+        if rec.get("kind") == "bench.coll":
+            p = rec["params"]
+            shape[p["collective"]] = (int(p["ranks"]), int(p["ranks_per_node"]))
+    cases, picks = [], []
+    for coll, per_size in coll_measurements(recs).items():
+        ranks, local = shape[coll]
+        for size, choices in sorted(per_size.items()):
+            pred = {c: collmodel.predict(params, coll, c[0], c[1], size, ranks, local)
+                    for c in choices}
+            for c, us in sorted(choices.items()):
+                cases.append({"collective": coll, "size": size, "algorithm": c[0],
+                              "threads": c[1], "measured_us": us,
+                              "predicted_us": pred[c] * 1e6, "ratio": pred[c] * 1e6 / us})
+            mine = min(pred, key=lambda c: (pred[c], c[0] != "mpi", c[1], c[0]))
+            picks.append({"collective": coll, "size": size, "model": f"{mine[0]} x{mine[1]}",
+                          "measured": "%s x%d" % best(choices),
+                          "equal": mine == best(choices)})
+    agree = sum(p["equal"] for p in picks) / len(picks) if picks else float("nan")
+    return {"cases": cases, "picks": picks, "agree": agree}
+
+
+def describe_check(result: dict) -> str:
+    lines = ["# predicted / measured (slowest rank)"]
+    by: Dict[str, List[float]] = {}
+    for c in result["cases"]:
+        by.setdefault(c["collective"], []).append(c["ratio"])
+    for coll, ratios in by.items():
+        lines.append(f"  {coll:>15}: ratio {min(ratios):.2f} .. {max(ratios):.2f} "
+                     f"({len(ratios)} cases)")
+    lines.append(f"# model's pick = measured best in {result['agree']:.0%} of "
+                 f"{len(result['picks'])} (collective, size) cases")
+    return "\n".join(lines)
+
+
+def add_coll_arguments(parser: argparse.ArgumentParser, collective: str) -> None:
+    add_allreduce_arguments(parser)
+    parser.set_defaults(collective=collective)
+    parser.add_argument("--predict", action="store_true",
+                        help="write the table from the cost model instead of measuring "
+                             "every case")
+    parser.add_argument("--params", type=Path, metavar="FILE",
+                        help="with --predict: bench.collparams records (JSONL) or a fitted "
+                             "model (JSON) instead of running hk-bench collparams")
+    parser.add_argument("--ranks-per-node", type=count(MAX_RANKS), default=None, metavar="L",
+                        help="with --predict: ranks per node of the launch the table is for "
+                             "(default: --np, one node)")
+    parser.add_argument("--check", type=count(64), default=0, metavar="K",
+                        help="with --predict: measure K sizes per collective and compare")
+
+
+def coll_arguments(collective: str):
+    return lambda parser: add_coll_arguments(parser, collective)
+
+
+def run_bench(ns: argparse.Namespace, bench_args: List[str], records_path: Path,
+              threads: int) -> None:
+    """Run hk-bench with bench_args (+ --output records_path)."""
+    mpi = ns.mpi or default_mpi()
+    cores = local_cores()
+    if ns.np * threads > cores and not ns.oversubscribe:
+        raise UsageError(f"{ns.np} ranks x {threads} threads need {ns.np * threads} cores, this "
+                         f"machine has {cores} (pass --oversubscribe to run anyway)")
+    binary = find_binary("hk-bench", mpi)
+    args = bench_args + ["--output", str(records_path)]
+    if ns.iters:
+        args += ["-i", str(ns.iters)]
+    spec = LaunchSpec(binary=str(binary), args=args, np=ns.np, threads=threads, mpi=mpi,
+                      oversubscribe=ns.np * threads > cores, cores_per_host=cores)
+    launcher = launcher_for("mpirun", mpi)
+    launcher.check_available()
+    launch = launcher.build(spec)
+    records_path.parent.mkdir(parents=True, exist_ok=True)
+    print(f"# {launch.shell_line()}", flush=True)
+    proc = subprocess.run(launch.argv, env={**os.environ, **launch.env},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
+        raise HKError(f"hk-bench {bench_args[0]} failed (exit {proc.returncode}): {tail[0]}")
+
+
+def load_params(path: Path):
+    """A fitted model (JSON: MachineParams or a table with "model") or records to fit."""
+    from hybridkit.advice import collmodel
+    text = path.read_text()
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        obj = None
+    if isinstance(obj, dict) and ("copy_rate" in obj or "model" in obj):
+        return collmodel.MachineParams.from_json(obj.get("model", obj))
+    return collmodel.fit(load_records(path))
+
+
+def run_collective(ns: argparse.Namespace) -> int:
+    from hybridkit.advice import collmodel
+    colls = list(COLLECTIVES) if ns.collective == "all" else [ns.collective]
+    threads = ns.threads or max(1, local_cores() // ns.np)
+    out = ns.output if ns.output != DEFAULT_OUTPUT else DEFAULT_OUTPUT.with_name(
+        f"{table_name(ns.collective)}{'.predicted' if ns.predict else ''}.json")
+    tlist = ",".join(map(str, range(1, threads + 1)))
+    meta: dict = {"machine": platform.node()}
+    if not ns.predict:
+        if ns.from_records:
+            records = load(ns.from_records)
+        else:
+            path = out.with_suffix(".records.jsonl")
+            path.unlink(missing_ok=True)
+            for coll in colls:
+                run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
+                               "--min-bytes", "0", "-m", ns.sizes], path, threads)
+            records = load([path])
+        table = build_table_v2(records, meta)
+    else:
+        if ns.params:
+            params = load_params(ns.params)
+        else:
+            path = out.with_suffix(".collparams.jsonl")
+            path.unlink(missing_ok=True)
+            run_bench(ns, ["collparams", "--threads", tlist], path, threads)
+            params = collmodel.fit(load([path]))
+        local = ns.ranks_per_node or ns.np
+        table = predict_table(params, colls, sizes_of(ns.sizes), ns.np, local, threads, meta)
+        if ns.check:
+            every = sizes_of(ns.sizes)
+            step = max(1, len(every) // ns.check)
+            some = every[::step][:ns.check]
+            path = out.with_suffix(".check.jsonl")
+            path.unlink(missing_ok=True)
+            for coll in colls:
+                for s in some:
+                    run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
+                                   "--min-bytes", "0", "-m", f"{s}:{s}"], path, threads)
+            result = check(params, load([path]))
+            table["check"] = {"agree": result["agree"], "picks": result["picks"],
+                              "cases": result["cases"]}
+            print(describe_check(result))
+    write_table(table, out)
+    for name, entry in table["collectives"].items():
+        print(f"## {name}")
+        print(describe(entry))
+    print(f"# written to {out}; use it with: export HK_COLL_TUNING={out.resolve()}")
+    sys.stdout.flush()
+    return 0
+
+
+def run_allreduce_or_predict(ns: argparse.Namespace) -> int:
+    """`tune allreduce`: version 1 as before; with --predict the model's version 2 table"""
+    if getattr(ns, "predict", False):
+        return run_collective(ns)
+    return run_allreduce(ns)
