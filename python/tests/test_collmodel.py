@@ -129,3 +129,17 @@ def test_fit_overhead_from_coll_records():
 def test_fit_needs_records():
     with pytest.raises(ValueError):
         cm.fit([])
+
+
+def test_fit_overhead_ignores_one_noisy_run():
+    recs = []
+    for size in (8, 64, 512, 1024, 2048):
+        sec = cm.predict(PARAMS, "bcast", "chunked", 1, size, 2, 2)
+        sec += 1e-3 if size == 64 else 0.0  # the machine was busy once
+        recs.append({"kind": "bench.coll",
+                     "params": {"collective": "bcast", "algorithm": "chunked", "ran": "chunked",
+                                "threads": 1, "threads_used": 1, "size": size, "ranks": 2,
+                                "ranks_per_node": 2},
+                     "results": {"time": {"avg": sec * 1e6, "max": sec * 1e6}}})
+    got = cm.fit_overhead(PARAMS, recs)
+    assert got.overhead == pytest.approx(PARAMS.overhead, rel=1e-3)

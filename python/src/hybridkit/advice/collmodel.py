@@ -269,8 +269,9 @@ def fit(records: Iterable[dict]) -> MachineParams:
 def fit_overhead(params: MachineParams, records: Iterable[dict],
                  max_size: int = 4096) -> MachineParams:
     """The per-call overhead o and per-thread o_t from bench.coll records of the hybrid
-    algorithms that ran as asked at sizes <= max_size: least squares of the residual
-    (measured - model without overhead) = o + o_t (T - 1), clipped at 0."""
+    algorithms that ran as asked at sizes <= max_size: o_t the least-squares slope of the
+    residual (measured - model without overhead) over T - 1, o the median of residual -
+    o_t (T - 1); both clipped at 0."""
     zero = replace(params, overhead=0.0, thread_overhead=0.0)
     pts: List[Tuple[int, float]] = []
     for rec in records:
@@ -292,5 +293,7 @@ def fit_overhead(params: MachineParams, records: Iterable[dict],
     sxx = sum((x - mx) ** 2 for x in xs)
     slope = sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx > 0 else 0.0
     slope = max(0.0, slope)
-    icept = max(0.0, my - slope * mx)
+    # the intercept as the median residual: one noisy run (the machine is shared) must not
+    # set the overhead of every call
+    icept = max(0.0, statistics.median(y - slope * x for x, y in pts))
     return replace(params, overhead=icept, thread_overhead=slope)
