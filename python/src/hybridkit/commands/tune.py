@@ -407,8 +407,9 @@ def run_bench(ns: argparse.Namespace, bench_args: List[str], records_path: Path,
     proc = subprocess.run(launch.argv, env={**os.environ, **launch.env},
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
-        tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
-        raise HKError(f"hk-bench {bench_args[0]} failed (exit {proc.returncode}): {tail[0]}")
+        said = [ln for ln in proc.stderr.strip().splitlines() if ln.strip("- ")]
+        raise HKError(f"hk-bench {bench_args[0]} failed (exit {proc.returncode}): "
+                      f"{(said or ['no message'])[0]}")
 
 
 def load_params(path: Path):
