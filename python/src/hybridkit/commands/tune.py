@@ -316,8 +316,9 @@ def predict_table(params, collectives: Sequence[str], sizes: Sequence[int], rank
         picks = [collmodel.best(params, coll, s, ranks, ranks_per_node, max_threads)
                  for s in sizes]
         colls[table_name(coll)] = merge_rows(sizes, [(a, t) for a, t, _ in picks])
-        predicted[table_name(coll)] = [{"size": s, "best": f"{a} x{t}", "time_us": round(sec * 1e6, 3)}
-                                       for s, (a, t, sec) in zip(sizes, picks)]
+        predicted[table_name(coll)] = [
+            {"size": s, "best": f"{a} x{t}", "time_us": round(sec * 1e6, 3)}
+            for s, (a, t, sec) in zip(sizes, picks)]
     return {"format": FORMAT_V2, "version": 2, **(meta or {}), "collectives": colls,
             "predicted": predicted, "model": params.to_json(),
             "shape": {"ranks": ranks, "ranks_per_node": ranks_per_node, "threads": max_threads}}
