@@ -258,7 +258,7 @@ def fit(records: Iterable[dict]) -> MachineParams:
     if not copy or not red:
         raise ValueError("bench.collparams records need copy and reduce points")
     prov = cp[0].get("provenance") or {}
-    cores = int(prov.get("cores_per_node") or prov.get("cores") or len(copy))
+    cores = int((prov.get("machine") or {}).get("cores") or len(copy))
     params = MachineParams(alpha_intra=intra[0], beta_intra=intra[1], alpha_inter=inter[0],
                            beta_inter=inter[1], copy_rate=copy, reduce_rate=red,
                            cores_per_node=cores)
