@@ -98,9 +98,9 @@ def synthetic(params, repeats=3):
 
 def test_fit_recovers_known_parameters():
     recs = synthetic(PARAMS)
-    recs[0]["provenance"] = {"machine": {"cores": 2, "pus": 2}}
+    recs[0]["provenance"] = {"machine": {"cores": 4, "pus": 8}}
     got = cm.fit(recs)
-    assert got.cores_per_node == 2
+    assert got.cores_per_node == 4
     for name in ("alpha_intra", "beta_intra", "alpha_inter", "beta_inter"):
         assert getattr(got, name) == pytest.approx(getattr(PARAMS, name), rel=1e-6), name
     assert got.copy_rate == pytest.approx(PARAMS.copy_rate)
