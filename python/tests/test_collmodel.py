@@ -1,147 +1,148 @@
-"""The cost model of the hybrid allreduce (hybridkit.advice.collmodel) and `hybridkit tune
-allreduce --predict` (issue 39 item 2): the formulas against hand-computed values, the fit
-recovering known parameters from synthetic bench.collparams records, the table --predict
-writes (from hk-bench collparams records measured once on the 2-core VM, fixtures/coll), and
-the predicted/measured comparison of --check."""
+"""The collectives' cost model (advice/collmodel.py): formulas against hand-computed values,
+fit() recovering known parameters from synthetic bench.collparams records, best()."""
 
-from __future__ import annotations
-
-import json
 import math
-from pathlib import Path
 
 import pytest
 
-from hybridkit.advice import collmodel
-from hybridkit.advice.collmodel import MachineParams, fit, fit_line, predict
-from hybridkit.commands import tune
-from hybridkit.errors import HKError
-from hybridkit.records import load_records
+from hybridkit.advice import collmodel as cm
 
-FIX = Path(__file__).resolve().parent / "fixtures" / "coll"
-P = MachineParams(alpha_intra=1e-6, beta_intra=1e9, alpha_inter=5e-6, beta_inter=2e8,
-                  copy_rate=(1e10, 1.6e10), reduce_rate=(5e9, 8e9), cores_per_node=2,
-                  thread_overhead=2e-6)
-MB = 1 << 20
+PARAMS = cm.MachineParams(alpha_intra=1e-6, beta_intra=1e9, alpha_inter=5e-6, beta_inter=1e8,
+                          copy_rate=(2e9, 3e9), reduce_rate=(1e9, 1.5e9), cores_per_node=2,
+                          overhead=2e-6, thread_overhead=1e-6)
 
 
-def test_formulas_by_hand():
-    # mpi, small (recursive doubling, log2 2 = 1 step): alpha + n/beta + n/reduce
-    assert predict(P, "allreduce", "mpi", 1, 1024, 2, 2) == pytest.approx(2.2288e-6)
-    # mpi, large (Rabenseifner): 2 alpha + 2 (1/2) n / beta + (1/2) n / reduce
-    assert predict(P, "allreduce", "mpi", 1, MB, 2, 2) == pytest.approx(1.1554336e-3)
-    # chunked x2: overhead + mpi latency of n/2 + 2 x the chunk's transfer / 1.6 + ... / 1.6
-    assert predict(P, "allreduce", "chunked", 2, MB, 2, 2) == pytest.approx(7.24896e-4)
-    assert predict(P, "allreduce", "chunked-shifted", 2, MB, 2, 2) == pytest.approx(7.24896e-4)
-    # chunked x1 is MPI (the library falls back)
-    assert predict(P, "allreduce", "chunked", 1, MB, 2, 2) == predict(P, "allreduce", "mpi", 1,
-                                                                    MB, 2, 2)
-    # hierarchical x2, one node of 2: 2 n / copy(2) + (1/2) n / reduce(2) + 2 alpha + overhead
-    assert predict(P, "allreduce", "hierarchical", 2, MB, 2, 2) == pytest.approx(2.00608e-4)
-    # one rank: MPI's copy, whatever the algorithm; one rank a node: hierarchical falls back
-    assert predict(P, "allreduce", "chunked", 2, MB, 1, 1) == pytest.approx(MB / 1e10)
-    assert predict(P, "allreduce", "hierarchical", 2, MB, 2, 1) == math.inf
-    # two nodes of 2: the leaders' chunked allreduce over the inter link (no copy scaling)
-    two = predict(P, "allreduce", "hierarchical", 2, MB, 4, 2)
-    # overhead + 2 alpha_inter (Rabenseifner, log2 2 = 1) + T x 2 (1/2) m / beta_inter (no
-    # scaling between nodes) + T x (1/2) m / reduce(1) / 1.6, m = n / 2
-    inter = (2e-6 + 2 * 5e-6 + 2 * (2 * 0.5 * (MB / 2) / 2e8) + 2 * (0.5 * (MB / 2) / 5e9) / 1.6)
-    assert two == pytest.approx(2.00608e-4 + inter)
+def test_mpi_allreduce_small_is_recursive_doubling():
+    # P = 4 on one node: lg = 2; n = 1024: 2 (1e-6 + 1024/1e9 + 1024/1e9)
+    t = cm.predict(PARAMS, "allreduce", "mpi", 1, 1024, 4, 4)
+    assert t == pytest.approx(2 * (1e-6 + 1024e-9 + 1024e-9))
 
 
-def test_best_prefers_mpi_on_ties_and_hybrid_when_faster():
-    assert collmodel.best(P, "allreduce", 8, 2, 2, 2)[:2] == ("mpi", 1)
-    alg, t, _ = collmodel.best(P, "allreduce", 16 * MB, 2, 2, 2)
-    assert (alg, t) == ("hierarchical", 2)
+def test_mpi_allreduce_large_is_rabenseifner_on_the_inter_link():
+    # P = 4, 2 per node: inter link; n = 1 MiB: 2*2*5e-6 + 2*(3/4) n/1e8 + (3/4) n/1e9
+    n = 1 << 20
+    t = cm.predict(PARAMS, "allreduce", "mpi", 1, n, 4, 2)
+    assert t == pytest.approx(4 * 5e-6 + 1.5 * n / 1e8 + 0.75 * n / 1e9)
 
 
-def test_bad_input():
-    with pytest.raises(HKError, match="covers allreduce"):
-        predict(P, "scan", "mpi", 1, 8, 2, 2)
-    with pytest.raises(HKError, match="unknown algorithm"):
-        predict(P, "allreduce", "ring", 1, 8, 2, 2)
-    with pytest.raises(HKError, match="positive"):
-        predict(P, "allreduce", "mpi", 0, 8, 2, 2)
+def test_chunked_two_threads_allreduce():
+    # P = 2 one node, T = 2, n = 256 KiB: chunk 128 KiB > SMALL -> Rabenseifner with r(2)
+    n = 256 * 1024
+    t = cm.predict(PARAMS, "allreduce", "chunked", 2, n, 2, 2)
+    assert t == pytest.approx(3e-6 + 2 * 1e-6 + 2 * 0.5 * n / 1e9 + 0.5 * n / 1.5e9)
+    assert cm.predict(PARAMS, "allreduce", "chunked-shifted", 2, n, 2, 2) == pytest.approx(t)
 
 
-def synthetic(alpha=2e-6, beta=4e9, copy=(8e9, 12e9), red=(3e9, 5e9)):
-    """bench.collparams records of a machine with exactly these parameters"""
+def test_hierarchical_bcast_and_fallbacks():
+    n = 4096
+    # P = 4, L = 2, N = 2: leaders' binomial bcast over 2 nodes + 2 copies at c(1)
+    t = cm.predict(PARAMS, "bcast", "hierarchical", 1, n, 4, 2)
+    assert t == pytest.approx(2e-6 + (5e-6 + n / 1e8) + 2 * n / 2e9)
+    assert cm.predict(PARAMS, "bcast", "hierarchical", 1, n, 4, 1) == math.inf
+    assert cm.predict(PARAMS, "alltoall", "hierarchical", 1, n, 4, 2) == math.inf
+    assert math.isfinite(cm.predict(PARAMS, "alltoall", "hierarchical", 1, n, 2, 2))
+
+
+def test_one_rank_is_a_copy_and_hybrid_falls_back():
+    assert cm.predict(PARAMS, "allreduce", "mpi", 1, 2000, 1, 1) == pytest.approx(2000 / 2e9)
+    assert cm.predict(PARAMS, "bcast", "mpi", 1, 2000, 1, 1) == 0.0
+    assert cm.predict(PARAMS, "reduce", "chunked", 2, 2000, 1, 1) == math.inf
+    assert cm.best(PARAMS, "allreduce", 1 << 20, 1, 1, 2)[:2] == ("mpi", 1)
+
+
+def test_every_case_is_positive_or_inf():
+    for coll in cm.COLLECTIVES:
+        for alg in cm.ALGORITHMS:
+            for p, l in ((2, 1), (2, 2), (3, 3), (4, 2)):
+                t = cm.predict(PARAMS, coll, alg, 2, 1 << 16, p, l)
+                assert t > 0
+
+
+def test_best_picks_the_minimum():
+    for coll in cm.COLLECTIVES:
+        for size in (8, 1 << 14, 1 << 24):
+            alg, thr, sec = cm.best(PARAMS, coll, size, 4, 2, 2)
+            every = [cm.predict(PARAMS, coll, a, t, size, 4, 2)
+                     for a in cm.ALGORITHMS for t in (1, 2)]
+            assert sec == pytest.approx(min(every))
+            assert cm.predict(PARAMS, coll, alg, thr, size, 4, 2) == sec
+
+
+def test_json_round_trip():
+    d = PARAMS.to_json()
+    assert d["copy_rate"] == [2e9, 3e9]
+    assert cm.MachineParams.from_json(d) == PARAMS
+
+
+def synthetic(params, repeats=3):
+    """bench.collparams records a machine with `params` would write (times in us; noise
+    on the repeats, the median is exact)"""
     recs = []
 
-    def rec(q, link, t, size, sec):
+    def rec(q, link, t, size, sec, k):
+        noise = (1.0, 1.3, 0.9)[k % 3]
         recs.append({"kind": "bench.collparams",
                      "params": {"quantity": q, "link": link, "threads": t, "size": size},
-                     "results": {"time": {"min": sec * 1e6, "avg": sec * 1e6, "max": sec * 1e6}},
-                     "provenance": {"ranks": 2, "nodes": 1, "threads_per_rank": 2}})
-    for s in (0, 1, 64, 4096, 65536, MB, 4 * MB):
-        rec("p2p", "intra", 1, s, alpha + s / beta)
-    for t in (1, 2):
-        for s in (64 << 10, MB, 4 * MB):
-            rec("copy", "none", t, s, s / copy[t - 1])
-            rec("reduce", "none", t, s, s / red[t - 1])
+                     "results": {"time": {"min": sec * 1e6 * noise, "avg": sec * 1e6 * noise,
+                                          "max": sec * 1e6 * noise}}})
+    for k in range(repeats):
+        for size in [0] + [1 << i for i in range(0, 23, 2)]:
+            rec("p2p", "intra", 1, size, params.alpha_intra + size / params.beta_intra, k)
+            rec("p2p", "inter", 1, size, params.alpha_inter + size / params.beta_inter, k)
+        for t in (1, 2):
+            for size in (1 << 16, 1 << 20, 1 << 24):
+                rec("copy", "none", t, size, size / params.copy_rate[t - 1], k)
+                rec("reduce", "none", t, size, size / params.reduce_rate[t - 1], k)
     return recs
 
 
-def test_fit_recovers_the_parameters():
-    m = fit(synthetic())
-    assert m.alpha_intra == pytest.approx(2e-6, rel=1e-6)
-    assert m.beta_intra == pytest.approx(4e9, rel=1e-6)
-    assert (m.alpha_inter, m.beta_inter) == (m.alpha_intra, m.beta_intra)  # not measured
-    assert m.copy_rate == pytest.approx((8e9, 12e9))
-    assert m.reduce_rate == pytest.approx((3e9, 5e9))
-    assert MachineParams.from_json(json.loads(json.dumps(m.to_json()))) == m
+def test_fit_recovers_known_parameters():
+    recs = synthetic(PARAMS)
+    recs[0]["provenance"] = {"machine": {"cores": 4, "pus": 8}}
+    got = cm.fit(recs)
+    assert got.cores_per_node == 4
+    for name in ("alpha_intra", "beta_intra", "alpha_inter", "beta_inter"):
+        assert getattr(got, name) == pytest.approx(getattr(PARAMS, name), rel=1e-6), name
+    assert got.copy_rate == pytest.approx(PARAMS.copy_rate)
+    assert got.reduce_rate == pytest.approx(PARAMS.reduce_rate)
 
 
-def test_fit_refuses_what_it_cannot_fit():
-    with pytest.raises(HKError, match="no bench.collparams"):
-        fit([])
-    # one rank: no ping-pong; alpha 0 and beta the copy rate (only P = 1 is predictable)
-    one = fit([r for r in synthetic() if r["params"]["quantity"] != "p2p"])
-    assert one.alpha_intra == 0.0 and one.beta_intra == one.copy_rate[0]
-    assert predict(one, "allreduce", "chunked", 2, MB, 1, 1) == MB / one.copy_rate[0]
-    with pytest.raises(HKError, match="two"):
-        fit_line([(8, 1e-6)])
+def test_fit_without_inter_uses_intra():
+    recs = [r for r in synthetic(PARAMS) if r["params"]["link"] != "inter"]
+    got = cm.fit(recs)
+    assert (got.alpha_inter, got.beta_inter) == (got.alpha_intra, got.beta_intra)
 
 
-def test_predict_table():
-    m = fit(synthetic())
-    sizes = tune.size_list("8:16M")
-    assert sizes == [8 << i for i in range(22)]
-    table = tune.table_of(tune.predictions(m, sizes, 2, 2, 2), {"model": m.to_json()},
-                          "predicted")
-    assert table["format"] == "hybridkit-allreduce-tuning" and table["version"] == 1
-    assert [p["size"] for p in table["predicted"]] == sizes
-    rows = table["rows"]
-    assert rows[0]["algorithm"] == "mpi" and rows[-1]["max_bytes"] is None
-    assert rows[-1]["algorithm"] != "mpi"  # large messages: a hybrid algorithm
-    assert table["min_bytes"] == rows[0]["max_bytes"] + 1
-    # one rank: only MPI rows (the hybrid algorithms fall back), so one mpi row
-    one = tune.table_of(tune.predictions(m, sizes, 1, 1, 2), {}, "predicted")
-    assert [(r["algorithm"], r["max_bytes"]) for r in one["rows"]] == [("mpi", None)]
+def test_fit_overhead_from_coll_records():
+    recs = synthetic(PARAMS)
+    for t in (1, 2):
+        for size in (8, 64, 512):
+            sec = cm.predict(PARAMS, "allreduce", "chunked", t, size, 2, 2)
+            recs.append({"kind": "bench.coll",
+                         "params": {"collective": "allreduce", "algorithm": "chunked",
+                                    "ran": "chunked", "threads": t, "threads_used": t,
+                                    "size": size, "ranks": 2, "ranks_per_node": 2},
+                         "results": {"time": {"min": sec * 1e6, "avg": sec * 1e6,
+                                              "max": sec * 1e6}}})
+    got = cm.fit(recs)
+    assert got.overhead == pytest.approx(PARAMS.overhead, rel=1e-3)
+    assert got.thread_overhead == pytest.approx(PARAMS.thread_overhead, rel=1e-3)
 
 
-def test_predict_command(tmp_path):
-    """tune allreduce --predict --params: the table file from fixed collparams records"""
-    out = tmp_path / "t.json"
-    ns = tune_ns(out, params=[FIX / "collparams-1x2.jsonl"], np=1, threads=2, sizes="1K:4M")
-    assert tune.run_allreduce(ns) == 0
-    table = json.loads(out.read_text())
-    assert table["ranks"] == 1 and table["threads"] == 2 and "model" in table
-    assert len(table["predicted"]) == 13
+def test_fit_needs_records():
+    with pytest.raises(ValueError):
+        cm.fit([])
 
 
-def tune_ns(out, **kw):
-    import argparse
-    base = dict(np=2, threads=None, mpi=None, sizes="8:16M", iters=None, oversubscribe=False,
-                from_records=None, output=out, predict=True, params=None, check=False)
-    base.update(kw)
-    return argparse.Namespace(**base)
-
-
-def test_compare_counts_picks_and_ratios():
-    pred = {8: {("mpi", 1): 1.0, ("chunked", 2): 2.0}, 1024: {("mpi", 1): 3.0, ("chunked", 2): 1.0}}
-    meas = {8: {("mpi", 1): 2.0, ("chunked", 2): 4.0}, 1024: {("mpi", 1): 1.0, ("chunked", 2): 2.0}}
-    c = tune.compare(pred, meas)
-    assert c["cases"] == 4 and c["sizes"] == 2
-    assert c["pick_equals_best"] == 0.5  # 8: mpi both; 1024: chunked predicted, mpi measured
-    assert (c["ratio_min"], c["ratio_max"]) == (0.5, 3.0)
+def test_fit_overhead_ignores_one_noisy_run():
+    recs = []
+    for size in (8, 64, 512, 1024, 2048):
+        sec = cm.predict(PARAMS, "bcast", "chunked", 1, size, 2, 2)
+        sec += 1e-3 if size == 64 else 0.0  # the machine was busy once
+        recs.append({"kind": "bench.coll",
+                     "params": {"collective": "bcast", "algorithm": "chunked", "ran": "chunked",
+                                "threads": 1, "threads_used": 1, "size": size, "ranks": 2,
+                                "ranks_per_node": 2},
+                     "results": {"time": {"avg": sec * 1e6, "max": sec * 1e6}}})
+    got = cm.fit_overhead(PARAMS, recs)
+    assert got.overhead == pytest.approx(PARAMS.overhead, rel=1e-3)

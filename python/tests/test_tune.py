@@ -124,3 +124,88 @@ def test_cli_refuses_oversubscription(cli, monkeypatch):
 def test_help(cli):
     res = cli(["tune", "allreduce", "--help"])
     assert res.code == 0 and "HK_COLL_TUNING" in res.out
+
+
+# ---------------------------------------------------------------- version 2 and --predict
+
+from hybridkit.advice import collmodel  # noqa: E402
+from hybridkit.commands import tune as tunemod  # noqa: E402
+
+PARAMS = collmodel.MachineParams(alpha_intra=1e-6, beta_intra=5e9, alpha_inter=1e-6,
+                                 beta_inter=5e9, copy_rate=(4e9, 6e9),
+                                 reduce_rate=(2e9, 3.5e9), cores_per_node=2)
+
+
+def coll(collective, size, alg, threads, time, ran=None):
+    """a bench.coll record (the fields tune reads)"""
+    return {"kind": "bench.coll",
+            "params": {"collective": collective, "type": "double", "algorithm": alg,
+                       "threads": threads, "ran": ran or alg, "threads_used": threads,
+                       "fallback": "none", "size": size, "ranks": 2, "ranks_per_node": 2},
+            "results": {"time": {"min": time, "avg": time, "max": time}}}
+
+
+def test_v2_table_from_bench_coll_records():
+    recs = [coll("reduce", 1024, "mpi", 1, 2.0), coll("reduce", 1024, "chunked", 2, 4.0),
+            coll("reduce", 1 << 20, "mpi", 1, 900.0), coll("reduce", 1 << 20, "chunked", 2, 500.0),
+            coll("reduce", 1 << 20, "hierarchical", 2, 100.0, ran="mpi"),  # fell back
+            coll("reduce-scatter", 1024, "chunked", 1, 1.0),
+            coll("reduce-scatter", 1024, "mpi", 1, 3.0)]
+    table = tunemod.build_table_v2(recs)
+    assert table["format"] == "hybridkit-coll-tuning" and table["version"] == 2
+    assert table["collectives"]["reduce"] == {"min_bytes": 1025, "rows": [
+        {"max_bytes": 1024, "algorithm": "mpi", "threads": 1},
+        {"max_bytes": None, "algorithm": "chunked", "threads": 2}]}
+    assert table["collectives"]["reduce_scatter"]["rows"] == [
+        {"max_bytes": None, "algorithm": "chunked", "threads": 1}]
+
+
+def test_predicted_table_is_the_models_pick_per_size():
+    sizes = tunemod.sizes_of("1K:16M")
+    assert sizes[0] == 1024 and sizes[-1] == 16 << 20 and len(sizes) == 15
+    table = tunemod.predict_table(PARAMS, tunemod.COLLECTIVES, sizes, 2, 2, 2)
+    assert set(table["collectives"]) == {"allreduce", "reduce", "reduce_scatter", "bcast",
+                                         "allgather", "alltoall"}
+    assert collmodel.MachineParams.from_json(table["model"]) == PARAMS
+    for name, entry in table["collectives"].items():
+        cname = name.replace("_", "-")
+        rows = entry["rows"]
+        assert rows[-1]["max_bytes"] is None
+        for s in sizes:  # the row a size falls in names the model's pick
+            row = next(r for r in rows if r["max_bytes"] is None or s <= r["max_bytes"])
+            alg, thr, _ = collmodel.best(PARAMS, cname, s, 2, 2, 2)
+            assert (row["algorithm"], row["threads"]) == (alg, thr), (name, s)
+
+
+def test_check_ratios_and_agreement():
+    recs = []
+    for size in (1024, 1 << 20):
+        for alg, t in (("mpi", 1), ("chunked", 2)):
+            sec = collmodel.predict(PARAMS, "allreduce", alg, t, size, 2, 2)
+            recs.append(coll("allreduce", size, alg, t, sec * 1e6 * 2))  # measured = 2 x model
+    result = tunemod.check(PARAMS, recs)
+    assert [c["ratio"] for c in result["cases"]] == pytest.approx([0.5] * 4)
+    assert result["agree"] == 1.0
+    # a measured best the model does not pick
+    pick = collmodel.best(PARAMS, "allreduce", 1024, 2, 2, 2)[:2]
+    slow = next(r for r in recs[:2] if (r["params"]["algorithm"], r["params"]["threads"]) == pick)
+    slow["results"]["time"]["max"] = 1e9
+    assert tunemod.check(PARAMS, recs)["agree"] == 0.5
+    assert "ratio" in tunemod.describe_check(result)
+
+
+def test_cli_predict_with_params(tmp_path, capsys):
+    from hybridkit.cli import main
+    params = tmp_path / "params.json"
+    params.write_text(json.dumps(PARAMS.to_json()))
+    out = tmp_path / "t.json"
+    assert main(["tune", "all", "--predict", "--params", str(params), "--np", "2",
+                 "--threads", "2", "--sizes", "1K:1M", "--output", str(out)]) == 0
+    table = json.loads(out.read_text())
+    assert table["version"] == 2 and len(table["collectives"]) == 6
+    assert main(["tune", "reduce-scatter", "--predict", "--params", str(out), "--np", "4",
+                 "--ranks-per-node", "2", "--threads", "1", "--sizes", "1K:1M",
+                 "--output", str(out)]) == 0
+    table = json.loads(out.read_text())
+    assert list(table["collectives"]) == ["reduce_scatter"]
+    assert table["shape"] == {"ranks": 4, "ranks_per_node": 2, "threads": 1}

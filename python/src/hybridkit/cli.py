@@ -74,9 +74,13 @@ COMMANDS: Dict[str, Command] = {
                        description=compare.DESCRIPTION),
     "tune": Command(tune.HELP, tune.add_arguments, description=tune.DESCRIPTION,
                     subcommands={
-                        "allreduce": Command(tune.ALLREDUCE_HELP, tune.add_allreduce_arguments,
-                                             tune.run_allreduce,
+                        "allreduce": Command(tune.ALLREDUCE_HELP,
+                                             tune.coll_arguments("allreduce"),
+                                             tune.run_allreduce_or_predict,
                                              description=tune.ALLREDUCE_DESCRIPTION),
+                        **{name: Command(tune.COLL_HELP, tune.coll_arguments(name),
+                                         tune.run_collective, description=tune.COLL_DESCRIPTION)
+                           for name in tune.COLLECTIVES[1:] + ("all",)},
                     }),
     "simulate": Command(simulate.HELP, simulate.add_arguments, simulate.run,
                         description=simulate.DESCRIPTION, extra_args=True),

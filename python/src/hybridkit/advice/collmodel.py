@@ -1,265 +1,299 @@
-"""A cost model of the hybrid allreduce (issue 39, item 2): the time of each algorithm and
-thread count from a few machine parameters that `hk-bench collparams` measures, so that
-`hybridkit tune allreduce --predict` can write the tuning table without timing every case.
+"""A cost model of the hybrid collectives (issue 39): which algorithm and thread count
+is fastest for a message of n bytes on P ranks, L ranks per node (N = P / L nodes).
 
-Parameters (MachineParams, fitted by fit() from bench.collparams records):
-    alpha_intra, beta_intra   latency (s) and bandwidth (B/s) of a ping-pong within a node
-    alpha_inter, beta_inter   the same between nodes (equal to intra when not measured)
-    copy_rate[t-1]            bytes/s one process copies with t threads while every rank of
-                              the node copies too (the node's memory bandwidth shared)
-    reduce_rate[t-1]          bytes/s of a += b (doubles) the same way
-    thread_overhead           s per extra thread and call (fork/join, the per-thread
-                              communicators): not measured by collparams; default 2 us,
-                              fitted from bench.allreduce records when given (fit_overhead)
+Machine parameters (MachineParams, fitted from `hk-bench collparams` records):
+  a, b      latency (s) and bandwidth (bytes/s) of a point-to-point message; the intra-node
+            pair when N == 1, the inter-node pair when N > 1 (assumption: a flat MPI
+            algorithm over several nodes goes at the speed of its slowest link)
+  c(T)      copy rate (bytes/s per process, every rank of the node copying at once) with T threads
+  r(T)      reduction rate (a[i] += b[i] on doubles, bytes/s per process) with T threads
+  o, o_t    per-call overhead of a hybrid algorithm (decision, barrier) and per extra thread
+            (fork/join, barrier); fitted from bench.coll records when given, else defaults
 
-Message of n bytes, P ranks, L ranks per node, N = ceil(P / L) nodes, T threads per rank.
-The link is intra when N = 1, else inter (the slower path bounds a collective).
-s_c(T) = copy_rate[T-1] / copy_rate[0], s_r(T) = reduce_rate[T-1] / reduce_rate[0].
+n is the message size as bench.coll and the tuning table count it (allreduce, reduce, bcast:
+the buffer; reduce-scatter, allgather, alltoall: P x the per-rank count).  lg = ceil(log2 P),
+f = (P - 1) / P.
 
-    mpi (MPI_Allreduce, one core per rank; as Open MPI and MPICH choose by size):
-        P = 1:          n / copy_rate[0]                      (sendbuf -> recvbuf)
-        n <  8 KiB:     ceil(log2 P) (alpha + n / beta + n / reduce_rate[0])
-                        (recursive doubling: log2 P steps of the whole vector)
-        n >= 8 KiB:     2 ceil(log2 P) alpha + 2 (P-1)/P n / beta + (P-1)/P n / reduce_rate[0]
-                        (Rabenseifner: reduce-scatter + allgather)
-    chunked, T threads (T allreduces of m = n/T at once on T communicators; T = 1: mpi):
-        (T-1) thread_overhead + the latency terms of mpi(m) + T x its transfer terms over
-        s_c(T) within a node (shared-memory transfers are copies; between nodes 1: one link
-        assumed, no gain from streams) + T x its reduction terms over s_r(T)
-    chunked-shifted: as chunked (the rotation helps only with NUMA domains or several links;
-        one NUMA domain is assumed); ties go to chunked
-    hierarchical (L >= 2, else it falls back: inf):
-        n / copy_rate[T-1]                           the operand into the node window
-        + (L-1)/L n / reduce_rate[T-1]               L x T workers reduce one chunk each
-        + 2 alpha_intra                              the node synchronisations
-        + chunked(n, N leaders, T) when N > 1        the leaders' allreduce
-        + n / copy_rate[T-1]                         the result out of the window
-    P = 1: every hybrid algorithm falls back to MPI (one rank): mpi's time.
-    Records of one rank have no ping-pong: fit() then sets alpha = 0 and beta = copy_rate[0]
-    (only P = 1 is predictable from them, and it does not use alpha or beta).
+mpi -- what MPI itself is assumed to run (assumption: the usual algorithms of Open MPI's
+tuned and MPICH's selection; the switch point SMALL = 64 KiB is not measured):
+  allreduce   n <= SMALL: recursive doubling  lg (a + n/b + n/r1)
+              else Rabenseifner               2 lg a + 2 f n/b + f n/r1
+  reduce      n <= SMALL: binomial tree       lg (a + n/b + n/r1)
+              else reduce-scatter + gather    2 lg a + 2 f n/b + f n/r1
+  reduce-scatter  recursive halving           lg a + f n (1/b + 1/r1)
+  bcast       n <= SMALL: binomial tree       lg (a + n/b)
+              else scatter + allgather        (lg + P - 1) a + 2 f n/b
+  allgather   recursive doubling / ring       lg a + f n/b
+  alltoall    pairwise exchange               (P - 1)(a + n/(P b)) + n/(P c1)
+  (r1 = r(1), c1 = c(1): MPI reduces and copies on one thread.)
 
-Assumptions named: one NUMA domain; MPI's algorithm switch at 8 KiB; rates measured with
-every rank of the node busy (the hybrid algorithms keep all of a node's cores busy).
+chunked with T threads: T chunks of n/T bytes, each an MPI call of the same collective on its
+own communicator, all at once.  Assumptions: the chunks' latencies overlap (a counted once),
+the link is shared (the bandwidth term sees all n bytes), the reduction/copy is split over the
+T threads at the measured rate r(T) / c(T) (so saturation of memory bandwidth shows), and MPI
+picks its algorithm by the chunk's size n/T:
+  t = o + o_t (T - 1) + mpi(n, a, b, r(T), c(T); switch on n/T)
+chunked-shifted: the same cost (assumption: starting the threads at different chunks changes
+  the contention, not the volume; the model cannot tell them apart and prefers chunked).
+
+hierarchical with T threads (needs L >= 2; alltoall also N == 1): node phases through a shared
+window at c(T) / r(T), the node leaders run the collective among the N nodes (inter link):
+  allreduce   o + o_t (T-1) + n/c + f_L n/r + mpi_allreduce(N, n) + n/c
+  reduce      the same with mpi_reduce(N, n)
+  reduce-scatter  o + ... + n/c + f_L n/r + mpi_reduce_scatter(N, n) + n/(P c)
+  bcast       o + ... + mpi_bcast(N, n) + n/c (into the window) + n/c (out of it)
+  allgather   o + ... + n/(P c) + mpi_allgather(N, n) + n/c
+  alltoall    o + ... + n/c + n/c  (N == 1 only)
+  (f_L = (L - 1)/L: each rank reduces its 1/L of the buffer over the L inputs.)
+
+P == 1: the library calls MPI (fallback "one rank"); MPI copies the send buffer into the
+receive buffer (n/c1; bcast: nothing), so predict() gives that for mpi and inf for the
+hybrid algorithms (they fall back).  Assumption: out-of-place buffers.
+
+Every algorithm that would fall back returns math.inf.  Times are seconds.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hybridkit.errors import HKError
-
-COLLECTIVES = ("allreduce",)
+COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall")
 ALGORITHMS = ("mpi", "chunked", "chunked-shifted", "hierarchical")
-SMALL = 8192  # bytes: MPI's switch from recursive doubling to Rabenseifner (assumed)
-OUT_OF_CACHE = 1 << 20  # copy/reduce rates from sizes at least this (else the largest)
+SMALL = 64 * 1024          # bytes: MPI's assumed switch from latency- to bandwidth-optimal
+DEFAULT_OVERHEAD = 2e-6    # s per hybrid call (used when no bench.coll records were fitted)
+DEFAULT_THREAD_OVERHEAD = 1e-6  # s per extra thread
 
 
 @dataclass(frozen=True)
 class MachineParams:
-    alpha_intra: float
-    beta_intra: float
-    alpha_inter: float
-    beta_inter: float
-    copy_rate: Tuple[float, ...]
-    reduce_rate: Tuple[float, ...]
-    cores_per_node: int = 1
+    alpha_intra: float   # s, per message latency within a node
+    beta_intra: float    # bytes/s, point-to-point bandwidth within a node
+    alpha_inter: float   # s (equal to intra when no inter data)
+    beta_inter: float    # bytes/s
+    copy_rate: Tuple[float, ...]    # bytes/s per process with 1..T threads (index t-1)
+    reduce_rate: Tuple[float, ...]  # bytes/s per process with 1..T threads
+    cores_per_node: int
     numa_domains: int = 1
-    thread_overhead: float = 2e-6
+    overhead: float = DEFAULT_OVERHEAD            # s per hybrid call
+    thread_overhead: float = DEFAULT_THREAD_OVERHEAD  # s per thread beyond the first
 
     def to_json(self) -> dict:
         d = asdict(self)
-        d["copy_rate"], d["reduce_rate"] = list(self.copy_rate), list(self.reduce_rate)
+        d["copy_rate"] = list(self.copy_rate)
+        d["reduce_rate"] = list(self.reduce_rate)
         return d
 
     @classmethod
     def from_json(cls, d: dict) -> "MachineParams":
-        try:
-            return cls(**{**d, "copy_rate": tuple(d["copy_rate"]),
-                          "reduce_rate": tuple(d["reduce_rate"])})
-        except (KeyError, TypeError) as exc:
-            raise HKError(f"model parameters: {exc}") from None
+        names = cls.__dataclass_fields__
+        kw = {k: v for k, v in d.items() if k in names}
+        kw["copy_rate"] = tuple(float(x) for x in d["copy_rate"])
+        kw["reduce_rate"] = tuple(float(x) for x in d["reduce_rate"])
+        return cls(**kw)
 
-    @property
-    def max_threads(self) -> int:
-        return min(len(self.copy_rate), len(self.reduce_rate))
+    def copy(self, threads: int) -> float:
+        """copy rate with `threads` threads (the largest measured beyond the table)"""
+        return self.copy_rate[min(max(threads, 1), len(self.copy_rate)) - 1]
 
-
-# ---------------------------------------------------------------- fitting
-
-def fit_line(points: Sequence[Tuple[float, float]]) -> Tuple[float, float]:
-    """(alpha, beta) of t = alpha + s / beta, least squares in the relative error (every
-    size counts alike, the small ones are not drowned by the large): minimise
-    sum(((alpha + s x) - t) / t)^2 over alpha and x = 1 / beta."""
-    rows = [(1.0 / t, s / t) for s, t in points if t > 0]
-    if len(rows) < 2:
-        raise HKError("a latency/bandwidth fit needs at least two sizes")
-    a11 = sum(a * a for a, _ in rows)
-    a12 = sum(a * b for a, b in rows)
-    a22 = sum(b * b for _, b in rows)
-    b1 = sum(a for a, _ in rows)  # right-hand side: t / t = 1
-    b2 = sum(b for _, b in rows)
-    det = a11 * a22 - a12 * a12
-    if det == 0:
-        raise HKError("a latency/bandwidth fit needs two different sizes")
-    alpha = (b1 * a22 - b2 * a12) / det
-    x = (a11 * b2 - a12 * b1) / det
-    if x <= 0:
-        raise HKError("the ping-pong times do not grow with the size: no bandwidth to fit")
-    return max(alpha, 0.0), 1.0 / x
+    def reduce(self, threads: int) -> float:
+        return self.reduce_rate[min(max(threads, 1), len(self.reduce_rate)) - 1]
 
 
-def _records(records: Iterable[dict], kind: str) -> List[dict]:
-    return [r for r in records if r.get("kind") == kind]
+# ---------------------------------------------------------------- formulas
+
+def _lg(p: int) -> int:
+    return max(0, math.ceil(math.log2(p))) if p > 1 else 0
 
 
-def fit(records: Iterable[dict]) -> MachineParams:
-    """MachineParams from bench.collparams records (several runs: the median per point)."""
-    recs = _records(records, "bench.collparams")
-    if not recs:
-        raise HKError("no bench.collparams records to fit the model to (hk-bench collparams)")
-    times: Dict[Tuple[str, str, int, int], List[float]] = {}
-    cores = 1
-    for r in recs:
-        p = r["params"]
-        key = (p["quantity"], p["link"], int(p["threads"]), int(p["size"]))
-        times.setdefault(key, []).append(float(r["results"]["time"]["max"]) * 1e-6)
-        prov = r.get("provenance", {})
-        cores = max(cores, int(prov.get("threads_per_rank", 1)) *
-                    max(1, int(prov.get("ranks", 1)) // max(1, int(prov.get("nodes", 1)))))
-    med = {k: statistics.median(v) for k, v in times.items()}
-
-    def link(name: str) -> Optional[Tuple[float, float]]:
-        pts = [(s, t) for (q, l, _, s), t in med.items() if q == "p2p" and l == name]
-        return fit_line(sorted(pts)) if len(pts) >= 2 else None
-
-    intra, inter = link("intra"), link("inter")
-    intra = intra or inter
-    inter = inter or intra
-
-    def rates(quantity: str) -> Tuple[float, ...]:
-        by_t: Dict[int, List[Tuple[int, float]]] = {}
-        for (q, _, t, s), sec in med.items():
-            if q == quantity and sec > 0:
-                by_t.setdefault(t, []).append((s, s / sec))
-        if not by_t or 1 not in by_t:
-            raise HKError(f"bench.collparams records without {quantity} points at 1 thread")
-        out = []
-        for t in range(1, max(by_t) + 1):
-            pts = by_t.get(t)
-            if not pts:
-                break
-            big = [rate for s, rate in pts if s >= OUT_OF_CACHE] or [max(pts)[1]]
-            out.append(statistics.median(big))
-        return tuple(out)
-
-    copy, red = rates("copy"), rates("reduce")
-    if intra is None:  # one rank: no ping-pong; only P = 1 can be predicted, which copies
-        intra = inter = (0.0, copy[0])
-    return MachineParams(alpha_intra=intra[0], beta_intra=intra[1], alpha_inter=inter[0],
-                         beta_inter=inter[1], copy_rate=copy, reduce_rate=red,
-                         cores_per_node=cores)
+def mpi_time(collective: str, n: float, p: int, a: float, b: float, r: float, c: float,
+             switch: Optional[float] = None) -> float:
+    """MPI's own algorithm for `collective` on p ranks (see the module text); switch: the
+    size MPI decides by (default n)."""
+    if p <= 1:
+        return 0.0 if collective == "bcast" else n / c
+    lg, f = _lg(p), (p - 1) / p
+    small = (n if switch is None else switch) <= SMALL
+    if collective in ("allreduce", "reduce"):
+        if small:
+            return lg * (a + n / b + n / r)
+        return 2 * lg * a + 2 * f * n / b + f * n / r
+    if collective == "reduce-scatter":
+        return lg * a + f * n * (1 / b + 1 / r)
+    if collective == "bcast":
+        if small:
+            return lg * (a + n / b)
+        return (lg + p - 1) * a + 2 * f * n / b
+    if collective == "allgather":
+        return lg * a + f * n / b
+    if collective == "alltoall":
+        return (p - 1) * (a + n / (p * b)) + n / (p * c)
+    raise ValueError(f"unknown collective {collective!r}")
 
 
-def fit_overhead(params: MachineParams, records: Iterable[dict], ranks: int,
-                 ranks_per_node: int) -> MachineParams:
-    """thread_overhead from bench.allreduce records: the median over the small sizes (below
-    SMALL) of (measured chunked - predicted chunked without the overhead) / (T - 1)."""
-    base = MachineParams(**{**params.to_json(), "copy_rate": params.copy_rate,
-                            "reduce_rate": params.reduce_rate, "thread_overhead": 0.0})
-    samples = []
-    for r in _records(records, "bench.allreduce"):
-        p = r["params"]
-        t = int(p.get("threads_used", p.get("threads", 1)))
-        if (p.get("algorithm") != "chunked" or p.get("ran") != "chunked" or t < 2
-                or int(p["size"]) >= SMALL or p.get("type", "double") != "double"):
-            continue
-        measured = float(r["results"]["time"]["max"]) * 1e-6
-        model = predict(base, "allreduce", "chunked", t, int(p["size"]), ranks, ranks_per_node)
-        samples.append((measured - model) / (t - 1))
-    if not samples:
-        return params
-    return MachineParams(**{**params.to_json(), "copy_rate": params.copy_rate,
-                            "reduce_rate": params.reduce_rate,
-                            "thread_overhead": max(0.0, statistics.median(samples))})
-
-
-# ---------------------------------------------------------------- predicting
-
-def _rate(rates: Tuple[float, ...], t: int) -> float:
-    return rates[min(t, len(rates)) - 1]
-
-
-def _mpi_terms(params: MachineParams, n: float, ranks: int, inter: bool
-               ) -> Tuple[float, float, float]:
-    """(latency, transfer, reduction) seconds of MPI_Allreduce of n bytes, one core a rank."""
-    alpha = params.alpha_inter if inter else params.alpha_intra
-    beta = params.beta_inter if inter else params.beta_intra
-    steps = math.ceil(math.log2(ranks))
-    red = params.reduce_rate[0]
-    if n < SMALL:
-        return steps * alpha, steps * n / beta, steps * n / red
-    frac = (ranks - 1) / ranks
-    return 2 * steps * alpha, 2 * frac * n / beta, frac * n / red
-
-
-def _chunked(params: MachineParams, n: float, ranks: int, threads: int, inter: bool) -> float:
-    """T allreduces of m = n / T bytes at once: one chunk's latency, the T chunks' transfers
-    and reductions over the thread scaling of the node's copy and reduction rates."""
-    lat, xfer, red = _mpi_terms(params, n / threads, ranks, inter)
-    s_copy = 1.0 if inter else _rate(params.copy_rate, threads) / params.copy_rate[0]
-    s_red = _rate(params.reduce_rate, threads) / params.reduce_rate[0]
-    return ((threads - 1) * params.thread_overhead + lat + threads * xfer / s_copy
-            + threads * red / s_red)
+def _link(params: MachineParams, nodes: int) -> Tuple[float, float]:
+    if nodes > 1:
+        return params.alpha_inter, params.beta_inter
+    return params.alpha_intra, params.beta_intra
 
 
 def predict(params: MachineParams, collective: str, algorithm: str, threads: int, size: int,
             ranks: int, ranks_per_node: int) -> float:
-    """Seconds per call (the module docstring's formulas); math.inf where the algorithm
-    would fall back (hierarchical with one rank per node)."""
+    """Predicted seconds per call (math.inf where the algorithm would fall back)."""
     if collective not in COLLECTIVES:
-        raise HKError(f"the model covers {', '.join(COLLECTIVES)}, not {collective!r}")
+        raise ValueError(f"unknown collective {collective!r}")
     if algorithm not in ALGORITHMS:
-        raise HKError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
-    if threads < 1 or size < 0 or ranks < 1 or ranks_per_node < 1:
-        raise HKError("threads, ranks and ranks per node must be positive, the size not negative")
-    n = float(size)
-    if ranks == 1:  # every algorithm: MPI's copy (the hybrid ones fall back: one rank)
-        return n / params.copy_rate[0]
-    if algorithm in ("chunked", "chunked-shifted") and threads == 1:
-        algorithm = "mpi"  # one chunk: the library falls back to MPI
-    per_node = min(ranks_per_node, ranks)
-    nodes = math.ceil(ranks / per_node)
-    inter = nodes > 1
+        raise ValueError(f"unknown algorithm {algorithm!r}")
+    p, local = max(1, ranks), max(1, min(ranks_per_node, ranks))
+    n, t = float(size), max(1, threads)
+    nodes = max(1, math.ceil(p / local))
+    c1, r1 = params.copy(1), params.reduce(1)
+    if p == 1:
+        return mpi_time(collective, n, 1, 0, 1, r1, c1) if algorithm == "mpi" else math.inf
+    a, b = _link(params, nodes)
     if algorithm == "mpi":
-        return sum(_mpi_terms(params, n, ranks, inter))
+        return mpi_time(collective, n, p, a, b, r1, c1)
+    ct, rt = params.copy(t), params.reduce(t)
+    over = params.overhead + params.thread_overhead * (t - 1)
     if algorithm in ("chunked", "chunked-shifted"):
-        return _chunked(params, n, ranks, threads, inter)
+        return over + mpi_time(collective, n, p, a, b, rt, ct, switch=n / t)
     # hierarchical
-    if per_node < 2:
+    if local < 2 or (collective == "alltoall" and nodes > 1):
         return math.inf
-    t = threads
-    node = (2 * n / _rate(params.copy_rate, t)
-            + (per_node - 1) / per_node * n / _rate(params.reduce_rate, t)
-            + 2 * params.alpha_intra + (t - 1) * params.thread_overhead)
-    if nodes > 1:
-        node += _chunked(params, n, nodes, t, True)
-    return node
-
-
-def choices(params: MachineParams, max_threads: int) -> List[Tuple[str, int]]:
-    """(algorithm, threads) pairs the table chooses among: mpi x1, each hybrid x1..T."""
-    top = min(max_threads, params.max_threads)
-    return [("mpi", 1)] + [(a, t) for a in ALGORITHMS[1:] for t in range(1, top + 1)]
+    ai, bi = params.alpha_inter, params.beta_inter
+    fl = (local - 1) / local
+    if collective in ("allreduce", "reduce"):
+        return over + n / ct + fl * n / rt + mpi_time(collective, n, nodes, ai, bi, r1, c1) \
+            + n / ct
+    if collective == "reduce-scatter":
+        return over + n / ct + fl * n / rt + mpi_time(collective, n, nodes, ai, bi, r1, c1) \
+            + n / (p * ct)
+    if collective == "bcast":
+        return over + mpi_time("bcast", n, nodes, ai, bi, r1, c1) + 2 * n / ct
+    if collective == "allgather":
+        return over + n / (p * ct) + mpi_time("allgather", n, nodes, ai, bi, r1, c1) + n / ct
+    return over + 2 * n / ct  # alltoall, one node
 
 
 def best(params: MachineParams, collective: str, size: int, ranks: int, ranks_per_node: int,
          max_threads: int) -> Tuple[str, int, float]:
-    """(algorithm, threads, seconds) minimising predict; ties: mpi, fewer threads, then the
-    order of ALGORITHMS (chunked before chunked-shifted)."""
-    scored = [(predict(params, collective, a, t, size, ranks, ranks_per_node), a != "mpi", t,
-               ALGORITHMS.index(a), a) for a, t in choices(params, max_threads)]
-    sec, _, t, _, a = min(scored)
-    return a, t, sec
+    """(algorithm, threads, predicted seconds) minimising predict(); ties go to mpi, then
+    fewer threads, then the order of ALGORITHMS."""
+    cands = [("mpi", 1)] + [(alg, t) for alg in ALGORITHMS[1:]
+                            for t in range(1, max(1, max_threads) + 1)]
+    scored = [(predict(params, collective, alg, t, size, ranks, ranks_per_node),
+               alg != "mpi", t, ALGORITHMS.index(alg), alg) for alg, t in cands]
+    sec, _, t, _, alg = min(scored)
+    return alg, t, sec
+
+
+# ---------------------------------------------------------------- fitting
+
+def _time_s(rec: dict) -> float:
+    """the record's time in seconds: the average over the ranks that measured"""
+    st = (rec.get("results") or rec.get("stats") or {})["time"]
+    return float(st["avg"] if isinstance(st, dict) else st) * 1e-6
+
+
+def _slope_through(points: Sequence[Tuple[float, float]], intercept: float) -> float:
+    """least squares slope k of t = intercept + k s"""
+    num = sum(s * (t - intercept) for s, t in points)
+    den = sum(s * s for s, _ in points)
+    return num / den if den > 0 else 0.0
+
+
+def _median_points(recs: List[dict]) -> Dict[Tuple[str, str, int, int], float]:
+    """(quantity, link, threads, size) -> median time (s) over repeated records"""
+    groups: Dict[Tuple[str, str, int, int], List[float]] = {}
+    for rec in recs:
+        p = rec["params"]
+        key = (p["quantity"], p.get("link", "none"), int(p.get("threads", 1)), int(p["size"]))
+        groups.setdefault(key, []).append(_time_s(rec))
+    return {k: statistics.median(v) for k, v in groups.items()}
+
+
+def _link_fit(points: Dict[Tuple[str, str, int, int], float], link: str
+              ) -> Optional[Tuple[float, float]]:
+    pts = sorted((s, t) for (q, l, _, s), t in points.items() if q == "p2p" and l == link)
+    if not pts:
+        return None
+    zero = [t for s, t in pts if s == 0]
+    alpha = zero[0] if zero else pts[0][1]
+    k = _slope_through([(s, t) for s, t in pts if s > 0], alpha)
+    return alpha, (1 / k if k > 0 else math.inf)
+
+
+def _rates(points: Dict[Tuple[str, str, int, int], float], quantity: str) -> Tuple[float, ...]:
+    by_t: Dict[int, List[Tuple[float, float]]] = {}
+    for (q, _, t, s), sec in points.items():
+        if q == quantity and s > 0:
+            by_t.setdefault(t, []).append((s, sec))
+    rates: List[float] = []
+    for t in range(1, max(by_t, default=0) + 1):
+        pts = by_t.get(t)
+        k = _slope_through(pts, 0.0) if pts else 0.0
+        rates.append(1 / k if k > 0 else (rates[-1] if rates else math.inf))
+    return tuple(rates)
+
+
+def fit(records: Iterable[dict]) -> MachineParams:
+    """MachineParams from bench.collparams records: alpha = the 0-byte p2p time, 1/beta the
+    least-squares slope of the p2p time over size (intercept alpha), copy/reduce rate per
+    thread count the least-squares slope through 0 of time over size; each point the median
+    over repeated records of the ranks' average time.  bench.coll records among them fit the
+    overhead terms too (fit_overhead)."""
+    recs = list(records)
+    cp = [r for r in recs if r.get("kind") == "bench.collparams"]
+    if not cp:
+        raise ValueError("no bench.collparams records to fit the machine parameters from")
+    points = _median_points(cp)
+    intra = _link_fit(points, "intra")
+    inter = _link_fit(points, "inter")
+    if intra is None:
+        intra = inter if inter is not None else (1e-6, 1e10)
+    inter = inter or intra
+    copy, red = _rates(points, "copy"), _rates(points, "reduce")
+    if not copy or not red:
+        raise ValueError("bench.collparams records need copy and reduce points")
+    prov = cp[0].get("provenance") or {}
+    cores = int((prov.get("machine") or {}).get("cores") or len(copy))
+    params = MachineParams(alpha_intra=intra[0], beta_intra=intra[1], alpha_inter=inter[0],
+                           beta_inter=inter[1], copy_rate=copy, reduce_rate=red,
+                           cores_per_node=cores)
+    coll = [r for r in recs if r.get("kind") == "bench.coll"]
+    return fit_overhead(params, coll) if coll else params
+
+
+def fit_overhead(params: MachineParams, records: Iterable[dict],
+                 max_size: int = 4096) -> MachineParams:
+    """The per-call overhead o and per-thread o_t from bench.coll records of the hybrid
+    algorithms that ran as asked at sizes <= max_size: o_t the least-squares slope of the
+    residual (measured - model without overhead) over T - 1, o the median of residual -
+    o_t (T - 1); both clipped at 0."""
+    zero = replace(params, overhead=0.0, thread_overhead=0.0)
+    pts: List[Tuple[int, float]] = []
+    for rec in records:
+        p = rec.get("params", {})
+        if rec.get("kind") != "bench.coll" or p.get("algorithm") in (None, "mpi"):
+            continue
+        if p.get("ran") != p["algorithm"] or int(p["size"]) > max_size:
+            continue
+        t = int(p.get("threads_used", p.get("threads", 1)))
+        model = predict(zero, p["collective"], p["algorithm"], t, int(p["size"]),
+                        int(p["ranks"]), int(p["ranks_per_node"]))
+        if math.isfinite(model):
+            pts.append((t - 1, _time_s(rec) - model))
+    if not pts:
+        return params
+    xs = [x for x, _ in pts]
+    ys = [y for _, y in pts]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx > 0 else 0.0
+    slope = max(0.0, slope)
+    # the intercept as the median residual: one noisy run (the machine is shared) must not
+    # set the overhead of every call
+    icept = max(0.0, statistics.median(y - slope * x for x, y in pts))
+    return replace(params, overhead=icept, thread_overhead=slope)

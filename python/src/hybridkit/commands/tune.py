@@ -14,29 +14,20 @@ A message of b bytes uses the first row with b <= max_bytes (null: no limit). A 
 between two measured ones takes the row of the larger one. `min_bytes` is where the
 library stops passing messages straight to MPI: the end of the first row when that
 row is mpi, else 0. The measurements themselves are kept under "measured".
-
---predict: the table from the cost model (hybridkit.advice.collmodel) instead of timing
-every case: hk-bench collparams (or --params records) -> fitted machine parameters ->
-predicted time of every (algorithm, threads) per size -> the same rows; kept under
-"model" and "predicted". --check also measures (hk-bench allreduce) and reports predicted
-vs measured per case and how often the model's pick is the measured best.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import re
-import statistics
 import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hybridkit.advice import collmodel
 from hybridkit.cliargs import MAX_ITERS, MAX_RANKS, MAX_THREADS, count
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch.cpuset import local_cores
@@ -54,12 +45,8 @@ for every message size (time of the slowest rank, double sums) and write the tab
 library loads when HK_COLL_TUNING names it. With --from-records, build the table from
 existing bench.allreduce records instead of running anything.
 
-With --predict, run 'hk-bench collparams' instead (or take --params records) and write the
-table the cost model predicts; --check then also measures and compares.
-
 examples:
   hybridkit tune allreduce --np 2 --threads 4
-  hybridkit tune allreduce --np 1 --threads 2 --predict --check
   hybridkit tune allreduce --np 4 --threads 2 --mpi mpich --sizes 1K:16M
   hybridkit tune allreduce --from-records results/runs/*/records.jsonl --output t.json
 
@@ -104,15 +91,6 @@ def add_allreduce_arguments(parser: argparse.ArgumentParser) -> None:
                         help="build the table from these bench.allreduce records; run nothing")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, metavar="FILE",
                         help="tuning table to write (default: %(default)s)")
-    parser.add_argument("--predict", action="store_true",
-                        help="write the table the cost model predicts from the machine "
-                             "parameters (hk-bench collparams), not from timing every case")
-    parser.add_argument("--params", nargs="+", type=Path, metavar="FILE",
-                        help="with --predict: fit to these bench.collparams records; run no "
-                             "collparams")
-    parser.add_argument("--check", action="store_true",
-                        help="with --predict: also measure (hk-bench allreduce, or the "
-                             "--from-records records) and report predicted vs measured")
 
 
 # ---------------------------------------------------------------- the table
@@ -148,13 +126,19 @@ def build_table(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
     table = measurements(records)
     if not table:
         raise HKError("no bench.allreduce records of type double to build the table from")
-    return table_of(table, meta, "measured")
-
-
-def table_of(table: Dict[int, Dict[Choice, float]], meta: Optional[dict], key: str) -> dict:
-    """Rows from per-size times (us) of the choices, measured or predicted (kept as `key`)."""
     sizes = sorted(table)
     winners = [best(table[s]) for s in sizes]
+    entry = merge_rows(sizes, winners)
+    measured = [{"size": s, "best": f"{w[0]} x{w[1]}",
+                 "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[s].items())}}
+                for s, w in zip(sizes, winners)]
+    return {"format": FORMAT, "version": VERSION, **(meta or {}), **entry, "measured": measured}
+
+
+def merge_rows(sizes: Sequence[int], winners: Sequence[Choice]) -> dict:
+    """{"min_bytes", "rows"} of one collective: consecutive sizes with the same winner
+    merged, the last row open (max_bytes null); min_bytes the end of the first row + 1
+    when that row is mpi, else 0.  Shared by the measured and the predicted tables."""
     rows: List[dict] = []
     for size, (alg, threads) in zip(sizes, winners):
         if rows and (rows[-1]["algorithm"], rows[-1]["threads"]) == (alg, threads):
@@ -165,70 +149,7 @@ def table_of(table: Dict[int, Dict[Choice, float]], meta: Optional[dict], key: s
     first = rows[0]
     min_bytes = (first["max_bytes"] + 1 if first["algorithm"] == "mpi" and first["max_bytes"]
                  else 0)
-    kept = [{"size": s, "best": f"{w[0]} x{w[1]}",
-             "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[s].items())}}
-            for s, w in zip(sizes, winners)]
-    return {"format": FORMAT, "version": VERSION, **(meta or {}), "min_bytes": min_bytes,
-            "rows": rows, key: kept}
-
-
-def size_list(spec: str) -> List[int]:
-    """hk-bench's sizes of -m MIN:MAX: MIN, 2 MIN, ... up to MAX."""
-    def parse(t: str) -> int:
-        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:].upper(), 1)
-        return int(t[:-1] if mult > 1 else t) * mult
-    lo, _, hi = spec.partition(":")
-    a, b = parse(lo), parse(hi or lo)
-    out = []
-    while a <= b:
-        out.append(a)
-        a *= 2
-    return out
-
-
-def predictions(params: "collmodel.MachineParams", sizes: Sequence[int], ranks: int,
-                ranks_per_node: int, threads: int) -> Dict[int, Dict[Choice, float]]:
-    """size -> {(algorithm, threads): predicted us}, the choices the measured mode times
-    (one-rank runs: mpi only, as measurements() keeps only rows that ran as asked)."""
-    out: Dict[int, Dict[Choice, float]] = {}
-    for size in sizes:
-        row = {}
-        for alg, t in collmodel.choices(params, threads):
-            if alg != "mpi" and (ranks == 1 or (t == 1 and alg != "hierarchical")):
-                continue  # the library falls back: the measured table has no such row
-            sec = collmodel.predict(params, "allreduce", alg, t, size, ranks, ranks_per_node)
-            if math.isfinite(sec):
-                row[(alg, t)] = sec * 1e6
-        out[size] = row
-    return out
-
-
-def compare(predicted: Dict[int, Dict[Choice, float]], measured: Dict[int, Dict[Choice, float]]
-            ) -> dict:
-    """Predicted vs measured: the ratio of every case both have, and per size whether the
-    model's pick is the measured best (a pick within 5 % of the best counts: noise)."""
-    ratios, picks, rows = [], 0, []
-    sizes = sorted(set(predicted) & set(measured))
-    for size in sizes:
-        common = set(predicted[size]) & set(measured[size])
-        if not common:
-            continue
-        p = {c: predicted[size][c] for c in common}
-        m = {c: measured[size][c] for c in common}
-        pick, top = best(p), best(m)
-        ok = m[pick] <= 1.05 * m[top]
-        picks += ok
-        for c in sorted(common):
-            ratios.append(p[c] / m[c])
-        rows.append({"size": size, "predicted_best": f"{pick[0]} x{pick[1]}",
-                     "measured_best": f"{top[0]} x{top[1]}", "pick_ok": ok,
-                     "ratio": {f"{a} x{t}": round(p[(a, t)] / m[(a, t)], 3)
-                               for a, t in sorted(common)}})
-    if not rows:
-        raise HKError("no size both predicted and measured to compare")
-    return {"cases": len(ratios), "sizes": len(rows), "pick_equals_best": picks / len(rows),
-            "ratio_min": min(ratios), "ratio_median": statistics.median(ratios),
-            "ratio_max": max(ratios), "per_size": rows}
+    return {"min_bytes": min_bytes, "rows": rows}
 
 
 def write_table(table: dict, path: Path) -> None:
@@ -257,8 +178,8 @@ def load(paths: Sequence[Path]) -> List[dict]:
     return records
 
 
-def measure(ns: argparse.Namespace, records_path: Path, experiment: str = "allreduce") -> None:
-    """Run hk-bench allreduce (or collparams) once, writing its records to records_path."""
+def measure(ns: argparse.Namespace, records_path: Path) -> None:
+    """Run hk-bench allreduce once, writing its records to records_path."""
 
     mpi = ns.mpi or default_mpi()
     cores = local_cores()
@@ -269,9 +190,7 @@ def measure(ns: argparse.Namespace, records_path: Path, experiment: str = "allre
     binary = find_binary("hk-bench", mpi)
     args = ["allreduce", "-m", ns.sizes, "--threads", ",".join(map(str, range(1, threads + 1))),
             "--min-bytes", "0", "--output", str(records_path)]
-    if experiment == "collparams":
-        args = ["collparams", "--output", str(records_path)]
-    if ns.iters and experiment == "allreduce":
+    if ns.iters:
         args += ["-i", str(ns.iters)]
     spec = LaunchSpec(binary=str(binary), args=args, np=ns.np, threads=threads, mpi=mpi,
                       oversubscribe=ns.np * threads > cores, cores_per_host=cores)
@@ -285,73 +204,10 @@ def measure(ns: argparse.Namespace, records_path: Path, experiment: str = "allre
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
-        raise HKError(f"hk-bench {experiment} failed (exit {proc.returncode}): {tail[0]}")
-
-
-def shape(ns: argparse.Namespace, records: Sequence[dict]) -> Tuple[int, int, int]:
-    """(ranks, ranks per node, threads) of the table: the measured allreduce records'
-    provenance when there are some, else the command line (HK_NODE_SIZE: ranks per node)."""
-    if records:
-        prov = records[0].get("provenance", {})
-        ranks = int(prov.get("ranks", ns.np))
-        nodes = max(1, int(prov.get("nodes", 1)))
-        return ranks, max(1, ranks // nodes), int(prov.get("threads_per_rank", 1))
-    threads = ns.threads or max(1, local_cores() // ns.np)
-    node = os.environ.get("HK_NODE_SIZE", "").strip()
-    per_node = int(node) if node.isdigit() and int(node) > 0 else ns.np
-    return ns.np, per_node, threads
-
-
-def run_predict(ns: argparse.Namespace) -> int:
-    if ns.params:
-        prec = load(ns.params)
-        source = [str(p) for p in ns.params]
-    else:
-        ppath = ns.output.with_suffix(".collparams.jsonl")
-        measure(ns, ppath, "collparams")
-        prec = load([ppath])
-        source = [str(ppath)]
-    params = collmodel.fit(prec)
-    measured_records: List[dict] = []
-    if ns.check:
-        if ns.from_records:
-            measured_records = load(ns.from_records)
-        else:
-            mpath = ns.output.with_suffix(".records.jsonl")
-            measure(ns, mpath)
-            measured_records = load([mpath])
-    ranks, per_node, threads = shape(ns, measured_records)
-    if measured_records:
-        params = collmodel.fit_overhead(params, measured_records, ranks, per_node)
-    sizes = (sorted(measurements(measured_records)) if measured_records else size_list(ns.sizes))
-    predicted = predictions(params, sizes, ranks, per_node, threads)
-    meta = {"source": source, "machine": platform.node(), "ranks": ranks,
-            "ranks_per_node": per_node, "threads": threads, "model": params.to_json()}
-    table = table_of(predicted, meta, "predicted")
-    if measured_records:
-        table["check"] = compare(predicted, measurements(measured_records))
-    write_table(table, ns.output)
-    print(describe(table))
-    if measured_records:
-        chk = table["check"]
-        print(f"# predicted vs measured: {chk['cases']} cases over {chk['sizes']} sizes, ratio "
-              f"{chk['ratio_min']:.2f} .. {chk['ratio_max']:.2f} (median "
-              f"{chk['ratio_median']:.2f}); the model's pick is the measured best (within 5 %) "
-              f"at {100 * chk['pick_equals_best']:.0f} % of the sizes")
-        for row in chk["per_size"]:
-            print(f"  {row['size']:>10} B  predicted {row['predicted_best']:<20} measured "
-                  f"{row['measured_best']:<20} {'ok' if row['pick_ok'] else 'MISS'}")
-    print(f"# written to {ns.output}; use it with: export HK_COLL_TUNING={ns.output.resolve()}")
-    sys.stdout.flush()
-    return 0
+        raise HKError(f"hk-bench allreduce failed (exit {proc.returncode}): {tail[0]}")
 
 
 def run_allreduce(ns: argparse.Namespace) -> int:
-    if ns.params or ns.check:
-        if not ns.predict:
-            raise UsageError("--params and --check go with --predict")
-    if ns.predict:
-        return run_predict(ns)
     if ns.from_records:
         records = load(ns.from_records)
         meta = {"source": [str(p) for p in ns.from_records]}
@@ -370,3 +226,260 @@ def run_allreduce(ns: argparse.Namespace) -> int:
     print(f"# written to {ns.output}; use it with: export HK_COLL_TUNING={ns.output.resolve()}")
     sys.stdout.flush()
     return 0
+
+
+# ---------------------------------------------------------------- version 2: every collective
+
+FORMAT_V2 = "hybridkit-coll-tuning"
+COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall")
+COLL_HELP = "tune one hybrid collective (or all): measured, or predicted by the cost model"
+COLL_DESCRIPTION = """\
+Without --predict: run 'hk-bench coll' for the collective(s) (every algorithm, 1..T threads,
+threshold off), pick the fastest per size and write the version 2 table (HK_COLL_TUNING).
+With --predict: fit the cost model (hybridkit.advice.collmodel) to 'hk-bench collparams'
+(or --params FILE: bench.collparams records or a fitted JSON), predict every algorithm and
+thread count per size for --np ranks, --ranks-per-node per node, and write the table from the
+predictions ("predicted", "model" keep them). --check K also measures K sizes per collective
+with 'hk-bench coll' and prints predicted vs measured and how often the model's pick is the
+measured best ("check" in the table).
+
+examples:
+  hybridkit tune all --predict --np 2 --threads 1
+  hybridkit tune reduce --predict --params collparams.jsonl --np 4 --ranks-per-node 2
+  hybridkit tune all --predict --check 4 --np 2
+  hybridkit tune bcast --np 2 --threads 1"""
+
+
+def table_name(collective: str) -> str:
+    return collective.replace("-", "_")
+
+
+def sizes_of(text: str) -> List[int]:
+    """MIN:MAX (bytes, K/M/G suffixes) -> the doubling sizes"""
+    def one(v: str) -> int:
+        mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(v[-1:].upper(), 1)
+        return int(v[:-1] if mult > 1 else v) * mult
+    lo, _, hi = text.partition(":")
+    lo_b, hi_b = one(lo), one(hi or lo)
+    out, s = [], max(1, lo_b)
+    while s <= hi_b:
+        out.append(s)
+        s *= 2
+    return out
+
+
+def coll_measurements(records: Iterable[dict]) -> Dict[str, Dict[int, Dict[Choice, float]]]:
+    """collective -> size -> {(algorithm, threads): slowest rank's time (us)} from bench.coll
+    records that ran what they were asked (mpi rows always count)"""
+    out: Dict[str, Dict[int, Dict[Choice, float]]] = {}
+    for rec in records:
+        if rec.get("kind") != "bench.coll":
+            continue
+        p, r = rec["params"], rec["results"]
+        alg = p.get("algorithm")
+        if alg not in ALGORITHMS or (alg != "mpi" and p.get("ran", alg) != alg):
+            continue
+        if p.get("type") not in (None, "double", "byte"):
+            continue
+        threads = 1 if alg == "mpi" else int(p.get("threads_used", p.get("threads", 1)))
+        time = float(r["time"]["max"])
+        cell = out.setdefault(p["collective"], {}).setdefault(int(p["size"]), {})
+        key = (alg, threads)
+        cell[key] = min(time, cell.get(key, time))
+    return out
+
+
+def build_table_v2(records: Iterable[dict], meta: Optional[dict] = None) -> dict:
+    """The version 2 table from bench.coll records (every collective found)."""
+    table = coll_measurements(records)
+    if not table:
+        raise HKError("no bench.coll records to build the table from")
+    colls, measured = {}, {}
+    for coll in sorted(table, key=COLLECTIVES.index):
+        sizes = sorted(table[coll])
+        winners = [best(table[coll][s]) for s in sizes]
+        colls[table_name(coll)] = merge_rows(sizes, winners)
+        measured[table_name(coll)] = [
+            {"size": s, "best": f"{w[0]} x{w[1]}",
+             "time_us": {f"{a} x{t}": round(v, 3) for (a, t), v in sorted(table[coll][s].items())}}
+            for s, w in zip(sizes, winners)]
+    return {"format": FORMAT_V2, "version": 2, **(meta or {}), "collectives": colls,
+            "measured": measured}
+
+
+def predict_table(params, collectives: Sequence[str], sizes: Sequence[int], ranks: int,
+                  ranks_per_node: int, max_threads: int, meta: Optional[dict] = None) -> dict:
+    """The version 2 table from the model's pick per size."""
+    from hybridkit.advice import collmodel
+    colls, predicted = {}, {}
+    for coll in collectives:
+        picks = [collmodel.best(params, coll, s, ranks, ranks_per_node, max_threads)
+                 for s in sizes]
+        colls[table_name(coll)] = merge_rows(sizes, [(a, t) for a, t, _ in picks])
+        predicted[table_name(coll)] = [
+            {"size": s, "best": f"{a} x{t}", "time_us": round(sec * 1e6, 3)}
+            for s, (a, t, sec) in zip(sizes, picks)]
+    return {"format": FORMAT_V2, "version": 2, **(meta or {}), "collectives": colls,
+            "predicted": predicted, "model": params.to_json(),
+            "shape": {"ranks": ranks, "ranks_per_node": ranks_per_node, "threads": max_threads}}
+
+
+def check(params, records: Iterable[dict]) -> dict:
+    """Predicted vs measured for every bench.coll case: per case the ratio predicted /
+    measured (slowest rank); per (collective, size) whether the model's pick (among the
+    measured choices) is the measured best.  {"cases", "picks", "agree"}"""
+    from hybridkit.advice import collmodel
+    recs = list(records)
+    shape: Dict[str, Tuple[int, int]] = {}
+    for rec in recs:
+        if rec.get("kind") == "bench.coll":
+            p = rec["params"]
+            shape[p["collective"]] = (int(p["ranks"]), int(p["ranks_per_node"]))
+    cases, picks = [], []
+    for coll, per_size in coll_measurements(recs).items():
+        ranks, local = shape[coll]
+        for size, choices in sorted(per_size.items()):
+            pred = {c: collmodel.predict(params, coll, c[0], c[1], size, ranks, local)
+                    for c in choices}
+            for c, us in sorted(choices.items()):
+                cases.append({"collective": coll, "size": size, "algorithm": c[0],
+                              "threads": c[1], "measured_us": us,
+                              "predicted_us": pred[c] * 1e6, "ratio": pred[c] * 1e6 / us})
+            mine = min(pred, key=lambda c: (pred[c], c[0] != "mpi", c[1], c[0]))
+            picks.append({"collective": coll, "size": size, "model": f"{mine[0]} x{mine[1]}",
+                          "measured": "%s x%d" % best(choices),
+                          "equal": mine == best(choices)})
+    agree = sum(p["equal"] for p in picks) / len(picks) if picks else float("nan")
+    return {"cases": cases, "picks": picks, "agree": agree}
+
+
+def describe_check(result: dict) -> str:
+    lines = ["# predicted / measured (slowest rank)"]
+    by: Dict[str, List[float]] = {}
+    for c in result["cases"]:
+        by.setdefault(c["collective"], []).append(c["ratio"])
+    for coll, ratios in by.items():
+        lines.append(f"  {coll:>15}: ratio {min(ratios):.2f} .. {max(ratios):.2f} "
+                     f"({len(ratios)} cases)")
+    lines.append(f"# model's pick = measured best in {result['agree']:.0%} of "
+                 f"{len(result['picks'])} (collective, size) cases")
+    return "\n".join(lines)
+
+
+def add_coll_arguments(parser: argparse.ArgumentParser, collective: str) -> None:
+    add_allreduce_arguments(parser)
+    parser.set_defaults(collective=collective)
+    parser.add_argument("--predict", action="store_true",
+                        help="write the table from the cost model instead of measuring "
+                             "every case")
+    parser.add_argument("--params", type=Path, metavar="FILE",
+                        help="with --predict: bench.collparams records (JSONL) or a fitted "
+                             "model (JSON) instead of running hk-bench collparams")
+    parser.add_argument("--ranks-per-node", type=count(MAX_RANKS), default=None, metavar="L",
+                        help="with --predict: ranks per node of the launch the table is for "
+                             "(default: --np, one node)")
+    parser.add_argument("--check", type=count(64), default=0, metavar="K",
+                        help="with --predict: measure K sizes per collective and compare")
+
+
+def coll_arguments(collective: str):
+    return lambda parser: add_coll_arguments(parser, collective)
+
+
+def run_bench(ns: argparse.Namespace, bench_args: List[str], records_path: Path,
+              threads: int) -> None:
+    """Run hk-bench with bench_args (+ --output records_path)."""
+    mpi = ns.mpi or default_mpi()
+    cores = local_cores()
+    if ns.np * threads > cores and not ns.oversubscribe:
+        raise UsageError(f"{ns.np} ranks x {threads} threads need {ns.np * threads} cores, this "
+                         f"machine has {cores} (pass --oversubscribe to run anyway)")
+    binary = find_binary("hk-bench", mpi)
+    args = bench_args + ["--output", str(records_path)]
+    if ns.iters:
+        args += ["-i", str(ns.iters)]
+    spec = LaunchSpec(binary=str(binary), args=args, np=ns.np, threads=threads, mpi=mpi,
+                      oversubscribe=ns.np * threads > cores, cores_per_host=cores)
+    launcher = launcher_for("mpirun", mpi)
+    launcher.check_available()
+    launch = launcher.build(spec)
+    records_path.parent.mkdir(parents=True, exist_ok=True)
+    print(f"# {launch.shell_line()}", flush=True)
+    proc = subprocess.run(launch.argv, env={**os.environ, **launch.env},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        said = [ln for ln in proc.stderr.strip().splitlines() if ln.strip("- ")]
+        raise HKError(f"hk-bench {bench_args[0]} failed (exit {proc.returncode}): "
+                      f"{(said or ['no message'])[0]}")
+
+
+def load_params(path: Path):
+    """A fitted model (JSON: MachineParams or a table with "model") or records to fit."""
+    from hybridkit.advice import collmodel
+    text = path.read_text()
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        obj = None
+    if isinstance(obj, dict) and ("copy_rate" in obj or "model" in obj):
+        return collmodel.MachineParams.from_json(obj.get("model", obj))
+    return collmodel.fit(load_records(path))
+
+
+def run_collective(ns: argparse.Namespace) -> int:
+    from hybridkit.advice import collmodel
+    colls = list(COLLECTIVES) if ns.collective == "all" else [ns.collective]
+    threads = ns.threads or max(1, local_cores() // ns.np)
+    out = ns.output if ns.output != DEFAULT_OUTPUT else DEFAULT_OUTPUT.with_name(
+        f"{table_name(ns.collective)}{'.predicted' if ns.predict else ''}.json")
+    tlist = ",".join(map(str, range(1, threads + 1)))
+    meta: dict = {"machine": platform.node()}
+    if not ns.predict:
+        if ns.from_records:
+            records = load(ns.from_records)
+        else:
+            path = out.with_suffix(".records.jsonl")
+            path.unlink(missing_ok=True)
+            for coll in colls:
+                run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
+                               "--min-bytes", "0", "-m", ns.sizes], path, threads)
+            records = load([path])
+        table = build_table_v2(records, meta)
+    else:
+        if ns.params:
+            params = load_params(ns.params)
+        else:
+            path = out.with_suffix(".collparams.jsonl")
+            path.unlink(missing_ok=True)
+            run_bench(ns, ["collparams", "--threads", tlist], path, threads)
+            params = collmodel.fit(load([path]))
+        local = ns.ranks_per_node or ns.np
+        table = predict_table(params, colls, sizes_of(ns.sizes), ns.np, local, threads, meta)
+        if ns.check:
+            every = sizes_of(ns.sizes)
+            step = max(1, len(every) // ns.check)
+            some = every[::step][:ns.check]
+            path = out.with_suffix(".check.jsonl")
+            path.unlink(missing_ok=True)
+            for coll in colls:
+                for s in some:
+                    run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
+                                   "--min-bytes", "0", "-m", f"{s}:{s}"], path, threads)
+            result = check(params, load([path]))
+            table["check"] = {"agree": result["agree"], "picks": result["picks"],
+                              "cases": result["cases"]}
+            print(describe_check(result))
+    write_table(table, out)
+    for name, entry in table["collectives"].items():
+        print(f"## {name}")
+        print(describe(entry))
+    print(f"# written to {out}; use it with: export HK_COLL_TUNING={out.resolve()}")
+    sys.stdout.flush()
+    return 0
+
+
+def run_allreduce_or_predict(ns: argparse.Namespace) -> int:
+    """`tune allreduce`: version 1 as before; with --predict the model's version 2 table"""
+    if getattr(ns, "predict", False):
+        return run_collective(ns)
+    return run_allreduce(ns)
