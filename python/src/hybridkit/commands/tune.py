@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hybridkit.advice import collmodel
 from hybridkit.cliargs import MAX_ITERS, MAX_RANKS, MAX_THREADS, count
 from hybridkit.errors import HKError, UsageError
 from hybridkit.launch.cpuset import local_cores
@@ -310,7 +311,6 @@ def build_table_v2(records: Iterable[dict], meta: Optional[dict] = None) -> dict
 def predict_table(params, collectives: Sequence[str], sizes: Sequence[int], ranks: int,
                   ranks_per_node: int, max_threads: int, meta: Optional[dict] = None) -> dict:
     """The version 2 table from the model's pick per size."""
-    from hybridkit.advice import collmodel
     colls, predicted = {}, {}
     for coll in collectives:
         picks = [collmodel.best(params, coll, s, ranks, ranks_per_node, max_threads)
@@ -328,7 +328,6 @@ def check(params, records: Iterable[dict]) -> dict:
     """Predicted vs measured for every bench.coll case: per case the ratio predicted /
     measured (slowest rank); per (collective, size) whether the model's pick (among the
     measured choices) is the measured best.  {"cases", "picks", "agree"}"""
-    from hybridkit.advice import collmodel
     recs = list(records)
     shape: Dict[str, Tuple[int, int]] = {}
     for rec in recs:
@@ -415,7 +414,6 @@ def run_bench(ns: argparse.Namespace, bench_args: List[str], records_path: Path,
 
 def load_params(path: Path):
     """A fitted model (JSON: MachineParams or a table with "model") or records to fit."""
-    from hybridkit.advice import collmodel
     text = path.read_text()
     try:
         obj = json.loads(text)
@@ -427,7 +425,6 @@ def load_params(path: Path):
 
 
 def run_collective(ns: argparse.Namespace) -> int:
-    from hybridkit.advice import collmodel
     colls = list(COLLECTIVES) if ns.collective == "all" else [ns.collective]
     threads = ns.threads or max(1, local_cores() // ns.np)
     out = ns.output if ns.output != DEFAULT_OUTPUT else DEFAULT_OUTPUT.with_name(
