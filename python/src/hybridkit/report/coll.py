@@ -337,7 +337,7 @@ def draw(panels: Dict[str, Dict[str, List[Tuple[float, float]]]],
                                       label="fell back"))
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
-            ax.set_title(title, fontsize=8)
+            ax.set_title(title.replace(", ", "\n", 1), fontsize=8)  # narrow panels
             ax.set_xlabel("message size [B]")
             ax.legend(handles=handles, fontsize=7)
         axes[0][0].set_ylabel("time per call [us]")
