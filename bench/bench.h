@@ -55,6 +55,7 @@ extern const hk_experiment_t hk_exp_allreduce;
 extern const hk_experiment_t hk_exp_overlap;
 extern const hk_experiment_t hk_exp_halo;
 extern const hk_experiment_t hk_exp_collparams;
+extern const hk_experiment_t hk_exp_coll;
 
 /* "8", "64K", "4M", "1G" -> bytes; "MIN:MAX" -> range.  HK_ERR_ARG naming the
  * problem for 0, negative, garbage or MIN > MAX. */

@@ -253,6 +253,33 @@ const hk_kind_decl_t bench_kind_collparams = {
   HK_KIND_FIELDS(collparams_fields),
 };
 
+static const hk_field_decl_t coll_fields[] = {
+  {"collective", PS, NULL, SAME, 0, 0, "allreduce, reduce, reduce-scatter, bcast, allgather or alltoall"},
+  {"type", PS, NULL, SAME, 0, 0, "element type: double or int (sums), byte (bcast, allgather, alltoall)"},
+  {"algorithm", PS, NULL, SAME, 0, 0, "the row: mpi (the MPI call) or an hk_<collective> algorithm"},
+  F_THREADS,
+  {"ran", PS, NULL, SAME, 0, 0, "the algorithm that ran"},
+  {"threads_used", PI, NULL, SAME, 0, 0, "threads the hybrid collective used"},
+  {"fallback", PS, NULL, SAME, 0, 0, "why a hybrid row fell back (none: it did not)"},
+  {"size", PI, NULL, SAME, 0, 0, "message bytes as the tuning table counts them (reduce-scatter, allgather, alltoall: P x per-rank bytes)"},
+  {"count", PI, NULL, SAME, 0, 0, "the count argument of the call (per rank where it is one)"},
+  F_ITERS,
+  {"timing", PS, NULL, SAME, 0, 0, "back-to-back (one timer around the calls) or osu (each call timed, a barrier after it)"},
+  {"ranks", PI, NULL, SAME, 0, 0, "ranks P"},
+  {"ranks_per_node", PI, NULL, SAME, 0, 0, "ranks per node L (the library's node split, HK_NODE_SIZE too)"},
+  {"nodes", PI, NULL, SAME, 0, 0, "nodes N"},
+  F_TIME("us", RANKS),
+  F_BANDWIDTH("message bytes over the slowest rank's time per call"),
+};
+
+const hk_kind_decl_t bench_kind_coll = {
+  .kind = "bench.coll",
+  .caption = "hk-bench coll: plain MPI against the hybrid collectives, time per call",
+  .metric = "time",
+  .better = "lower",
+  HK_KIND_FIELDS(coll_fields),
+};
+
 static const hk_field_decl_t overlap_fields[] = {
   F_SIZE,
   {"variant", PS, NULL, SAME, 0, 0, "nonblocking (Isend/Irecv, compute, Waitall) or task (a thread communicates, another computes)"},

@@ -18,6 +18,7 @@ extern const hk_kind_decl_t bench_kind_multipath;         /* "bench.multipath" *
 extern const hk_kind_decl_t bench_kind_threads_pingpong;  /* "bench.threads-pingpong" */
 extern const hk_kind_decl_t bench_kind_allreduce;         /* "bench.allreduce" */
 extern const hk_kind_decl_t bench_kind_collparams;        /* "bench.collparams" */
+extern const hk_kind_decl_t bench_kind_coll;              /* "bench.coll" */
 extern const hk_kind_decl_t bench_kind_overlap;           /* "bench.overlap" */
 extern const hk_kind_decl_t bench_kind_halo;              /* "bench.halo" */
 

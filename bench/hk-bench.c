@@ -9,7 +9,7 @@
 static const hk_experiment_t *const experiments[] = {
   &hk_exp_pingpong, &hk_exp_beff, &hk_exp_orthogonal, &hk_exp_multipath, &hk_exp_overlap,
   &hk_exp_barrier, &hk_exp_threads_pingpong, &hk_exp_allreduce, &hk_exp_halo,
-  &hk_exp_collparams};
+  &hk_exp_collparams, &hk_exp_coll};
 enum { NEXP = sizeof experiments / sizeof experiments[0] };
 
 static hk_bench_common_t common = {.iters = 0, .warmup = -1};

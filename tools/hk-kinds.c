@@ -27,7 +27,7 @@ static const hk_kind_decl_t *const kinds[] = {&jac_kind_run, &jac_kind_exchange,
                                                &bench_kind_beff_hybrid, &bench_kind_orthogonal,
                                                &bench_kind_multipath, &bench_kind_threads_pingpong,
                                                &bench_kind_allreduce, &bench_kind_overlap,
-                                               &bench_kind_halo, &bench_kind_collparams,
+                                               &bench_kind_halo, &bench_kind_collparams, &bench_kind_coll,
                                                &topology_kind_binding};
 
 /* DIR/KIND.schema.json */
