@@ -14,11 +14,40 @@
  * integers in doubles).  time: us, min/avg/max over the ranks that took part; rate: MB/s,
  * size over the slowest of them.
  */
+#include <errno.h>
 #include <float.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+
+static const char *threads_opt; /* --threads LIST: measure 1 .. its largest */
+
+static const hk_opt_t collparams_opts[] = {
+  {"threads", HK_OPT_STR, &threads_opt, "LIST",
+   "thread counts, e.g. 1,2,4: copy and reduce are measured at 1 .. the largest "
+   "(default: OMP_NUM_THREADS)", 0},
+};
+
+/* the largest count of --threads (HK_ERR_ARG for anything but positive integers) */
+static int threads_max(int *tmax)
+{
+  const char *s = threads_opt;
+  *tmax = 0;
+  while (s && *s) {
+    char *end = NULL;
+    errno = 0;
+    long t = strtol(s, &end, 10);
+    if (end == s || errno || t < 1 || t > 1024 || (*end && *end != ','))
+      return hk_error_set(HK_ERR_ARG, "--threads %s: positive integers separated by commas",
+                          threads_opt);
+    *tmax = t > *tmax ? (int)t : *tmax;
+    s = *end ? end + 1 : end;
+  }
+  if (!threads_opt)
+    *tmax = omp_get_max_threads();
+  return *tmax ? HK_SUCCESS : hk_error_set(HK_ERR_ARG, "--threads: no thread count given");
+}
 
 typedef struct point {
   const char *quantity, *link;
@@ -200,8 +229,9 @@ cleanup:
 
 static int run(hk_bench_ctx_t *c)
 {
-  int err = HK_SUCCESS, tmax = omp_get_max_threads();
+  int err = HK_SUCCESS, tmax = 0;
   long long max = c->common->max_size;
+  HK_TRY(err, threads_max(&tmax));
   hk_reporter_config(c->rep, "quantities", "p2p (intra/inter node ping-pong), copy and reduce "
                      "(a += b, doubles) by 1..%d threads with every rank at once", tmax);
   HK_TRY(err, p2p(c, max));
@@ -217,12 +247,15 @@ const hk_experiment_t hk_exp_collparams = {
       "Latency and bandwidth of a ping-pong between rank 0 and a rank of its node (intra)\n"
       "and of another node (inter, also with HK_NODE_SIZE), sizes 0 .. min(-m, 4 MiB); the\n"
       "copy rate (memcpy) and reduction rate (a[i] += b[i], doubles) of a process with 1 ..\n"
-      "OMP_NUM_THREADS threads while every rank of the node does the same, sizes 64 KiB ..\n"
-      "-m in powers of 4.  hybridkit tune --predict fits the cost model of the collectives\n"
-      "to these records (bench.collparams).  Every message, copy and sum is checked.",
+      "T threads (OMP_NUM_THREADS, or the largest of --threads) while every rank of the node\n"
+      "does the same, sizes 64 KiB .. -m in powers of 4.  hybridkit tune --predict fits the\n"
+      "cost model of the collectives to these records (bench.collparams).  Every message,\n"
+      "copy and sum is checked.",
   .default_sizes = "1:16M",
   .level = HK_THREAD_FUNNELED,
   .min_level = HK_THREAD_SINGLE,
   .min_ranks = 1,
+  .opts = collparams_opts,
+  .nopts = (int)(sizeof collparams_opts / sizeof collparams_opts[0]),
   .run = run,
 };

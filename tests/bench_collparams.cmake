@@ -8,3 +8,8 @@ hk_record_test(bench.collparams.inter 3 1 ENV HK_NODE_SIZE=2 HK_NODE_UNEVEN=1
 # both links appear (and their records), from a run of rank 0 with a node peer and one elsewhere
 hk_expect_test(bench.collparams.links 0 "p2p +inter +1 +0 " NP 3
                ENV HK_NODE_SIZE=2 HK_NODE_UNEVEN=1 COMMAND ${BENCH} collparams -m 64K -i 5 -x 1)
+# --threads: the largest count is measured; anything but positive integers refused
+hk_expect_test(bench.collparams.threads 0 "copy +none +2 " ONCE NP 1
+               COMMAND ${BENCH} collparams -m 64K -i 2 -x 1 --threads 1,2)
+hk_expect_test(bench.collparams.bad_threads 2 "--threads 1,x: positive integers separated by commas"
+               ONCE NP 1 COMMAND ${BENCH} collparams --threads 1,x)
