@@ -20,7 +20,9 @@ DESCRIPTION = """\
 Build a report from the records under each RUNDIR (study, sweep or run directories):
 machine and binding, each app's performance vs threads per process per core count, time
 breakdown per mode, memory per rank and per core, ping-pong intra vs inter node, b_eff,
-T_hybrid/T_pure vs message size, overlap, barrier costs, halo modes, the advice, and the
+T_hybrid/T_pure vs message size, the hybrid collectives per collective (plain MPI vs each
+hybrid algorithm x threads vs message size, measured and, with bench.collparams records,
+predicted), overlap, barrier costs, halo modes, the advice, and the
 runs that did not complete. HTML embeds its plots (SVG): no network needed. Records of a
 kind no app description or section knows are left out with a warning naming the file; when
 there is nothing else, no report is written and the exit code is 1.
