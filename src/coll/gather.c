@@ -223,7 +223,8 @@ static int decide(hk__ga_call_t *k, const void *sendbuf, int sendcount, int recv
                   const char *fn)
 {
   int size = 0, tsize = 0;
-  if (sendcount < 0 || recvcount < 0)
+  /* in place the send count and type are ignored (MPI 4.0 6.9.6): MPICH's alltoall1 passes -1 */
+  if ((sendbuf != MPI_IN_PLACE && sendcount < 0) || recvcount < 0)
     return HK_ERROR(HK_ERR_ARG, "%s: counts %d, %d: negative", fn, sendcount, recvcount);
   if ((int)o->algorithm < 0 || (int)o->algorithm >= HK_ALLREDUCE_ALG_COUNT)
     return HK_ERROR(HK_ERR_ARG, "%s: invalid algorithm %d", fn, (int)o->algorithm);

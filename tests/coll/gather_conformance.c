@@ -112,9 +112,13 @@ static void run(const call_t *k, const tdesc_t *sd, const tdesc_t *rd, long long
   hk_allreduce_info_t info;
   hk_allreduce_opts_t o = {.algorithm = k->alg, .threads = HK_DEFAULT, .min_bytes = 1,
                            .info = &info};
+  /* in place the send count and type are ignored (MPI 4.0 6.9.6): -1 and MPI_DATATYPE_NULL,
+   * as MPICH's own alltoall1 passes them */
   const void *s = k->in_place ? MPI_IN_PLACE : sbuf;
-  int err = k->a2a ? hk_alltoall(s, (int)scount, sd->t, rbuf, (int)rcount, rd->t, k->comm, &o)
-                   : hk_allgather(s, (int)scount, sd->t, rbuf, (int)rcount, rd->t, k->comm, &o);
+  int sc = k->in_place ? -1 : (int)scount;
+  MPI_Datatype st = k->in_place ? MPI_DATATYPE_NULL : sd->t;
+  int err = k->a2a ? hk_alltoall(s, sc, st, rbuf, (int)rcount, rd->t, k->comm, &o)
+                   : hk_allgather(s, sc, st, rbuf, (int)rcount, rd->t, k->comm, &o);
   char what[160];
   snprintf(what, sizeof what, "%s %s->%s n=%lld%s P=%d", k->a2a ? "alltoall" : "allgather",
            sd->name, rd->name, rcount, k->in_place ? " in place" : "", P);
