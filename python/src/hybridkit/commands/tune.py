@@ -453,9 +453,9 @@ def run_collective(ns: argparse.Namespace) -> int:
         local = ns.ranks_per_node or ns.np
         table = predict_table(params, colls, sizes_of(ns.sizes), ns.np, local, threads, meta)
         if ns.check:
-            every = sizes_of(ns.sizes)
-            step = max(1, len(every) // ns.check)
-            some = every[::step][:ns.check]
+            every = sizes_of(ns.sizes)  # K sizes spread over the range, both ends included
+            k = min(ns.check, len(every))
+            some = sorted({every[round(i * (len(every) - 1) / max(1, k - 1))] for i in range(k)})
             path = out.with_suffix(".check.jsonl")
             path.unlink(missing_ok=True)
             for coll in colls:
