@@ -180,32 +180,13 @@ def load(paths: Sequence[Path]) -> List[dict]:
 
 
 def measure(ns: argparse.Namespace, records_path: Path) -> None:
-    """Run hk-bench allreduce once, writing its records to records_path."""
-
-    mpi = ns.mpi or default_mpi()
-    cores = local_cores()
-    threads = ns.threads or max(1, cores // ns.np)
-    if ns.np * threads > cores and not ns.oversubscribe:
-        raise UsageError(f"{ns.np} ranks x {threads} threads need {ns.np * threads} cores, this "
-                         f"machine has {cores} (pass --oversubscribe to run anyway)")
-    binary = find_binary("hk-bench", mpi)
-    args = ["allreduce", "-m", ns.sizes, "--threads", ",".join(map(str, range(1, threads + 1))),
-            "--min-bytes", "0", "--output", str(records_path)]
-    if ns.iters:
-        args += ["-i", str(ns.iters)]
-    spec = LaunchSpec(binary=str(binary), args=args, np=ns.np, threads=threads, mpi=mpi,
-                      oversubscribe=ns.np * threads > cores, cores_per_host=cores)
-    launcher = launcher_for("mpirun", mpi)
-    launcher.check_available()
-    launch = launcher.build(spec)
-    records_path.parent.mkdir(parents=True, exist_ok=True)
+    """Run hk-bench allreduce once (every algorithm, threads 1..T, no tiny-message
+    threshold), writing its records to records_path."""
+    threads = ns.threads or max(1, local_cores() // ns.np)
     records_path.unlink(missing_ok=True)
-    print(f"# {launch.shell_line()}", flush=True)
-    proc = subprocess.run(launch.argv, env={**os.environ, **launch.env},
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
-        tail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
-        raise HKError(f"hk-bench allreduce failed (exit {proc.returncode}): {tail[0]}")
+    run_bench(ns, ["allreduce", "-m", ns.sizes, "--threads",
+                   ",".join(map(str, range(1, threads + 1))), "--min-bytes", "0"],
+              records_path, threads)
 
 
 def run_allreduce(ns: argparse.Namespace) -> int:
