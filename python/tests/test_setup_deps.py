@@ -40,7 +40,9 @@ def bin_dir(tmp: Path, keep: Iterable[str], links: Optional[Dict[str, str]] = No
         (d / name).symlink_to(target)
     calls = tmp / "calls"
     for fake in ("apt-get", "dpkg-query", "sudo"):  # any call is recorded and fails
-        (d / fake).write_text(f"#!/bin/sh\necho {fake} \"$@\" >> {calls}\nexit 1\n")
+        # (but `sudo -n true`, the probe for password-less sudo a non-root run makes: no sudo)
+        probe = 'if [ "$*" = "-n true" ]; then exit 1; fi\n' if fake == "sudo" else ""
+        (d / fake).write_text(f"#!/bin/sh\n{probe}echo {fake} \"$@\" >> {calls}\nexit 1\n")
         (d / fake).chmod(0o755)
     return d
 
