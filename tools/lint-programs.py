@@ -47,7 +47,7 @@ PROGRAMS = {
     "rm": "coreutils", "rmdir": "coreutils", "sed": "sed", "seq": "coreutils",
     "setsid": "util-linux", "sh": "dash", "sleep": "coreutils", "sort": "coreutils",
     "stat": "coreutils", "tail": "coreutils", "tar": "tar", "tee": "coreutils",
-    "timeout": "coreutils", "touch": "coreutils", "tr": "coreutils", "true": "coreutils",
+    "timeout": "coreutils", "touch": "coreutils", "sha256sum": "coreutils", "tr": "coreutils", "true": "coreutils",
     "umount": "mount", "uname": "coreutils", "uniq": "coreutils", "unshare": "util-linux",
     "wc": "coreutils", "which": "debianutils", "xargs": "findutils", "yes": "coreutils",
     "dpkg-query": "dpkg", "apt-get": "apt", "diff": "diffutils", "sync": "coreutils",

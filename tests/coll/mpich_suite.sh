@@ -48,7 +48,11 @@ fetch() { # fetch: prints the tarball's path; exit 77 when it cannot be had
     flock 9 || die "cannot lock $cache/mpich.lock"
     if [ -f "$tar" ] && echo "$MPICH_SHA256  $tar" | sha256sum -c --status; then exit 0; fi
     rm -f "$tar.part"
-    if ! curl -sSfL --retry 2 --connect-timeout 20 --max-time 600 -o "$tar.part" "$MPICH_URL"; then
+    # python3's urllib, not curl: a fresh Debian root (debootstrap minbase) has no curl
+    if ! python3 -c '
+import shutil, sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=60) as r, open(sys.argv[2], "wb") as f:
+    shutil.copyfileobj(r, f)' "$MPICH_URL" "$tar.part" 2>/dev/null; then
       rm -f "$tar.part"
       echo "mpich-suite: SKIP: cannot download $MPICH_URL (no network?)"
       exit 77
@@ -100,11 +104,20 @@ build() { # build WORK MPICC
   local work=$1 mpicc=$2
   fetch
   local src=$work/src
-  rm -rf "$src" "$work/bin"
+  rm -rf "${src:?}" "${work:?}/bin"
   mkdir -p "$src" "$work/bin" || die "cannot create $work"
   local top=mpich-$MPICH_VERSION/test/mpi
-  tar -xJf "$TARBALL" -C "$src" --strip-components=3 \
-      "$top/coll" "$top/util" "$top/include" "$top/dtpools/include" ||
+  # python3's tarfile (lzma), not tar -xJ: a fresh Debian root has no xz; members below
+  # test/mpi/{coll,util,include,dtpools/include}, the first three path parts dropped
+  python3 -c '
+import sys, tarfile
+top, dest = sys.argv[2], sys.argv[3]
+keep = tuple(top + "/" + d + "/" for d in ("coll", "util", "include", "dtpools/include"))
+with tarfile.open(sys.argv[1], "r:xz") as t:
+    for m in t.getmembers():
+        if m.name.startswith(keep) and (m.isfile() or m.isdir()):
+            m.name = m.name.split("/", 3)[3]
+            t.extract(m, dest)' "$TARBALL" "$top" "$src" ||
     die "cannot extract $TARBALL"
   conf_h >"$src/include/mpitestconf.h"
   local inc=(-I"$src/include" -I"$src/dtpools/include")
@@ -166,6 +179,7 @@ plain() { # plain WORK IMPL LAUNCHER NPS
       name=${p%%:*}; args=""; [ "$name" != "$p" ] && args=${p#*:}
       [ -x "$work/bin/$name" ] || continue
       [ "${HK_MPICH_SUITE_ALL:-0}" = 1 ] || [ "$EXTRA" = "${EXTRA/ $name /}" ] || continue
+      # shellcheck disable=SC2086  # the program's arguments, one word each
       if run_one "$impl" "$launcher" "$np" none "$work/bin/$name" $args; then
         echo "mpich-suite: plain np $np threads 1 alg - $name: pass"
         echo "$p" >>"$work/plain.np$np"; npass=$((npass + 1))
@@ -194,6 +208,7 @@ preload() { # preload WORK IMPL LAUNCHER LIB NPS THREADS ALGS
         export OMP_NUM_THREADS=$t
         while read -r p; do
           name=${p%%:*}; args=""; [ "$name" != "$p" ] && args=${p#*:}
+          # shellcheck disable=SC2086  # the program's arguments, one word each
           if run_one "$impl" "$launcher" "$np" "$lib" "$work/bin/$name" $args; then
             echo "mpich-suite: preload np $np threads $t alg $a $name: pass"
             npass=$((npass + 1))
