@@ -21,7 +21,6 @@
  * Time per call (us, min/avg/max over ranks) and bandwidth count x sizeof type /
  * slowest rank's time (MB/s).
  */
-#include <errno.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,25 +84,9 @@ static int variants(variant_t *out, int *n)
   unsigned seen = 0; /* algorithms named: each at most once (out has NALG x MAXT rows) */
   char buf[256];
   *n = 0;
-  if (!aopt.threads) {
-    threads[nt++] = omp_get_max_threads();
-  } else {
-    if (snprintf(buf, sizeof buf, "%s", aopt.threads) >= (int)sizeof buf)
-      return hk_error_set(HK_ERR_ARG, "--threads: a list of at most %d characters",
-                          (int)sizeof buf - 1);
-    for (char *s = buf, *next; s; s = next) {
-      char *end = NULL;
-      next = strchr(s, ',');
-      if (next)
-        *next++ = 0;
-      errno = 0;
-      long t = strtol(s, &end, 10);
-      if (!*s || *end || errno || t < 1 || t > 1024 || nt == MAXT)
-        return hk_error_set(HK_ERR_ARG, "--threads %s: up to %d positive integers", aopt.threads,
-                            MAXT);
-      threads[nt++] = (int)t;
-    }
-  }
+  int err = hk_bench_parse_threads(aopt.threads, MAXT, threads, &nt);
+  if (err != HK_SUCCESS)
+    return err;
   snprintf(buf, sizeof buf, "%s", aopt.algorithms);
   for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
     const struct algorithm *a = NULL;
@@ -153,6 +136,22 @@ static long long check(const void *buf, type_t t, long long count, int nranks)
   return bad;
 }
 
+/* allreduce() as hk_bench_time_calls runs it */
+typedef struct timed {
+  variant_t *v;
+  const void *s;
+  void *r;
+  int n;
+  MPI_Datatype t;
+  MPI_Comm comm;
+} timed_t;
+
+static int timed_allreduce(void *arg)
+{
+  timed_t *a = arg;
+  return allreduce(a->v, a->s, a->r, a->n, a->t, a->comm);
+}
+
 static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, void *sbuf,
                    void *rbuf)
 {
@@ -168,21 +167,8 @@ static int measure(hk_bench_ctx_t *c, variant_t *v, type_t t, long long size, vo
   memset(rbuf, 0, (size_t)count * type_size(t));
   MPI_Barrier(c->comm);
   double per = 0.0, slowest = 0.0;
-  if (osu_timing) {
-    /* osu_allreduce: each call timed alone, a barrier after it (not timed) */
-    for (int i = 0; i < iters; i++) {
-      double t0 = MPI_Wtime();
-      HK_LOCAL(err, allreduce(v, sbuf, rbuf, (int)count, type, c->comm));
-      per += MPI_Wtime() - t0;
-      HK_LOCAL(err, hk_bench_mpi(MPI_Barrier(c->comm), "the barrier between allreduces"));
-    }
-    per /= iters;
-  } else {
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++)
-      HK_LOCAL(err, allreduce(v, sbuf, rbuf, (int)count, type, c->comm));
-    per = (MPI_Wtime() - t0) / iters;
-  }
+  timed_t a = {v, sbuf, rbuf, (int)count, type, c->comm};
+  HK_LOCAL(err, hk_bench_time_calls(c->comm, iters, osu_timing, timed_allreduce, &a, &per));
   HK_AGREE(err, c->comm);
   long long bad = check(rbuf, t, count, c->size), allbad = 0;
   MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);

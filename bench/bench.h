@@ -77,5 +77,18 @@ static inline int hk_bench_mpi(int mpi_rc, const char *what)
 /* a barrier that sleeps while waiting, so idle ranks leave the cores to the
  * ranks being measured (this matters on small or oversubscribed machines) */
 int hk_bench_idle_barrier(MPI_Comm comm);
+/* --threads LIST: comma-separated positive integers (at most `max` of them, each <= 1024)
+ * into threads[0..*n); NULL or empty: one entry, omp_get_max_threads().  HK_ERR_ARG
+ * naming the option for anything else. */
+int hk_bench_parse_threads(const char *list, int max, int *threads, int *n);
+/* the timed part of a measurement: `iters` calls of call(arg), back-to-back under one
+ * timer, or (osu) each call timed alone with a barrier after it (not timed) as the OSU
+ * benchmarks do; *per = seconds per call on this rank.  A failed call ends the loop
+ * with its error (not agreed: the caller agrees). */
+int hk_bench_time_calls(MPI_Comm comm, int iters, int osu, int (*call)(void *), void *arg,
+                        double *per);
+/* min/avg/max of t over the ranks that take part (t >= 0; the others pass a negative t),
+ * on every rank; the average is over the participants. */
+int hk_bench_stats_some(MPI_Comm comm, double t, hk_stats_t *s);
 
 #endif

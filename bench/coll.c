@@ -15,7 +15,6 @@
  * Timing as hk-bench allreduce: back-to-back or osu, warm-up not timed, time per
  * call min/avg/max over ranks, bandwidth size / slowest rank's time.
  */
-#include <errno.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,20 +97,9 @@ static int rows(row_t *out, int *n)
   int threads[MAXT], nt = 0;
   char buf[256];
   *n = 0;
-  if (!copt.threads)
-    threads[nt++] = omp_get_max_threads();
-  else {
-    snprintf(buf, sizeof buf, "%s", copt.threads);
-    for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
-      char *end = NULL;
-      errno = 0;
-      long t = strtol(s, &end, 10);
-      if (*end || errno || t < 1 || t > 1024 || nt == MAXT)
-        return hk_error_set(HK_ERR_ARG, "--threads %s: up to %d positive integers",
-                            copt.threads, MAXT);
-      threads[nt++] = (int)t;
-    }
-  }
+  int err = hk_bench_parse_threads(copt.threads, MAXT, threads, &nt);
+  if (err != HK_SUCCESS)
+    return err;
   snprintf(buf, sizeof buf, "%s", copt.algorithms);
   for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
     hk_allreduce_alg_t a;
@@ -178,6 +166,22 @@ static long long check(const void *r, type_t t, long long n, int rank, int P)
   return bad;
 }
 
+/* call() as hk_bench_time_calls runs it */
+typedef struct timed {
+  row_t *w;
+  const void *s;
+  void *r;
+  int n;
+  MPI_Datatype t;
+  MPI_Comm comm;
+} timed_t;
+
+static int timed_call(void *arg)
+{
+  timed_t *a = arg;
+  return call(a->w, a->s, a->r, a->n, a->t, a->comm);
+}
+
 static int measure(hk_bench_ctx_t *c, row_t *w, type_t t, long long size, void *s, void *r,
                    const hk_nodes_info_t *ni)
 {
@@ -192,20 +196,8 @@ static int measure(hk_bench_ctx_t *c, row_t *w, type_t t, long long size, void *
   fill(s, r, t, n, c->rank, c->size);
   MPI_Barrier(c->comm);
   double per = 0.0, slowest = 0.0;
-  if (osu) {
-    for (int i = 0; i < iters; i++) {
-      double t0 = MPI_Wtime();
-      HK_LOCAL(err, call(w, s, r, (int)n, type, c->comm));
-      per += MPI_Wtime() - t0;
-      HK_LOCAL(err, hk_bench_mpi(MPI_Barrier(c->comm), "the barrier between calls"));
-    }
-    per /= iters;
-  } else {
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++)
-      HK_LOCAL(err, call(w, s, r, (int)n, type, c->comm));
-    per = (MPI_Wtime() - t0) / iters;
-  }
+  timed_t a = {w, s, r, (int)n, type, c->comm};
+  HK_LOCAL(err, hk_bench_time_calls(c->comm, iters, osu, timed_call, &a, &per));
   HK_AGREE(err, c->comm);
   long long bad = check(r, t, n, c->rank, c->size), allbad = 0;
   MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);

@@ -14,8 +14,6 @@
  * integers in doubles).  time: us, min/avg/max over the ranks that took part; rate: MB/s,
  * size over the slowest of them.
  */
-#include <errno.h>
-#include <float.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,21 +30,11 @@ static const hk_opt_t collparams_opts[] = {
 /* the largest count of --threads (HK_ERR_ARG for anything but positive integers) */
 static int threads_max(int *tmax)
 {
-  const char *s = threads_opt;
+  int threads[64], n = 0, err = hk_bench_parse_threads(threads_opt, 64, threads, &n);
   *tmax = 0;
-  while (s && *s) {
-    char *end = NULL;
-    errno = 0;
-    long t = strtol(s, &end, 10);
-    if (end == s || errno || t < 1 || t > 1024 || (*end && *end != ','))
-      return hk_error_set(HK_ERR_ARG, "--threads %s: positive integers separated by commas",
-                          threads_opt);
-    *tmax = t > *tmax ? (int)t : *tmax;
-    s = *end ? end + 1 : end;
-  }
-  if (!threads_opt)
-    *tmax = omp_get_max_threads();
-  return *tmax ? HK_SUCCESS : hk_error_set(HK_ERR_ARG, "--threads: no thread count given");
+  for (int i = 0; i < n; i++)
+    *tmax = threads[i] > *tmax ? threads[i] : *tmax;
+  return err;
 }
 
 typedef struct point {
@@ -55,19 +43,14 @@ typedef struct point {
   long long size;
 } point_t;
 
-/* min/avg/max of t over the ranks with t >= 0 (the others pass -1) */
+/* min/avg/max of t over the ranks with t >= 0 (the others pass -1), in microseconds */
 static int part_stats(MPI_Comm comm, double t, hk_stats_t *s)
 {
-  double in[3] = {t >= 0 ? t : DBL_MAX, t >= 0 ? -t : DBL_MAX, t >= 0 ? t : 0}, out[3];
-  double n_in = t >= 0 ? 1 : 0, n = 0;
-  if (MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(in + 2, out + 2, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(&n_in, &n, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
-    return hk_bench_mpi_failed("the statistics of a point");
-  s->min = out[0] * 1e6;
-  s->max = -out[1] * 1e6;
-  s->avg = n > 0 ? out[2] / n * 1e6 : 0;
-  return HK_SUCCESS;
+  int err = hk_bench_stats_some(comm, t, s);
+  s->min *= 1e6;
+  s->avg *= 1e6;
+  s->max *= 1e6;
+  return err;
 }
 
 /* the wrong items of every rank summed: an error naming them when there are any */

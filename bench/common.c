@@ -1,6 +1,9 @@
-/* bench/common.c: sizes, iteration counts, message contents, the sleepy barrier. */
+/* bench/common.c: sizes, iteration counts, message contents, the sleepy barrier, the
+ * --threads list, the timed loop and statistics over some ranks. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
+#include <omp.h>
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
@@ -89,4 +92,62 @@ int hk_bench_idle_barrier(MPI_Comm comm)
   }
 cleanup:
   return err;
+}
+
+int hk_bench_parse_threads(const char *list, int max, int *threads, int *n)
+{
+  const char *s = list;
+  *n = 0;
+  if (!list || !*list) {
+    threads[(*n)++] = omp_get_max_threads();
+    return HK_SUCCESS;
+  }
+  while (*s) {
+    char *end = NULL;
+    errno = 0;
+    long t = strtol(s, &end, 10);
+    int bad = end == s || errno || t < 1 || t > 1024 || (*end && (*end != ',' || !end[1]));
+    if (bad || *n == max)
+      return hk_error_set(HK_ERR_ARG, "--threads %s: up to %d positive integers separated by "
+                          "commas", list, max);
+    threads[(*n)++] = (int)t;
+    s = *end ? end + 1 : end;
+  }
+  return HK_SUCCESS;
+}
+
+int hk_bench_time_calls(MPI_Comm comm, int iters, int osu, int (*call)(void *), void *arg,
+                        double *per)
+{
+  int err = HK_SUCCESS;
+  *per = 0.0;
+  if (osu) {
+    for (int i = 0; i < iters && err == HK_SUCCESS; i++) {
+      double t0 = MPI_Wtime();
+      err = call(arg);
+      *per += MPI_Wtime() - t0;
+      HK_LOCAL(err, hk_bench_mpi(MPI_Barrier(comm), "the barrier between calls"));
+    }
+    *per /= iters;
+  } else {
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters && err == HK_SUCCESS; i++)
+      err = call(arg);
+    *per = (MPI_Wtime() - t0) / iters;
+  }
+  return err;
+}
+
+int hk_bench_stats_some(MPI_Comm comm, double t, hk_stats_t *s)
+{
+  int in = t >= 0;
+  /* min over (t, -t) gives min and -max at once; the sum and the count of participants */
+  double lo[2] = {in ? t : DBL_MAX, in ? -t : DBL_MAX}, out[2], part[2] = {in ? t : 0, in}, sum[2];
+  if (MPI_Allreduce(lo, out, 2, MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(part, sum, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
+    return hk_bench_mpi_failed("the statistics over the ranks taking part");
+  s->min = sum[1] > 0 ? out[0] : 0;
+  s->max = sum[1] > 0 ? -out[1] : 0;
+  s->avg = sum[1] > 0 ? sum[0] / sum[1] : 0;
+  return HK_SUCCESS;
 }

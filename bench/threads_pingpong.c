@@ -186,17 +186,12 @@ static int measure(hk_bench_ctx_t *c, tpp_t *p, variant_t v, int iters, int warm
   int barrier = hk_bench_idle_barrier(c->comm); /* on every rank, whatever its error */
   HK_LOCAL(err, barrier);
   HK_AGREE(err, c->comm);
-  double mine[3] = {in ? h : 1e300, in ? -h : 1e300, in ? h : 0.0}, out[2], sum = 0.0;
   long long allbad = 0;
-  MPI_Allreduce(mine, out, 2, MPI_DOUBLE, MPI_MIN, c->comm);
-  MPI_Allreduce(&mine[2], &sum, 1, MPI_DOUBLE, MPI_SUM, c->comm);
+  HK_LOCAL(err, hk_bench_stats_some(c->comm, in ? h : -1.0, half));
   MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM, c->comm);
   if (allbad) /* the same sum on every rank: agreed */
     err = hk_error_set(HK_ERR_STATE, "%s ping-pong: %lld wrong bytes in %lld-byte messages",
                        variant_names[v], allbad, p->size);
-  half->min = out[0];
-  half->max = -out[1];
-  half->avg = sum / 2.0;
 cleanup:
   return err;
 }

@@ -11,5 +11,5 @@ hk_expect_test(bench.collparams.links 0 "p2p +inter +1 +0 " NP 3
 # --threads: the largest count is measured; anything but positive integers refused
 hk_expect_test(bench.collparams.threads 0 "copy +none +2 " ONCE NP 1
                COMMAND ${BENCH} collparams -m 64K -i 2 -x 1 --threads 1,2)
-hk_expect_test(bench.collparams.bad_threads 2 "--threads 1,x: positive integers separated by commas"
+hk_expect_test(bench.collparams.bad_threads 2 "--threads 1,x: up to 64 positive integers separated by commas"
                ONCE NP 1 COMMAND ${BENCH} collparams --threads 1,x)
