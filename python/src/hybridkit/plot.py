@@ -32,16 +32,29 @@ def _svg(fig) -> str:
 
 
 def lines(panels: Dict[str, Series], xlabel: str, ylabel: str, logx: bool = False,
-          logy: bool = False, hline: Optional[float] = None, xticks_int: bool = False) -> str:
-    """One subplot per panel (shared y), one line per series."""
+          logy: bool = False, hline: Optional[float] = None, xticks_int: bool = False,
+          twins: Optional[Dict[str, Series]] = None, twin_label: str = "",
+          crosses: Optional[Dict[str, List[Tuple[float, float]]]] = None,
+          crosses_label: str = "", black: str = "", width: float = 4.2) -> str:
+    """One subplot per panel (shared y), one line per series, a series keeping its colour in
+    every panel (`black`: that series black and first in the legend; "best": black, dotted).
+    twins[panel][series]: a dashed line in the series' colour (e.g. a model's prediction),
+    one legend entry `twin_label`; crosses[panel]: points marked by red crosses
+    (`crosses_label`).  A panel title "A, B" is drawn on two lines when panels are narrow."""
+    from matplotlib.lines import Line2D
+
     plt = _plt()
+    twins, crosses = twins or {}, crosses or {}
+    names = sorted({n for p in (panels, twins) for s in p.values() for n in s},
+                   key=lambda n: (n != black, n))
+    colour = {n: "black" if n in (black, "best") else f"C{i}" for i, n in enumerate(names)}
     n = max(1, len(panels))
-    fig, axes = plt.subplots(1, n, figsize=(min(4.2 * n, 12), 3.2), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, n, figsize=(min(width * n, 12), 3.2), squeeze=False, sharey=True)
     for ax, (title, series) in zip(axes[0], panels.items()):
-        for name, points in sorted(series.items()):
-            pts = sorted(points)
+        for name in names:
+            pts = sorted(series.get(name, []))
             style = dict(color="black", linestyle=":", marker="") if name == "best" else \
-                dict(marker="o")
+                dict(marker="o", color=colour[name])
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
             if pts and len(pts[0]) >= 4:  # (x, median, lo, hi[, flagged]): error bars
                 err = [[max(0.0, p[1] - p[2]) for p in pts], [max(0.0, p[3] - p[1]) for p in pts]]
@@ -50,8 +63,19 @@ def lines(panels: Dict[str, Series], xlabel: str, ylabel: str, logx: bool = Fals
                 if bad:
                     ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80,
                                color="red", zorder=4, linewidths=2)
-            else:
+            elif pts:
                 ax.plot(xs, ys, label=name, **style)
+            twin = sorted(twins.get(title, {}).get(name, []))
+            if twin:
+                ax.plot([p[0] for p in twin], [p[1] for p in twin], color=colour[name],
+                        linestyle="--", linewidth=1)
+        handles, _ = ax.get_legend_handles_labels()
+        if twins.get(title):
+            handles.append(Line2D([], [], color="grey", linestyle="--", label=twin_label))
+        if crosses.get(title):
+            ax.scatter(*zip(*crosses[title]), marker="x", s=70, color="red", zorder=4)
+            handles.append(Line2D([], [], color="red", marker="x", linestyle="",
+                                  label=crosses_label))
         if logx:
             ax.set_xscale("log", base=2)
         if logy:
@@ -62,9 +86,12 @@ def lines(panels: Dict[str, Series], xlabel: str, ylabel: str, logx: bool = Fals
             xs = sorted({p[0] for s in series.values() for p in s})
             ax.set_xticks(xs)
             ax.set_xticklabels([f"{x:g}" for x in xs])
-        ax.set_title(title)
+        if n > 1 and len(title) > 30:
+            ax.set_title(title.replace(", ", "\n", 1), fontsize=8)
+        else:
+            ax.set_title(title)
         ax.set_xlabel(xlabel)
-        ax.legend(fontsize=7)
+        ax.legend(handles=handles, fontsize=7)
     axes[0][0].set_ylabel(ylabel)
     return _svg(fig)
 

@@ -19,13 +19,13 @@ is not what was asked).
 
 from __future__ import annotations
 
-import io
 import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from hybridkit import plot
 from hybridkit.errors import HKError
 from hybridkit.report.parts import Figure, Section, Table
 from hybridkit.study.rundata import Entry, Run, entries
@@ -303,49 +303,11 @@ def model_error(g: Group, rows: Dict[Row, Dict[int, Cell]], model: Model) -> Opt
 def draw(panels: Dict[str, Dict[str, List[Tuple[float, float]]]],
          predicted: Dict[str, Dict[str, List[Tuple[float, float]]]],
          fell: Dict[str, List[Tuple[float, float]]]) -> str:
-    """A panel per group: measured lines solid with markers, the model's dashed in the same
-    colour, points whose row fell back as red crosses; SVG text."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-
-    names = sorted({n for p in (panels, predicted) for s in p.values() for n in s},
-                   key=lambda n: (n != "mpi", n))
-    colour = {n: "black" if n == "mpi" else f"C{i}" for i, n in enumerate(names)}
-    with plt.rc_context({"svg.fonttype": "none", "font.size": 9, "axes.grid": True,
-                         "grid.alpha": 0.3, "figure.dpi": 96}):
-        n = max(1, len(panels))
-        fig, axes = plt.subplots(1, n, figsize=(min(5.0 * n, 12), 3.6), squeeze=False,
-                                 sharey=True)
-        for ax, (title, series) in zip(axes[0], panels.items()):
-            for name in names:
-                for pts, style in ((series.get(name), dict(marker="o", label=name)),
-                                   (predicted.get(title, {}).get(name),
-                                    dict(linestyle="--", linewidth=1))):
-                    if pts:
-                        pts = sorted(pts)
-                        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour[name],
-                                **style)
-            handles, _ = ax.get_legend_handles_labels()
-            if predicted.get(title):
-                handles.append(Line2D([], [], color="grey", linestyle="--", label="model"))
-            if fell.get(title):
-                ax.scatter(*zip(*fell[title]), marker="x", s=70, color="red", zorder=4)
-                handles.append(Line2D([], [], color="red", marker="x", linestyle="",
-                                      label="fell back"))
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_title(title.replace(", ", "\n", 1), fontsize=8)  # narrow panels
-            ax.set_xlabel("message size [B]")
-            ax.legend(handles=handles, fontsize=7)
-        axes[0][0].set_ylabel("time per call [us]")
-        buf = io.StringIO()
-        fig.savefig(buf, format="svg", bbox_inches="tight")
-        plt.close(fig)
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
+    """A panel per group: measured lines solid with markers (MPI black), the model's dashed
+    in the same colour, points whose row fell back as red crosses; SVG text."""
+    return plot.lines(panels, "message size [B]", "time per call [us]", logx=True, logy=True,
+                      twins=predicted, twin_label="model", crosses=fell,
+                      crosses_label="fell back", black="mpi", width=5.0)
 
 
 def bind_draw(panels, predicted, fell):
