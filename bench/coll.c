@@ -1,19 +1,28 @@
 /* bench/coll.c: hk-bench coll -- plain MPI against the hybrid collectives of
  * hybridkit/coll.h, one collective per run (--collective allreduce, reduce,
- * reduce-scatter, bcast, allgather, alltoall), records bench.coll.
+ * reduce-scatter, bcast, allgather, alltoall), records bench.coll; and hk-bench
+ * allreduce, the same measurement of the allreduce alone with its own record kind
+ * bench.allreduce (the kind `hybridkit tune allreduce` reads; no collective, ranks and
+ * node fields).
  *
- * Rows: "mpi" (the MPI call itself) and hk_<collective> with a fixed algorithm
- * (chunked, chunked-shifted, hierarchical) x --threads; a hybrid row that falls back
- * is still measured and its record says what ran.  Sizes are message bytes as the
- * tuning table counts them: allreduce, reduce, bcast count x type size;
- * reduce-scatter, allgather, alltoall P x per-rank count x type size (sizes P x type
- * size does not divide are skipped).  Types: double and int sums for the
- * reductions, bytes for bcast/allgather/alltoall.  Every element is checked:
- * reductions as bench/allreduce.c (rank r gives (r+1)(1 + g mod 13) to element g:
- * the sum is (1 + g mod 13) P(P+1)/2), bcast the root's pattern, allgather block j
- * the pattern of rank j, alltoall block j at rank r the pattern of the pair (j, r).
- * Timing as hk-bench allreduce: back-to-back or osu, warm-up not timed, time per
- * call min/avg/max over ranks, bandwidth size / slowest rank's time.
+ * Rows: "mpi" (the MPI call itself, which the preload library intercepts when it is
+ * loaded) and hk_<collective> with a fixed algorithm (chunked, chunked-shifted,
+ * hierarchical) x --threads, from the library's tiny-message threshold on (below it a
+ * hybrid row is the MPI call again: not measured; --min-bytes 0 measures every size, as
+ * `hybridkit tune` does); a hybrid row that falls back (one thread, no
+ * MPI_THREAD_MULTIPLE, one chunk) is still measured and its record says what ran
+ * ("ran", "fallback").  Sizes are message bytes as the tuning table counts them:
+ * allreduce, reduce, bcast count x type size; reduce-scatter, allgather, alltoall P x
+ * per-rank count x type size (sizes P x type size does not divide are skipped).
+ * Types: double and int sums for the reductions, bytes for bcast/allgather/alltoall.
+ * Every element is checked: for the reductions rank r gives (r+1)(1 + g mod 13) to
+ * element g, so the sum is exactly (1 + g mod 13) P(P+1)/2 (small integers: exact in
+ * double too); bcast the root's pattern, allgather block j the pattern of rank j,
+ * alltoall block j at rank r the pattern of the pair (j, r).
+ * --timing back-to-back (default): one timer around `iters` calls in a row; --timing
+ * osu: each call timed alone and a barrier after it, as the OSU benchmarks (the barrier
+ * keeps a fast rank from running ahead into the next call); warm-up not timed.  Time
+ * per call min/avg/max over ranks, bandwidth size / slowest rank's time.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -26,9 +35,8 @@ static struct {
 } copt = {.collective = "allreduce", .algorithms = "mpi,chunked,chunked-shifted,hierarchical",
           .timing = "back-to-back", .min_bytes = -1};
 
+/* --collective last: hk-bench allreduce takes the others */
 static const hk_opt_t coll_opts[] = {
-  {"collective", HK_OPT_STR, &copt.collective, "C",
-   "allreduce, reduce, reduce-scatter, bcast, allgather or alltoall", 0},
   {"algorithms", HK_OPT_STR, &copt.algorithms, "LIST",
    "comma-separated: mpi, chunked, chunked-shifted, hierarchical", 0},
   {"threads", HK_OPT_STR, &copt.threads, "LIST",
@@ -37,13 +45,17 @@ static const hk_opt_t coll_opts[] = {
    "tiny-message threshold of the hybrid rows (-1: the library's; 0: none)", 0},
   {"timing", HK_OPT_STR, &copt.timing, "MODE",
    "back-to-back (one timer around all calls) or osu (each call timed, barrier between)", 0},
+  {"collective", HK_OPT_STR, &copt.collective, "C",
+   "allreduce, reduce, reduce-scatter, bcast, allgather or alltoall", 0},
 };
+enum { NOPTS = sizeof coll_opts / sizeof coll_opts[0] };
 
 typedef enum { C_ALLREDUCE, C_REDUCE, C_REDUCE_SCATTER, C_BCAST, C_ALLGATHER, C_ALLTOALL, C_N } coll_t;
 static const char *const coll_names[C_N] = {"allreduce", "reduce", "reduce-scatter",
                                             "bcast", "allgather", "alltoall"};
 static coll_t coll;
 static int osu;
+static const hk_kind_decl_t *kind = &bench_kind_coll; /* bench_kind_allreduce: hk-bench allreduce */
 
 /* sizes per rank (reduce-scatter, allgather, alltoall) or of the whole vector */
 static int per_rank(void) { return coll == C_REDUCE_SCATTER || coll == C_ALLGATHER || coll == C_ALLTOALL; }
@@ -100,14 +112,18 @@ static int rows(row_t *out, int *n)
   int err = hk_bench_parse_threads(copt.threads, MAXT, threads, &nt);
   if (err != HK_SUCCESS)
     return err;
+  unsigned seen = 0; /* each algorithm at most once: out has room for 4 x MAXT rows */
   snprintf(buf, sizeof buf, "%s", copt.algorithms);
   for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
     hk_allreduce_alg_t a;
-    int e = hk_allreduce_alg_parse(s, &a);
-    if (e != HK_SUCCESS)
-      return e;
+    if (hk_allreduce_alg_parse(s, &a) != HK_SUCCESS)
+      return hk_error_set(HK_ERR_ARG, "--algorithms: unknown algorithm '%s' (mpi, chunked, "
+                          "chunked-shifted, hierarchical)", s);
     if (a == HK_ALLREDUCE_AUTO)
       return hk_error_set(HK_ERR_ARG, "--algorithms: name the algorithm, not auto");
+    if (seen & (1u << a))
+      return hk_error_set(HK_ERR_ARG, "--algorithms %s: '%s' named twice", copt.algorithms, s);
+    seen |= 1u << a;
     for (int t = 0; t < (a == HK_ALLREDUCE_MPI ? 1 : nt) && *n < MAXROWS; t++)
       out[(*n)++] = (row_t){a, a == HK_ALLREDUCE_MPI ? 1 : threads[t], {0}};
   }
@@ -207,8 +223,9 @@ static int measure(hk_bench_ctx_t *c, row_t *w, type_t t, long long size, void *
                         coll_names[coll], hk_allreduce_alg_name(w->alg), w->threads,
                         type_names[t], size, allbad);
   hk_record_t *rec = NULL; /* no error tests: the emit returns the first, agreed */
-  hk_record_create_declared(c->rep, &bench_kind_coll, &rec);
-  hk_record_param_str(rec, "collective", coll_names[coll]);
+  hk_record_create_declared(c->rep, kind, &rec);
+  if (kind == &bench_kind_coll)
+    hk_record_param_str(rec, "collective", coll_names[coll]);
   hk_record_param_str(rec, "type", type_names[t]);
   hk_record_param_str(rec, "algorithm", hk_allreduce_alg_name(w->alg));
   hk_record_param_int(rec, "threads", w->threads);
@@ -220,9 +237,11 @@ static int measure(hk_bench_ctx_t *c, row_t *w, type_t t, long long size, void *
   hk_record_param_int(rec, "count", n);
   hk_record_param_int(rec, "iters", iters);
   hk_record_param_str(rec, "timing", osu ? "osu" : "back-to-back");
-  hk_record_param_int(rec, "ranks", c->size);
-  hk_record_param_int(rec, "ranks_per_node", ni->local_size);
-  hk_record_param_int(rec, "nodes", ni->nnodes);
+  if (kind == &bench_kind_coll) {
+    hk_record_param_int(rec, "ranks", c->size);
+    hk_record_param_int(rec, "ranks_per_node", ni->local_size);
+    hk_record_param_int(rec, "nodes", ni->nnodes);
+  }
   hk_record_stats(rec, "time", per * 1e6, "us");
   hk_record_value(rec, "bandwidth", (double)size / slowest / 1e6, "MB/s");
   return hk_record_emit(&rec);
@@ -255,6 +274,12 @@ static int run(hk_bench_ctx_t *c)
   HK_LOCAL(err, options());
   HK_LOCAL(err, rows(ws, &nw));
   HK_LOCAL(err, hk_nodes_info(c->nodes, &ni));
+  /* the smallest message: one int (reductions) or byte, per rank where counts are */
+  long long least = (reduces() ? (long long)sizeof(int) : 1) * (per_rank() ? c->size : 1);
+  if (err == HK_SUCCESS && cm->max_size < least)
+    err = hk_error_set(HK_ERR_ARG, "%s sizes must reach at least %lld bytes (one element%s), "
+                       "-m gives at most %lld", coll_names[coll], least,
+                       per_rank() ? " per rank" : "", cm->max_size);
   if (cm->max_size > 0x7fffffffLL)
     err = hk_error_set(HK_ERR_ARG, "coll sizes above 2 GiB do not fit an int count");
   HK_ALLOC_LOCAL(err, s, cm->max_size);
@@ -282,6 +307,38 @@ cleanup:
   return err;
 }
 
+/* hk-bench allreduce: coll's measurement of the allreduce, records bench.allreduce */
+static int run_allreduce(hk_bench_ctx_t *c)
+{
+  copt.collective = "allreduce";
+  kind = &bench_kind_allreduce;
+  return run(c);
+}
+
+const hk_experiment_t hk_exp_allreduce = {
+  .name = "allreduce",
+  .summary = "MPI_Allreduce vs the hybrid allreduce, double and int sums, 8 B to 16 MiB",
+  .description =
+      "For each type (double sum, int sum), algorithm (mpi: MPI_Allreduce; chunked,\n"
+      "chunked-shifted, hierarchical: hk_allreduce with idle threads taking part, --threads\n"
+      "thread counts) and size in bytes (count = size / sizeof type; sizes below one element\n"
+      "skipped), times the allreduce after a barrier and a warm-up: time per call (us,\n"
+      "min/avg/max over ranks) and bandwidth size / slowest rank's time (MB/s), as OSU\n"
+      "osu_allreduce / IMB Allreduce.  --timing back-to-back: calls in a row, one timer;\n"
+      "--timing osu: each call timed alone with a barrier after it (osu_allreduce).  Records\n"
+      "(bench.allreduce) say what ran (a hybrid row falls back to MPI_Allreduce with one\n"
+      "thread or without MPI_THREAD_MULTIPLE).  Rank r contributes (r+1)(1 + i mod 13) to\n"
+      "element i: every element of the result is checked.  hk-bench coll --collective\n"
+      "allreduce measures the same, recorded as bench.coll.",
+  .default_sizes = "8:16M",
+  .level = HK_THREAD_MULTIPLE,
+  .min_level = HK_THREAD_SINGLE,
+  .min_ranks = 2,
+  .opts = coll_opts, /* but --collective */
+  .nopts = NOPTS - 1,
+  .run = run_allreduce,
+};
+
 const hk_experiment_t hk_exp_coll = {
   .name = "coll",
   .summary = "plain MPI vs the hybrid collectives (--collective C), 8 B to 16 MiB",
@@ -300,6 +357,6 @@ const hk_experiment_t hk_exp_coll = {
   .min_level = HK_THREAD_SINGLE,
   .min_ranks = 1,
   .opts = coll_opts,
-  .nopts = (int)(sizeof coll_opts / sizeof coll_opts[0]),
+  .nopts = NOPTS,
   .run = run,
 };
