@@ -104,14 +104,15 @@ def record_error(record: Any, schema: Optional[PathLike] = None,
     its kind as the C side declares it now (kinds.py; records of older versions may lack fields)."""
     found = violation(validator(schema), record)
     if found is None:
-        return stats_error(record) or (kind_error(record) if declared else None)
+        return kind_error(record) if declared else None
     where, message = found
     return f"{where}: {message}" if where else message
 
 
 def stats_error(record: Dict[str, Any]) -> Optional[str]:
     """'results.X: ...' when a min/avg/max result is out of order (min <= avg <= max, up to
-    the rounding of the printed digits), else None: what no schema can say."""
+    the rounding of the printed digits), else None: what no schema can say (`records
+    validate` checks it)."""
     for name, res in (record.get("results") or {}).items():
         if isinstance(res, dict) and "avg" in res:
             lo, avg, hi = res["min"], res["avg"], res["max"]

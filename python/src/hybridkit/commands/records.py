@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hybridkit.records import RecordsInvalid, load_records
+from hybridkit.records import RecordsInvalid, load_records, stats_error
 
 HELP = "work with JSONL record files"
 DESCRIPTION = "Read and check the JSONL records the hybridkit binaries write."
@@ -36,6 +36,11 @@ def run_validate(ns: argparse.Namespace) -> int:
             records = load_records(path, declared=True)
         except RecordsInvalid as exc:
             print(f"hybridkit: error: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        bad = [(i, e) for i, e in ((i, stats_error(r)) for i, r in enumerate(records, 1)) if e]
+        if bad:
+            print(f"hybridkit: error: {path}: record {bad[0][0]}: {bad[0][1]}", file=sys.stderr)
             status = 1
             continue
         print(f"{path}: {len(records)} records OK")
