@@ -298,7 +298,8 @@ USER_PROGRAM = r"""
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
-/* argv[1]: ping (1 MiB from rank 0 to rank 1), spin (rank 0 never ends), segv, deadlock */
+/* argv[1]: ping (1 MiB from rank 0 to rank 1), spin (rank 0 never ends), segv, deadlock,
+ * abort (rank 1 calls MPI_Abort), nofinalize (the ranks return without MPI_Finalize) */
 int main(int argc, char **argv) {
   static char buf[1 << 20];
   int rank;
@@ -317,6 +318,10 @@ int main(int argc, char **argv) {
     volatile int *p = NULL;
     *p = 1;
   }
+  if (!strcmp(what, "abort") && rank == 1)
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  if (!strcmp(what, "nofinalize"))
+    return 0;
   if (!strcmp(what, "spin") && rank == 0)
     for (volatile long i = 0;; i++) {
     }
@@ -479,12 +484,107 @@ def test_sigterm_to_hybridkit_is_recorded(tmp_path, user_program, stop_leftovers
 @pytest.mark.parametrize("what,status,message", [
     ("segv", "signal", "prog ended by signal SIGSEGV (exit code 139)"),
     ("deadlock", "failed", "SimGrid found a deadlock"),
+    ("abort", "failed", "a rank called MPI_Abort"),
+    ("nofinalize", "failed", "a rank ended without MPI_Finalize"),
 ])
 def test_user_program_ending_badly(tmp_path, user_program, what, status, message):
-    """A rank killed by a signal is status signal with its name; a deadlock (SimGrid 3.32
-    ends it with exit code 0) is a failure."""
+    """A rank killed by a signal is status signal with its name; a deadlock, an MPI_Abort,
+    ranks ending without MPI_Finalize (SimGrid 3.32 ends each with exit code 0) are failures,
+    said in hybridkit's error line, not only in stderr.txt."""
     proc, _, run, seconds = simulate_user(tmp_path, *PLATFORM, str(user_program), "--", what)
     assert proc.returncode != 0 and seconds < 30
     assert run["status"] == status and message in run["message"], run
+    said = "SIGSEGV" if status == "signal" else message
+    assert said in proc.stderr.splitlines()[-1], proc.stderr[-1000:]
     if status == "signal":
         assert run["signal"] == "SIGSEGV"
+
+
+# MPI calls only (no MPI_COMM_WORLD, no smpi_* helper): SMPI's mpi.h declares the functions
+# weak, so with --as-needed the linker leaves libsimgrid out of DT_NEEDED; a library of the
+# user's (libhelper.so) is needed instead
+WEAK_ONLY = r"""
+#include <mpi.h>
+int helper(void);
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int ok = helper();
+  MPI_Finalize();
+  return ok ? 0 : 1;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def weak_program(tmp_path_factory) -> Path:
+    if shutil.which("smpirun") is None or shutil.which("smpicc") is None:
+        pytest.skip("SimGrid is not installed (smpirun/smpicc missing; apt-get install "
+                    "libsimgrid-dev)")
+    where = tmp_path_factory.mktemp("weak")
+    (where / "helper.c").write_text("int helper(void) { return 1; }\n")
+    (where / "prog.c").write_text(WEAK_ONLY)
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(where / "libhelper.so"),
+                    str(where / "helper.c")], check=True, capture_output=True, timeout=120)
+    subprocess.run(["smpicc", "-o", str(where / "prog"), str(where / "prog.c"), "-Wl,--as-needed",
+                    f"-L{where}", "-lhelper"], check=True, capture_output=True, timeout=120)
+    return where / "prog"
+
+
+def test_smpicc_program_without_libsimgrid_needed_runs_ok(tmp_path, weak_program):
+    """An smpicc-built program whose DT_NEEDED lacks libsimgrid (weak MPI references only)
+    is an SMPI program: it runs and its run is ok (issue 43: it was refused as 'not built
+    for SimGrid SMPI')."""
+    from hybridkit.simulate.elfneeded import dynamic
+    elf = dynamic(weak_program)
+    assert not any(lib.startswith("libsimgrid") for lib in elf.needed) and not elf.interp
+    results = tmp_path / "results"
+    proc = subprocess.run([sys.executable, "-m", "hybridkit", "simulate", "--results",
+                           str(results), *PLATFORM, str(weak_program)], capture_output=True,
+                          text=True, timeout=120,
+                          env=python_env(LD_LIBRARY_PATH=str(weak_program.parent)))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    run = json.loads(next(results.glob("runs/*/run.json")).read_text())
+    assert run["status"] == "ok" and run["exit_code"] == 0 and run["message"] is None
+
+
+def test_simgrids_fatal_message_is_in_the_error_line(tmp_path, weak_program):
+    """A program smpirun cannot load (its library is not found: SimGrid's dlopen fails and
+    it aborts, code 134) fails with SimGrid's message and hint in hybridkit's error line and
+    run.json's message, not only in stderr.txt."""
+    proc, _, run, _ = simulate_user(tmp_path, *PLATFORM, str(weak_program))
+    assert proc.returncode == 134 and run["status"] == "signal", run
+    last = proc.stderr.splitlines()[-1]
+    assert last.startswith("hybridkit: error: prog failed under smpirun with exit code 134, "
+                           "SIGABRT: SimGrid: dlopen failed: libhelper.so"), last
+    assert "SMPI-specific compiler" in last
+    assert "SimGrid: dlopen failed: libhelper.so" in run["message"]
+
+
+FORTRAN = """\
+program hello
+  use mpi
+  implicit none
+  integer :: ierr, rank
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  print '(a,i0)', 'fortran rank ', rank
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_Finalize(ierr)
+end program hello
+"""
+
+
+def test_fortran_program_built_with_smpif90(tmp_path):
+    """A Fortran program built with smpif90 runs under simulate, status ok."""
+    if shutil.which("smpirun") is None or shutil.which("smpif90") is None or \
+            shutil.which("gfortran") is None:
+        pytest.skip("SimGrid's smpif90 (libsimgrid-dev) or gfortran is not installed")
+    (tmp_path / "hello.f90").write_text(FORTRAN)
+    prog = tmp_path / "hello"
+    built = subprocess.run(["smpif90", "-o", str(prog), str(tmp_path / "hello.f90")],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr[-2000:]
+    proc, run_dir, run, _ = simulate_user(tmp_path, *PLATFORM, str(prog))
+    assert proc.returncode == 0 and run["status"] == "ok", proc.stderr[-2000:]
+    out = (run_dir / "stdout.txt").read_text()
+    assert "fortran rank 0" in out and "fortran rank 1" in out
