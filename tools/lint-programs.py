@@ -65,6 +65,7 @@ PROGRAMS = {
     "sbatch": "slurm-client", "sinfo": "slurm-client", "squeue": "slurm-client",
     "scontrol": "slurm-client", "scancel": "slurm-client", "sacct": "slurm-client",
     "smpirun": "libsimgrid-dev", "smpicc": "libsimgrid-dev",
+    "smpif90": "libsimgrid-dev",
     "mpirun": "openmpi-bin", "mpiexec": "openmpi-bin", "mpicc": "libopenmpi-dev",
     "mpif90": "libopenmpi-dev", "mpifort": "libopenmpi-dev", "ompi_info": "openmpi-bin",
     "mpirun.openmpi": "openmpi-bin", "mpiexec.openmpi": "openmpi-bin",

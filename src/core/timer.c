@@ -1,9 +1,43 @@
 /* src/core/timer.c: wall clock, min/avg/max over ranks, a timed loop with warm-up. */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
+#include <time.h>
 #include "internal/hk_internal.h"
 
 double hk_wtime(void) { return MPI_Wtime(); }
+
+/* The phase timers read inside parallel regions (src/modes/engine.c, src/halo/modes.c) by
+ * every thread need a clock that
+ *  - any thread may read: not MPI_Wtime, an MPI call, which at MPI_THREAD_FUNNELED only the
+ *    master thread may make;
+ *  - the simulator virtualises: not omp_get_wtime, which SimGrid's SMPI leaves alone, so
+ *    under `hybridkit simulate` the phases read the host's time while the iteration read the
+ *    simulated one (halo wait 0.176 s against 0.417 ms per iteration, phase_other -0.18 s:
+ *    issue 43).
+ * clock_gettime is both: smpicc compiles every source with smpi_helpers.h, which turns it
+ * into smpi_clock_gettime (the simulated clock; like MPI_Wtime it first ends the compute
+ * burst being timed, so the burst is charged before the clock is read).  SMPI runs ranks
+ * with one thread (MPI_THREAD_SINGLE), so only a rank's own thread reads it there.
+ * CLOCK_MONOTONIC, as omp_get_wtime in libgomp; only differences of it are used. */
+double hk__clock(void)
+{
+  struct timespec ts;
+#if HK_UNDER_SMPI
+  /* SMPI runs its ranks as user-level contexts of one OS thread, and smpi_clock_gettime may
+   * switch to another rank (it first charges the compute burst): inside a parallel region of
+   * several threads that rank's own regions would take this OS thread's OpenMP team (a
+   * masteronly run with 2 threads crashed or deadlocked), and a worker thread has no
+   * simulated clock at all.  There the host's clock is read (the parenthesised name escapes
+   * smpi_helpers.h's macro): threads are not simulated (docs/simulate.md), runs have one */
+  if (omp_in_parallel()) {
+    (clock_gettime)(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  }
+#endif
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 int hk_stats_reduce(MPI_Comm comm, double local, hk_stats_t *stats)
 {

@@ -123,9 +123,9 @@ static double share_timed(hk_halo_t *h, double *field, void (*op)(void *, int, i
   double slowest = 0;
 #pragma omp parallel num_threads(h->nthreads) reduction(max : slowest)
   {
-    double t0 = omp_get_wtime();
+    double t0 = hk__clock();
     op(&x, omp_get_thread_num(), omp_get_num_threads());
-    slowest = omp_get_wtime() - t0;
+    slowest = hk__clock() - t0;
   }
   return slowest;
 }
@@ -136,21 +136,21 @@ int hk_halo_begin(hk_halo_t *h, double *field)
   if (err != HK_SUCCESS)
     return err;
   h->split = (hk_mode_times_t){.pack = share_timed(h, field, op_pack)};
-  double t0 = omp_get_wtime();
+  double t0 = hk__clock();
   err = hk__halo_post(h, 0, 1);
-  h->split.post = omp_get_wtime() - t0;
+  h->split.post = hk__clock() - t0;
   return err;
 }
 
 int hk_halo_end(hk_halo_t *h, double *field)
 {
   int err = check_call(h, field);
-  double t0 = omp_get_wtime();
+  double t0 = hk__clock();
   if (err == HK_SUCCESS)
     err = hk__halo_wait(h, 0, 1);
   if (err != HK_SUCCESS)
     return err;
-  h->split.wait = omp_get_wtime() - t0;
+  h->split.wait = hk__clock() - t0;
   h->split.unpack = share_timed(h, field, op_unpack);
   h->split.comm = h->split.post + h->split.wait + h->split.unpack;
   hk__halo_account(h, &h->split);

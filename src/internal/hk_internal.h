@@ -33,6 +33,16 @@ void hk__agreed_message(int first, int size, const char *msg);
 int hk__strlist_vadd(char ***list, int *n, const char *fmt, va_list ap);
 /* Converts an MPI error code into HK_ERR_MPI with MPI's error string. */
 int hk__mpi_error(int mpierr, const char *file, int line, const char *func, const char *expr);
+/* Seconds on a monotonic clock any thread may read, simulated under SMPI: the phase timers
+ * inside parallel regions (src/core/timer.c says why not MPI_Wtime, not omp_get_wtime). */
+double hk__clock(void);
+/* 1 in a build by SimGrid's smpicc: every source is compiled with its smpi_helpers.h, which
+ * maps clock_gettime, gettimeofday and sleep to the simulated clock (docs/simulate.md) */
+#ifdef SMPI_HELPERS_H
+#define HK_UNDER_SMPI 1
+#else
+#define HK_UNDER_SMPI 0
+#endif
 /* MASTERONLY check before an MPI call made by the library (no-op unless enabled). */
 int hk__masteronly_guard(const char *file, int line, const char *func, const char *expr);
 

@@ -55,12 +55,12 @@ static int read_error(mode_run_t *r)
 static int comm_call(mode_run_t *r, int wait, int first, int stride)
 {
   mode_tt_t *tt = &r->tt[omp_get_thread_num()];
-  double t0 = omp_get_wtime();
+  double t0 = hk__clock();
   int err = hk__masteronly_guard(__FILE__, __LINE__, __func__,
                                  wait ? "the wait of a hybrid mode" : "the post of a hybrid mode");
   if (err == HK_SUCCESS)
     err = wait ? r->ops->wait(r->ops->arg, first, stride) : r->ops->post(r->ops->arg, first, stride);
-  double t1 = omp_get_wtime();
+  double t1 = hk__clock();
   *(wait ? &tt->wait : &tt->post) += t1 - t0;
   if (wait)
     tt->comm_end = t1;
@@ -75,9 +75,9 @@ static int exchange(mode_run_t *r, int first, int stride, int own)
     err = comm_call(r, 1, first, stride);
   if (err == HK_SUCCESS && own && r->ops->unpack_msgs) {
     mode_tt_t *tt = &r->tt[omp_get_thread_num()];
-    double t0 = omp_get_wtime();
+    double t0 = hk__clock();
     r->ops->unpack_msgs(r->ops->arg, first, stride);
-    tt->comm_end = omp_get_wtime();
+    tt->comm_end = hk__clock();
     tt->unpack += tt->comm_end - t0;
   }
   return err;
@@ -88,9 +88,9 @@ static void part(mode_run_t *r, void (*fn)(void *, int, int), int piece, int pie
 {
   if (!fn)
     return;
-  double t0 = omp_get_wtime();
+  double t0 = hk__clock();
   fn(r->ops->arg, piece, pieces);
-  double t1 = omp_get_wtime();
+  double t1 = hk__clock();
   *slot += t1 - t0;
   if (slot == &r->tt[omp_get_thread_num()].local)
     r->tt[omp_get_thread_num()].local_end = t1;
@@ -131,11 +131,11 @@ static void compute_overlap(mode_run_t *r)
   mode_tt_t *tt = &r->tt[t];
   if (r->row->balanced && r->ops->local) {
     const int nchunks = 4 * nt;
-    double t0 = omp_get_wtime();
+    double t0 = hk__clock();
 #pragma omp for schedule(dynamic, 1) nowait
     for (int c = 0; c < nchunks; c++)
       r->ops->local(r->ops->arg, c, nchunks);
-    tt->local_end = omp_get_wtime();
+    tt->local_end = hk__clock();
     tt->local += tt->local_end - t0;
   } else if (nt > r->ncomm) {
     if (t >= r->ncomm)

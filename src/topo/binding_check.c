@@ -278,6 +278,11 @@ cleanup:
 
 int hk__binding_warnings(hk_binding_t *b, hwloc_topology_t topo)
 {
+  /* under SimGrid's SMPI every simulated rank is a thread of one process on this machine:
+   * its binding is the host's, not the simulated node's, and warning about it (one "not
+   * pinned" per rank) says nothing about the simulated run (issue 43) */
+  if (HK_UNDER_SMPI)
+    return HK_SUCCESS;
   int err = HK_SUCCESS, nhosts = 0;
   int *host = NULL;
   char *mark = NULL;

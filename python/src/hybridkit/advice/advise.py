@@ -14,11 +14,16 @@
            sleeping threads          masteronly's f_comm x (1 - 1/n): idle CPU while the
                                      master communicates
            OpenMP overhead           compute time of the best hybrid run / pure MPI's - 1
+
+Simulated records (hybridkit simulate) are advised on apart from real ones, one platform at a
+time, in words that say "simulated"; runs simulated with --compute off (compute phases free:
+their times are communication alone) never stand beside, or as repeats of, runs whose compute
+was measured, and no binding problem is read from them (their bindings are the host's).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hybridkit.advice.model import Prediction, predicted_speedup
@@ -151,6 +156,11 @@ def _pick(es: Sequence[Entry], app: AppDesc) -> Entry:
     return best
 
 
+def compute_off(e: Entry) -> bool:
+    """A run simulated with --compute off: its compute phases cost nothing (run.json)."""
+    return e.run.info.get("compute") == "off"
+
+
 def usable(e: Entry) -> bool:
     """A performance result: not oversubscribed, not made on a busy machine."""
     return not is_functional(e.run.info) and not is_busy(e.run.info)
@@ -229,11 +239,14 @@ def _bytes_share(e: Entry) -> Tuple[float, float]:
     return (intra / total, inter / total) if total else (0.0, 0.0)
 
 
-def mismatch_scores(group: Sequence[Entry], runs: Sequence[Run], app: AppDesc
-                    ) -> Dict[str, float]:
+def mismatch_scores(group: Sequence[Entry], runs: Sequence[Run], app: AppDesc,
+                    simulated: bool = False) -> Dict[str, float]:
+    """The share of time or CPU each of PROBLEMS costs; in simulated runs the recorded
+    bindings are those of the host that ran the simulation: no topology problem then."""
     scores = {p: 0.0 for p in PROBLEMS}
     shared = [r for r in runs if r.complete and r.app == app.name and r.bind != "none"
-              and r.records and not verdict(bindings(r.records), pus_per_core(r.records)).own_cores]
+              and r.records and not verdict(bindings(r.records), pus_per_core(r.records)).own_cores
+              ] if not simulated else []
     if shared:
         scores["topology"] = len(shared) / max(1, len({id(e.run) for e in group}))
     pure = [e for e in group if single_threaded(e)]
@@ -288,8 +301,7 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
                 app = main_app(views, apps)
             except HKError:
                 continue
-            out = _advise(views, apps, app)
-            out.simulated = platform
+            out = _advise(views, apps, app, simulated=platform)
             others = [p for p in sims if p != platform]
             if others:
                 out.notes.append(f"simulated records of other platforms left out: "
@@ -307,14 +319,36 @@ def advise(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> Advice:
     return out
 
 
-def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advice:
-    """Compare every configuration of the same problem (the largest measured on the most
-    cores): pure MPI, every ranks x threads, every mode; repeats by their median and range."""
+def _compute_apart(every: List[Entry], notes: List[str]) -> List[Entry]:
+    """Simulated entries: those whose compute was measured, the --compute off ones left out
+    (noted); only when there are no others, the --compute off ones, said so."""
+    off = [e for e in every if compute_off(e)]
+    if not off:
+        return every
+    measured = [e for e in every if not compute_off(e)]
+    if measured:
+        notes.append(f"{len(off)} run(s) simulated with --compute off left out: their compute "
+                     f"phases cost nothing (communication alone), they are no repeats of "
+                     f"the runs with measured compute")
+        return measured
+    notes.append("every run was simulated with --compute off: compute phases cost nothing, "
+                 "the configurations are compared on their communication alone")
+    return every
+
+
+def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc,
+            simulated: Optional[str] = None) -> Advice:
+    """Compare every configuration of the same problem (the largest measured, or simulated,
+    on the most cores): pure MPI, every ranks x threads, every mode; repeats by their median
+    and range.  simulated: the platform's name when `runs` are simulated views of it."""
     every = [e for e in entries(runs, kind=app.kind, app=app.name)
              if _metric(e, app) == _metric(e, app)]
     if not every:
         raise HKError(f"no {app.name} record has the metric {app.metric.value!r}")
     notes: List[str] = []
+    how = "simulated" if simulated else "measured"
+    if simulated:
+        every = _compute_apart(every, notes)
     functional = [e for e in every if is_functional(e.run.info)]
     busy = [e for e in every if is_busy(e.run.info) and not is_functional(e.run.info)]
     es = [e for e in every if usable(e)]
@@ -340,7 +374,7 @@ def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advi
     problem = problems[-1][0]
     group = [e for e in at_cores if app.problem_key(e.params) == problem]
     if len(problems) > 1:
-        notes.append(f"{len(problems)} problems measured on {cores} cores; advice for the "
+        notes.append(f"{len(problems)} problems {how} on {cores} cores; advice for the "
                      f"largest, {_problem_text(problem)}")
     configs = configurations(group, app)
     winner = configs[0]
@@ -349,7 +383,7 @@ def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advi
     margin, significant, chosen = 0.0, True, winner
     where = f"on {cores} cores, {_problem_text(problem)}"
     if runner is None:
-        reason = (f"{where}: the only measured configuration, {winner.label()} at "
+        reason = (f"{where}: the only {how} configuration, {winner.label()} at "
                   f"{winner.spread.text(unit)} (median [min-max])")
     else:
         w, r = winner.spread.median, runner.spread.median
@@ -388,7 +422,7 @@ def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advi
                            f"{unit} (the recommended one {gain:+.0%} against it)")
         reason += "."
     if unreliable:
-        reason += " Unreliable: measured on a busy machine."
+        reason += f" Unreliable: {how} on a busy machine."
     mode = f", mode {chosen.mode}" if chosen.mode else ""
     rec = f"{chosen.layout} (processes x threads){mode}, binding {chosen.bind}"
     reps = [c.rep for c in configs]
@@ -396,16 +430,23 @@ def _advise(runs: Sequence[Run], apps: Dict[str, AppDesc], app: AppDesc) -> Advi
     if app.program:  # a user's program: the profiler's view of the recommended layout
         prediction = None
         scores, problem_name, text, errors = program_facts(chosen, every)
+    elif all(compute_off(e) for e in es):  # f_comm would be 1: no compute was timed
+        prediction, scores = None, {}
+        problem_name, text = "not simulated", ("compute phases cost nothing (--compute off): "
+                                               "the share of time communication takes is "
+                                               "unknown; simulate with --compute measured")
     else:
         prediction = _prediction(reps, app)
-        scores = mismatch_scores(reps, runs, app)
+        if prediction is not None:
+            prediction = replace(prediction, observed=how)
+        scores = mismatch_scores(reps, runs, app, simulated=simulated is not None)
         problem_name = max(PROBLEMS, key=lambda p: scores[p])
         text = PROBLEM_TEXT[problem_name].format(f=scores[problem_name])
     if problem_name in scores and scores[problem_name] < 0.005:
         problem_name, text = "none measurable", "no mismatch problem costs a measurable share here"
     return Advice(app.name, chosen.rep, app.metric.value, unit, cores, rec, reason, prediction,
                   problem_name, text, scores, winner, runner, margin, significant, chosen,
-                  configs, notes, errors=errors)
+                  configs, notes, simulated=simulated, errors=errors)
 
 
 def program_facts(chosen: Config, every: Sequence[Entry]

@@ -100,6 +100,7 @@ class Prediction:
     upper_f: float
     predicted: float
     measured: Optional[float] = None
+    observed: str = "measured"  # how `measured` came about: "simulated" for simulated runs
 
     @property
     def worth_it(self) -> bool:
@@ -111,7 +112,7 @@ class Prediction:
                 f"{self.lower:.3f} <= eps <= {self.upper:.3f}, eps <= {self.upper_f:.3f} "
                 f"(1 + f n (1 - 1/n)); predicted eps = {self.predicted:.3f}")
         if self.measured is not None:
-            text += f", measured {self.measured:.3f}"
+            text += f", {self.observed} {self.measured:.3f}"
         return text
 
 

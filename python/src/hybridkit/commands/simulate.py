@@ -33,7 +33,7 @@ from hybridkit.cliargs import DEFAULT_RUN_TIMEOUT, MAX_CORES, MAX_NODES, count, 
 from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
 from hybridkit.records import load_records
-from hybridkit.simulate.elfneeded import NotELF, needed
+from hybridkit.simulate.elfneeded import NotELF, dynamic
 from hybridkit.simulate.platform import Platform, add_platform_arguments, platform_from_args
 from hybridkit.study.onerun import timed_out
 from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
@@ -57,8 +57,8 @@ read it like a real run's and keep the two apart.
 
 Your own program (a path, e.g. ./prog built with smpicc) gets ARGS only, no --output: it
 writes no records, and run.json keeps the simulated time SimGrid reports (also printed). A
-program not built with smpicc (no libsimgrid among its libraries: mpicc, gcc, a script) is
-refused before anything runs. A run still going after --timeout S (default 3600) is stopped
+program not built with smpicc (another MPI library, or no MPI: mpicc, gcc, a script) is
+refused before anything runs; a failed run's error line says what SimGrid said. A run still going after --timeout S (default 3600) is stopped
 and marked 'timeout' in run.json; one ended by a signal is marked 'signal'.
 
 Network: the platform's numbers as they are: smpi/bw-factor and smpi/lat-factor 1 (no
@@ -104,14 +104,24 @@ def simgrid_cfg(text: str) -> str:
                                          f"key; {allowed}")
     return text
 KNOWN = ("hk-bench", "hk-jacobi")
+# what an MPI program (C/C++, Fortran) calls first: a shared object importing one is an MPI
+# program for smpirun (check_smpi_program)
+SMPI_ENTRY = ("MPI_Init", "MPI_Init_thread", "mpi_init_", "mpi_init_thread_")
 # what hk's record writer puts in every hk binary (src/core/record_out.c): such a binary
 # takes --output FILE and writes records there
 RECORDS_MARK = b"schema_version"
 # SimGrid's own diagnostics of a simulation that ends with exit code 0 nonetheless (3.32)
 SMPI_FAILURES = (("Deadlock detected", "SimGrid found a deadlock (ranks waiting for each "
                   "other forever)"),
-                 ("MPI_Abort was called", "a rank called MPI_Abort"))
+                 ("MPI_Abort was called", "a rank called MPI_Abort"),
+                 ("Do all your MPI ranks call MPI_Finalize()", "SimGrid says a rank ended "
+                  "without MPI_Finalize (or the ranks stalled)"))
 SIMULATED_TIME = re.compile(r"Simulated time: (\S+) seconds")
+# SimGrid's own fatal messages (3.32): "[host:rank:(pid) t] file:line: [cat/CRITICAL] text",
+# "[smpirun] ** error: text", and the hint it prints after a failed dlopen ("Error: Did you
+# compile the program with a SMPI-specific compiler ...?")
+SMPI_FATAL = re.compile(r"\[[\w./-]+/CRITICAL\] (.+)|^\[smpirun\] \*\* error: (.+)|^(Error: .+)",
+                        re.MULTILINE)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -176,14 +186,19 @@ def check_smpi_program(path: Path, name: str) -> None:
     else (SimGrid 3.32 aborts on an executable, a script, a program built with mpicc)."""
     refused = f"{name} is not built for SimGrid SMPI (build it with smpicc)"
     try:
-        libs = needed(path)
+        elf = dynamic(path)
     except NotELF as exc:
         raise UsageError(f"{refused}: it is not an ELF program ({exc})") from None
     except OSError as exc:
         raise UsageError(f"{name}: cannot read: {exc.strerror}") from None
+    libs = elf.needed
     if any(lib.startswith("libsimgrid") for lib in libs):
         return
     mpi = [lib for lib in libs if lib.startswith(("libmpi", "libmpich"))]
+    # smpicc's shared object whose only references to libsimgrid are SMPI's weak MPI
+    # functions: the linker (--as-needed) dropped libsimgrid, smpirun provides it (elfneeded)
+    if not mpi and not elf.interp and elf.names(*SMPI_ENTRY):
+        return
     how = (f"it links {mpi[0]}, another MPI library (built with mpicc?)" if mpi else
            "it does not link libsimgrid" + ("" if libs else " (a static program)"))
     raise UsageError(f"{refused}: {how}")
@@ -217,6 +232,17 @@ def smpi_failure(stderr_path: Path) -> Optional[str]:
     except OSError:
         return None
     return next((why for mark, why in SMPI_FAILURES if mark in text), None)
+
+
+def smpi_fatal(stderr_path: Path) -> Optional[str]:
+    """SimGrid's own words on why a simulation failed: its first fatal message and the
+    hint after it (the error line says them, not only stderr.txt); None without one."""
+    try:
+        text = stderr_path.read_text(errors="replace")
+    except OSError:
+        return None
+    found = [next(g for g in m.groups() if g).strip() for m in SMPI_FATAL.finditer(text)]
+    return " ".join(found[:2])[:500] or None
 
 
 def signal_name(number: int) -> str:
@@ -404,11 +430,13 @@ def finish(info: Dict, run_dir: Path, name: str, code: int, lost: List[str]) -> 
     """A simulation that ended by itself: its status, records (hk binaries) and time."""
 
     failed = []
+    fatal = smpi_fatal(run_dir / "stderr.txt") if code else None
+    said = f": SimGrid: {fatal}" if fatal else ""
     if code > 128 and code - 128 in signal.valid_signals():
         info["signal"] = signal_name(code - 128)
-        failed.append(f"{name} ended by signal {info['signal']} (exit code {code})")
+        failed.append(f"{name} ended by signal {info['signal']} (exit code {code}){said}")
     elif code:
-        failed.append(f"{name} exit code {code}")
+        failed.append(f"{name} exit code {code}{said}")
     else:
         why = smpi_failure(run_dir / "stderr.txt")
         failed += [why] if why else []
@@ -432,7 +460,7 @@ def finish(info: Dict, run_dir: Path, name: str, code: int, lost: List[str]) -> 
         print(f"hybridkit: error: no valid records: {problem}", file=sys.stderr)
     if code:
         by = f", {info['signal']}" if "signal" in info else ""
-        print(f"hybridkit: error: {name} failed under smpirun with exit code {code}{by} "
+        print(f"hybridkit: error: {name} failed under smpirun with exit code {code}{by}{said} "
               f"(see {run_dir})", file=sys.stderr)
     elif failed and problem is None:
         print(f"hybridkit: error: {failed[0]} (see {run_dir})", file=sys.stderr)

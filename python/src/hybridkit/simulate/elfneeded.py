@@ -8,16 +8,25 @@ one built with mpicc (libmpi.so) or without MPI before smpirun is started:
         segment holding it gives its place in the file)
 
 The program headers are what the dynamic loader reads, so stripped files are read too.
+
+smpicc links a program as a shared object (-shared: no PT_INTERP) that smpirun loads into its
+own process, where libsimgrid is already loaded.  SMPI's mpi.h declares the MPI functions weak,
+so a program that refers to nothing else of libsimgrid (no MPI_COMM_WORLD, no smpi_* helper)
+has only weak references to it, and a linker with --as-needed drops libsimgrid from
+DT_NEEDED (issue 43: such a program ran fine under smpirun but was refused).  dynamic()
+also gives PT_INTERP's presence and the dynamic string table (DT_STRTAB, DT_STRSZ: the names
+of the symbols the program imports or exports) to recognise it.
 """
 
 from __future__ import annotations
 
 import struct
 from pathlib import Path
-from typing import BinaryIO, List, Tuple
+from typing import BinaryIO, List, NamedTuple, Tuple
 
-PT_LOAD, PT_DYNAMIC = 1, 2
-DT_NULL, DT_NEEDED, DT_STRTAB = 0, 1, 5
+PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ = 0, 1, 5, 10
+MAX_STRTAB = 16 << 20  # bytes of the dynamic string table read at most
 MAX_ENTRIES = 1 << 16  # dynamic entries read at most (a corrupt file never loops long)
 
 
@@ -43,9 +52,27 @@ def _layout(ident: bytes) -> Tuple[str, str, str]:
     return order, "HHIIIIIHHHHHH", "IIIIIIII"
 
 
+class Dynamic(NamedTuple):
+    """What the dynamic loader reads of an ELF file."""
+    needed: List[str]  # DT_NEEDED names
+    interp: bool       # a PT_INTERP (an executable); smpicc's shared objects have none
+    strings: bytes     # the dynamic string table: NUL-separated names (b"" if none)
+
+    def names(self, *names: str) -> bool:
+        """Whether any of these names is in the dynamic string table (a symbol the
+        program imports or exports, or a library name)."""
+        return any(b"\0" + n.encode() + b"\0" in b"\0" + self.strings for n in names)
+
+
 def needed(path: Path) -> List[str]:
     """The DT_NEEDED names of the ELF file at path ([] for a static program); NotELF when
     it is not one, OSError when it cannot be read."""
+    return dynamic(path).needed
+
+
+def dynamic(path: Path) -> Dynamic:
+    """DT_NEEDED names, PT_INTERP and the dynamic string table of the ELF file at path;
+    NotELF when it is not one, OSError when it cannot be read."""
     with open(path, "rb") as f:
         ident = f.read(16)
         if len(ident) < 16 or ident[:4] != b"\x7fELF":
@@ -56,7 +83,7 @@ def needed(path: Path) -> List[str]:
         size = struct.calcsize(order + phdr)
         if phnum and phentsize < size:
             raise NotELF("program header entries too small")
-        loads, dynamic = [], None
+        loads, dyn, interp = [], None, False
         for i in range(phnum):
             p = struct.unpack(order + phdr, _read(f, phoff + i * phentsize, size))
             if ident[4] == 2:
@@ -66,27 +93,33 @@ def needed(path: Path) -> List[str]:
             if p_type == PT_LOAD:
                 loads.append((vaddr, offset, filesz))
             elif p_type == PT_DYNAMIC:
-                dynamic = (offset, filesz)
-        if dynamic is None:
-            return []
+                dyn = (offset, filesz)
+            elif p_type == PT_INTERP:
+                interp = True
+        if dyn is None:
+            return Dynamic([], interp, b"")
         entry = "qQ" if ident[4] == 2 else "iI"
         width = struct.calcsize(order + entry)
-        names, strtab = [], None
-        for i in range(min(dynamic[1] // width, MAX_ENTRIES)):
-            tag, value = struct.unpack(order + entry, _read(f, dynamic[0] + i * width, width))
+        names, strtab, strsz = [], None, 0
+        for i in range(min(dyn[1] // width, MAX_ENTRIES)):
+            tag, value = struct.unpack(order + entry, _read(f, dyn[0] + i * width, width))
             if tag == DT_NULL:
                 break
             if tag == DT_NEEDED:
                 names.append(value)
             elif tag == DT_STRTAB:
                 strtab = value
-        if not names:
-            return []
+            elif tag == DT_STRSZ:
+                strsz = value
         base = next((off + strtab - vaddr for vaddr, off, filesz in loads
                      if strtab is not None and vaddr <= strtab < vaddr + filesz), None)
         if base is None:
-            raise NotELF("no string table for the needed libraries")
-        return [_string(f, base + name) for name in names]
+            if names:
+                raise NotELF("no string table for the needed libraries")
+            return Dynamic([], interp, b"")
+        f.seek(base)
+        strings = f.read(min(strsz, MAX_STRTAB))
+        return Dynamic([_string(f, base + name) for name in names], interp, strings)
 
 
 def _string(f: BinaryIO, offset: int) -> str:
