@@ -16,8 +16,9 @@ typedef struct hk_stats {
   double max;
 } hk_stats_t;
 
-/* hk_wtime: wall-clock seconds (MPI_Wtime).  Collective: local.  Threads: any thread.
- * Errors: none. */
+/* hk_wtime: wall-clock seconds (MPI_Wtime: a simulator such as SimGrid SMPI virtualises
+ * it).  Collective: local.  Threads: an MPI call: the thread that may call MPI at the
+ * provided level (the master thread at FUNNELED; any thread at MULTIPLE).  Errors: none. */
 HK_EXPORT double hk_wtime(void);
 
 /* hk_stats_reduce: min/avg/max of `local` over the ranks of comm, on every rank.
