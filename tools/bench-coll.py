@@ -192,6 +192,13 @@ def hk_bytes(coll, size, ranks):
     return size * (ranks if COLLS[coll][2] == "P" else 1)
 
 
+def thresholds(recs, lay, coll):
+    """the threshold the preload printed for the collective (HK_PRELOAD_VERBOSE), None if none did"""
+    seen = sorted({(r.get("preload") or {}).get(COLLS[coll][1], {}).get("threshold") for r in recs
+                   if r["layout"] == lay and r.get("collective") == coll} - {None})
+    return seen[0] if len(seen) == 1 else None
+
+
 def layout_tables(a, recs, lay, out):
     colls = [c for c in a.collectives if merged(recs, lay, c, "plain")]
     if not colls:
@@ -200,8 +207,9 @@ def layout_tables(a, recs, lay, out):
     plain = {c: merged(recs, lay, c, "plain") for c in colls}
     pre = {c: merged(recs, lay, c, "preload") for c in colls}
     sizes = sorted({s for c in colls for v in plain[c].values() for s in v})
-    out.append("\n### %s: preloaded / plain, median (range) of the per-round ratios; * = at or above "
-               "the threshold (%s B of hk's bytes, docs/coll.md)\n" % (lay, a.threshold))
+    thr = {c: thresholds(recs, lay, c) or a.threshold for c in colls}
+    out.append("\n### %s: preloaded / plain, median (range) of the per-round ratios; * = hk's bytes at or "
+               "above the preload's threshold (%s)\n" % (lay, ", ".join("%s %d B" % kv for kv in thr.items())))
     out.append("| size (B) | " + " | ".join(colls) + " |")
     out.append("|---|" + "---|" * len(colls))
     for s in sizes:
@@ -209,7 +217,7 @@ def layout_tables(a, recs, lay, out):
         for c in colls:
             mr = C.med_range([pre[c][r][s] / plain[c][r][s] for r in pre[c]
                               if r in plain[c] and s in pre[c][r] and plain[c][r].get(s)])
-            cells.append(L.fmt(mr, 2) + (" *" if mr and hk_bytes(c, s, ranks) >= a.threshold else ""))
+            cells.append(L.fmt(mr, 2) + (" *" if mr and hk_bytes(c, s, ranks) >= thr[c] else ""))
         out.append("| %d | %s |" % (s, " | ".join(cells)))
     out.append("\n%s latency (us), median over rounds, plain / preloaded:\n" % lay)
     out.append("| size (B) | " + " | ".join(colls) + " |")

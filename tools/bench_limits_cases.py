@@ -322,11 +322,17 @@ def parse_preload_summary(text):
     {"MPI_Reduce": {"calls": 152, "accelerated": {"chunked": 52}, "passed": {...}}}"""
     out = {}
     pat = (r"hybridkit-preload: (MPI_\w+): (\d+) calls intercepted on \d+ ranks?, (\d+) accelerated"
-           r"(?: \(([^)]*)\))?, (\d+) passed through(?: \(([^)]*)\))?")
+           r"(?: \(([^)]*)\))?, (\d+) passed through(?: \(([^)]*)\))?(?:; threshold (\d+) bytes)?")
     pairs = lambda t: {k: int(v) for k, v in re.findall(r"([\w-]+) (\d+)", t or "")}
     for m in re.finditer(pat, text):
         out[m.group(1)] = {"calls": int(m.group(2)), "accelerated": pairs(m.group(4)),
                            "passed": pairs(m.group(6))}
+        if m.group(7):
+            out[m.group(1)]["threshold"] = int(m.group(7))
+    m = re.search(r"hybridkit-preload: thread level: (.*); threshold (\d+) bytes", text)
+    if m and "MPI_Allreduce" in out:  # the allreduce's threshold is on its thread-level line
+        out["MPI_Allreduce"]["threshold"] = int(m.group(2))
+        out["thread_level"] = m.group(1)
     return out
 
 
