@@ -261,7 +261,8 @@ def summary(a, prov, recs):
         out.append("\npreloaded runs' extra environment: %s" % prov["hk_env"])
     binds = {}
     for r in recs:
-        binds.setdefault(r["layout"], r.get("binding"))
+        binds.setdefault(r["layout"], r.get("binding") or (
+            "unbound (vcluster's --bind-to none)" if r.get("nodes", 1) > 1 else None))
     out.append("\nBinding seen (mpirun --report-bindings): " + "; ".join(
         "%s: %s" % (k, v or "?") for k, v in sorted(binds.items())))
     for lay, _ in a.layouts:
