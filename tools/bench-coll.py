@@ -11,8 +11,10 @@ Layouts: PxT = P ranks x T threads on this machine (mpirun --map-by slot:PE=T --
 NnPxT = N emulated nodes of tools/vcluster x P ranks per node x T threads (root; the cluster is
 its own: VCLUSTER_STATE/PREFIX/SUBNET of this script, brought up and down here).
 
-    a round, per layout and collective:  small plain, small preload, large plain, large preload
-    (small: sizes <= --split, -i --iters-small; large: the rest, -i --iters-large)
+    a round, per layout and collective:  small plain, small preload [, small VARIANT ...],
+                                         large plain, large preload [, large VARIANT ...]
+    (small: sizes <= --split, -i --iters-small; large: the rest, -i --iters-large;
+    --variant: more preloaded runs with their own environment, e.g. a threshold)
 
 JSON Lines (one record per run) to --out, a Markdown summary on stdout."""
 import argparse
@@ -77,6 +79,9 @@ def parse_args(argv):
     p.add_argument("--osu-type", default="", help="OSU -T (default: OSU's own, MPI_CHAR)")
     p.add_argument("--hk-env", action="append", default=[], metavar="VAR=VALUE",
                    help="environment of the preloaded runs (repeatable), e.g. HK_COLL_MIN_BYTES=0")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE,...",
+                   help="one more preloaded run per pair, with this environment on top of --hk-env "
+                   "(repeatable), e.g. nomodel:HK_COLL_MIN_BYTES=1073741824 or bcastmpi:HK_BCAST_ALGORITHM=mpi")
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3)")
     p.add_argument("--max-busy", type=float, default=0.05, help="others' CPU share above which a run is repeated")
     p.add_argument("--retries", type=int, default=None, help="repeats of a busy run (default 2; 0 with --quick)")
@@ -102,6 +107,12 @@ def parse_args(argv):
     except ValueError as e:
         p.error(str(e))
     a.hk_env = dict(kv.split("=", 1) for kv in a.hk_env)
+    a.variants = [("plain", None), ("preload", {})]
+    for spec in a.variant:
+        name, _, env = spec.partition(":")
+        if not name or name in ("plain", "preload") or "/" in name:
+            p.error("--variant NAME:VAR=VALUE,...: bad or taken name %r" % name)
+        a.variants.append((name, dict(kv.split("=", 1) for kv in env.split(",") if kv)))
     a.hk_lib = a.hk_lib or os.path.join(os.path.dirname(os.path.abspath(a.hk_bin)), "lib")
     a.hk_bin_b = None  # bench-limits' provenance() asks
     return a
@@ -137,8 +148,8 @@ def make_cases(a, exes):
         for coll in a.collectives:
             prog = COLLS[coll][0]
             for part, sizes, iters in size_parts(a):
-                for var in ("plain", "preload"):
-                    env = dict(a.hk_env, LD_PRELOAD=preload, HK_PRELOAD_VERBOSE="1") if var == "preload" else {}
+                for var, extra in a.variants:
+                    env = {} if extra is None else dict(a.hk_env, LD_PRELOAD=preload, HK_PRELOAD_VERBOSE="1", **extra)
                     launch = (vcluster_launch(a, nodes, P, T, env) if nodes
                               else C.launcher(a.mpirun, P, T, env))
                     argv = [exes[prog], "-m", sizes, "-i", str(iters), "-x", str(max(10, iters // 10))] + (
@@ -192,11 +203,26 @@ def hk_bytes(coll, size, ranks):
     return size * (ranks if COLLS[coll][2] == "P" else 1)
 
 
-def thresholds(recs, lay, coll):
+def thresholds(recs, lay, coll, var):
     """the threshold the preload printed for the collective (HK_PRELOAD_VERBOSE), None if none did"""
     seen = sorted({(r.get("preload") or {}).get(COLLS[coll][1], {}).get("threshold") for r in recs
-                   if r["layout"] == lay and r.get("collective") == coll} - {None})
+                   if (r["layout"], r.get("collective"), r["variant"]) == (lay, coll, var)} - {None})
     return seen[0] if len(seen) == 1 else None
+
+
+def counts(recs, lay, coll, var):
+    """the preload's own counts of one collective summed over the runs"""
+    tot = {"calls": 0, "accelerated": {}, "passed": {}}
+    for r in recs:
+        p = (r.get("preload") or {}).get(COLLS[coll][1])
+        if (r["layout"], r.get("collective"), r["variant"]) == (lay, coll, var) and p:
+            tot["calls"] += p["calls"]
+            for k in ("accelerated", "passed"):
+                for name, n in p[k].items():
+                    tot[k][name] = tot[k].get(name, 0) + n
+    show = lambda d: ", ".join("%s %d" % kv for kv in sorted(d.items())) or "0"
+    return "%d calls intercepted (all rounds, summed over the ranks), accelerated: %s; passed through: %s" % (
+        tot["calls"], show(tot["accelerated"]), show(tot["passed"]))
 
 
 def layout_tables(a, recs, lay, out):
@@ -205,44 +231,36 @@ def layout_tables(a, recs, lay, out):
         return
     ranks = next(r["ranks"] for r in recs if r["layout"] == lay)
     plain = {c: merged(recs, lay, c, "plain") for c in colls}
-    pre = {c: merged(recs, lay, c, "preload") for c in colls}
     sizes = sorted({s for c in colls for v in plain[c].values() for s in v})
-    thr = {c: thresholds(recs, lay, c) or a.threshold for c in colls}
-    out.append("\n### %s: preloaded / plain, median (range) of the per-round ratios; * = hk's bytes at or "
-               "above the preload's threshold (%s)\n" % (lay, ", ".join("%s %d B" % kv for kv in thr.items())))
+    pres = [v for v, _ in a.variants if v != "plain"]
+    pre = {(v, c): merged(recs, lay, c, v) for v in pres for c in colls}
+    for v in pres:
+        if not any(pre[v, c] for c in colls):
+            continue
+        thr = {c: thresholds(recs, lay, c, v) or a.threshold for c in colls}
+        out.append("\n### %s: %s / plain, median (range) of the per-round ratios; * = hk's bytes at or above "
+                   "the preload's threshold (%s)\n" % (lay, v, ", ".join("%s %d B" % kv for kv in thr.items())))
+        out.append("| size (B) | " + " | ".join(colls) + " |")
+        out.append("|---|" + "---|" * len(colls))
+        for s in sizes:
+            cells = []
+            for c in colls:
+                p, q = pre[v, c], plain[c]
+                mr = C.med_range([p[r][s] / q[r][s] for r in p if r in q and s in p[r] and q[r].get(s)])
+                cells.append(L.fmt(mr, 2) + (" *" if mr and hk_bytes(c, s, ranks) >= thr[c] else ""))
+            out.append("| %d | %s |" % (s, " | ".join(cells)))
+    out.append("\n%s latency (us), median over rounds, %s:\n" % (lay, " / ".join(["plain"] + pres)))
     out.append("| size (B) | " + " | ".join(colls) + " |")
     out.append("|---|" + "---|" * len(colls))
     for s in sizes:
-        cells = []
-        for c in colls:
-            mr = C.med_range([pre[c][r][s] / plain[c][r][s] for r in pre[c]
-                              if r in plain[c] and s in pre[c][r] and plain[c][r].get(s)])
-            cells.append(L.fmt(mr, 2) + (" *" if mr and hk_bytes(c, s, ranks) >= thr[c] else ""))
+        med = lambda d: C.med_range([x.get(s) for x in d.values()])
+        cells = [" / ".join("%.*f" % (2 if m[0] >= 10 else 3, m[0]) if m else "-"
+                            for m in [med(plain[c])] + [med(pre[v, c]) for v in pres]) for c in colls]
         out.append("| %d | %s |" % (s, " | ".join(cells)))
-    out.append("\n%s latency (us), median over rounds, plain / preloaded:\n" % lay)
-    out.append("| size (B) | " + " | ".join(colls) + " |")
-    out.append("|---|" + "---|" * len(colls))
-    for s in sizes:
-        med = lambda d: C.med_range([v.get(s) for v in d.values()])
-        cells = ["%s / %s" % tuple("%.*f" % (2 if m[0] >= 10 else 3, m[0]) if m else "-"
-                                   for m in (med(plain[c]), med(pre[c]))) for c in colls]
-        out.append("| %d | %s |" % (s, " | ".join(cells)))
-    acc = []
-    for c in colls:
-        fn = COLLS[c][1]
-        tot = {"calls": 0, "accelerated": {}, "passed": {}}
-        for r in recs:
-            p = (r.get("preload") or {}).get(fn)
-            if r["layout"] == lay and r.get("collective") == c and p:
-                tot["calls"] += p["calls"]
-                for k in ("accelerated", "passed"):
-                    for name, n in p[k].items():
-                        tot[k][name] = tot[k].get(name, 0) + n
-        show = lambda d: ", ".join("%s %d" % kv for kv in sorted(d.items())) or "0"
-        acc.append("- %s: %d calls intercepted (all rounds, summed over the ranks), accelerated: %s; "
-                   "passed through: %s" % (fn, tot["calls"], show(tot["accelerated"]), show(tot["passed"])))
     out.append("\n%s, the preload's own count (HK_PRELOAD_VERBOSE=1):\n" % lay)
-    out.extend(acc)
+    for v in pres:
+        for c in colls:
+            out.append("- %s%s: %s" % (COLLS[c][1], "" if len(pres) == 1 else " (%s)" % v, counts(recs, lay, c, v)))
 
 
 def summary(a, prov, recs):
@@ -282,6 +300,7 @@ def summarize_file(a):
     a.layouts = [(l, parse_layout(l)) for l in sorted({r["layout"] for r in recs})]
     a.max_busy = prov.get("max_busy", a.max_busy)
     a.threshold = prov.get("threshold", 16384)
+    a.variants = [("plain", None)] + [(v, {}) for v in dict.fromkeys(r["variant"] for r in recs) if v != "plain"]
     summary(a, prov, recs)
     return 0
 
