@@ -131,6 +131,7 @@ def one_run(a, case, work):
         else:
             res = C.parse_osu(run)
         rec = {k: case[k] for k in ("id", "group", "variant", "set", "size", "layout", "ranks", "threads")}
+        rec.update(case.get("record", {}))  # a caller's own fields (tools/bench-coll.py)
         rec.update(res)
         rec.update({k: run[k] for k in ("rc", "wall_s", "own_cpu_s", "others_cpu_s", "others_share", "steal_s")})
         rec.update({"attempt": attempt, "command": case["launch"] + argv,
@@ -146,8 +147,8 @@ def one_run(a, case, work):
     return best
 
 
-def emit(a, prov, rec, rnd, sink):
-    rec = dict(rec, tool="bench-limits", round=rnd, timestamp=datetime.datetime.utcnow().isoformat() + "Z",
+def emit(a, prov, rec, rnd, sink, tool="bench-limits"):
+    rec = dict(rec, tool=tool, round=rnd, timestamp=datetime.datetime.utcnow().isoformat() + "Z",
                provenance=prov)
     sink.write(json.dumps(rec) + "\n")
     sink.flush()

@@ -99,14 +99,31 @@ def build_girih(mirror, work, mpicc, log):
 
 
 def build_osu(mirror, work, mpicc, log):
+    exes, commit = build_osu_set(mirror, work, mpicc, log, ["osu_allreduce"])
+    return exes["osu_allreduce"], commit
+
+
+def build_osu_set(mirror, work, mpicc, log, names, precision=None):
+    """OSU 7.4's blocking collective benchmarks `names` (osu_reduce, ...) from the mirror's
+    HEAD, c/util's objects built once; precision: the printed decimals (FLOAT_PRECISION,
+    OSU's default 2: 10 ns steps). Returns ({name: exe}, commit)"""
     src = os.path.join(work, "osu")
     commit = mirror_export(mirror, src)
     util = os.path.join(src, "c", "util")
-    files = [os.path.join(src, "c", "mpi", "collective", "blocking", "osu_allreduce.c")] + [
-        os.path.join(util, f) for f in ("osu_util.c", "osu_util_mpi.c", "osu_util_graph.c", "osu_util_papi.c")]
-    exe = os.path.join(work, "osu_allreduce")
-    sh([mpicc, "-O2", "-I" + util, '-DPACKAGE_VERSION="7.4"', "-o", exe] + files + ["-lm"], log=log)
-    return exe, commit
+    flags = ["-O2", "-I" + util, '-DPACKAGE_VERSION="7.4"'] + (
+        ["-DFLOAT_PRECISION=%d" % precision] if precision is not None else [])
+    objs = []
+    for f in ("osu_util.c", "osu_util_mpi.c", "osu_util_graph.c", "osu_util_papi.c"):
+        o = os.path.join(work, "%s%s.o" % (f[:-2], "" if precision is None else "-p%d" % precision))
+        sh([mpicc] + flags + ["-c", os.path.join(util, f), "-o", o], log=log)
+        objs.append(o)
+    exes = {}
+    for name in names:
+        exe = os.path.join(work, name)
+        sh([mpicc] + flags + ["-o", exe, os.path.join(src, "c", "mpi", "collective", "blocking", name + ".c")]
+           + objs + ["-lm"], log=log)
+        exes[name] = exe
+    return exes, commit
 
 
 def cpu_jiffies():
@@ -291,8 +308,32 @@ def parse_girih(run, ranks):
 
 def parse_osu(run):
     lat = {int(s): float(v) for s, v in re.findall(r"^(\d+)\s+([\d.]+)\s*$", run["stdout"], re.M)}
-    return {"value": lat or None, "unit": "us", "ok": bool(lat),
-            "datatype": (re.findall(r"# Datatype: (\w+)", run["stdout"]) or [None])[0]}
+    out = {"value": lat or None, "unit": "us", "ok": bool(lat),
+           "datatype": (re.findall(r"# Datatype: (\w+)", run["stdout"]) or [None])[0]}
+    pre = parse_preload_summary(run["stdout"] + run["stderr"])
+    if pre:
+        out["preload"] = pre
+    return out
+
+
+def parse_preload_summary(text):
+    """HK_PRELOAD_VERBOSE=1's lines 'hybridkit-preload: MPI_Reduce: 152 calls intercepted on
+    2 ranks, 52 accelerated (chunked 52), 100 passed through (small 36, sampled 14)...' as
+    {"MPI_Reduce": {"calls": 152, "accelerated": {"chunked": 52}, "passed": {...}}}"""
+    out = {}
+    pat = (r"hybridkit-preload: (MPI_\w+): (\d+) calls intercepted on \d+ ranks?, (\d+) accelerated"
+           r"(?: \(([^)]*)\))?, (\d+) passed through(?: \(([^)]*)\))?(?:; threshold (\d+) bytes)?")
+    pairs = lambda t: {k: int(v) for k, v in re.findall(r"([\w-]+) (\d+)", t or "")}
+    for m in re.finditer(pat, text):
+        out[m.group(1)] = {"calls": int(m.group(2)), "accelerated": pairs(m.group(4)),
+                           "passed": pairs(m.group(6))}
+        if m.group(7):
+            out[m.group(1)]["threshold"] = int(m.group(7))
+    m = re.search(r"hybridkit-preload: thread level: (.*); threshold (\d+) bytes", text)
+    if m and "MPI_Allreduce" in out:  # the allreduce's threshold is on its thread-level line
+        out["MPI_Allreduce"]["threshold"] = int(m.group(2))
+        out["thread_level"] = m.group(1)
+    return out
 
 
 def med_range(xs):
