@@ -31,7 +31,7 @@ coll_kinds(table_env "HK_COLL_TUNING=${COLL_DIR}/tuning_v2.json;HK_COLL_MIN_BYTE
 # a bad shared variable warns once (not once per collective) and is ignored
 hk_expect_test(coll.kinds.bad_env 0 "^hybridkit: warning: HK_COLL_THREADS=2x is not a positive integer. ignored$"
                ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV} HK_COLL_THREADS=2x
-               COMMAND $<TARGET_FILE:coll_kinds_config> --min 16384,16384,16384,4096,16384,16384)
+               COMMAND $<TARGET_FILE:coll_kinds_config> --min 16384,16384,16384,9223372036854775807,16384,16384)
 
 # ---- MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast, MPI_Allgather, MPI_Alltoall under
 # the preload: a plain MPI+OpenMP program (tests/coll/preload_colls.c) checking every

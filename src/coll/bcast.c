@@ -133,30 +133,22 @@ static int run(const void *call, hk_allreduce_alg_t alg, int threads)
 }
 
 /* ---- the decision ---- */
-/* auto without a table or environment.  Measured on 2 cores (docs/coll.md, "Broadcast"),
- * 2 ranks x 1 thread on one node, min of 7 interleaved rounds under chrt, Open MPI 4:
- * hierarchical / PMPI_Bcast = 1.2-1.8x at 1-3 KiB, 0.64-0.82x from 4 KiB to 256 KiB,
- * 0.98-1.01x at 1 MiB, 1.3-1.5x from 1.5 MiB to 16 MiB.  So hierarchical from 4 KiB to
- * below 1 MiB when every rank is on one node (no leaders' step: not measured) and the
- * node is not oversubscribed; mpi otherwise.  The chunked families need a second core
- * per rank, which 2 cores only give oversubscribed (no timing): never chosen by auto.
- * Inputs: bytes, the type's contiguity and the agreed nodes (collective at first use,
- * reached alike on every rank) -- equal on every rank. */
-#define MODEL_LO 4096LL
-#define MODEL_HI 1048576LL
+/* auto without a table or environment: mpi.  Measured on 2 cores (docs/coll.md,
+ * "Broadcast"), 2 ranks x 1 thread on one node, Open MPI 4: a back-to-back loop with the
+ * root rotating gave hierarchical 0.64-0.82x of PMPI_Bcast's time from 4 KiB to 256 KiB,
+ * but osu_bcast (root 0, a barrier after each call) gives it 2.1-3.4x PMPI_Bcast's time
+ * (avg and max over ranks alike, 16-256 KiB): Open MPI moves a one-node broadcast with one
+ * copy the receiver makes while the root returns, hierarchical makes two and holds the
+ * root until the readers are done.  Several nodes were not measured.  So auto never picks
+ * hierarchical (the table or HK_BCAST_ALGORITHM can), and the chunked families need a
+ * spare core per rank, which 2 cores only give oversubscribed.  The built-in threshold
+ * (src/coll/config.c) keeps every broadcast off the decision path as well. */
 static int model(bc_call_t *k, long long bytes, hk_allreduce_alg_t *alg)
 {
-  int err = HK_SUCCESS;
-  hk__coll_cache_t *c = k->c;
+  (void)k;
+  (void)bytes;
   *alg = HK_ALLREDUCE_MPI;
-  if (bytes < MODEL_LO || bytes >= MODEL_HI || !k->contiguous || c->oversubscribed ||
-      c->failed[HK_ALLREDUCE_HIERARCHICAL])
-    return HK_SUCCESS;
-  HK_TRY(err, hk__coll_cache_nodes(c));
-  if (c->nodes_state > 0 && c->nnodes == 1 && c->max_local >= 2)
-    *alg = HK_ALLREDUCE_HIERARCHICAL;
-cleanup:
-  return err;
+  return HK_SUCCESS;
 }
 
 static int check_chunked(const bc_call_t *k, hk_allreduce_alg_t alg, int *threads,

@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,7 +54,7 @@ static const long long default_min_bytes[HK__COLL_KINDS] = {
   [HK__COLL_ALLREDUCE] = HK_COLL_DEFAULT_MIN_BYTES,
   [HK__COLL_REDUCE] = 16384,
   [HK__COLL_REDUCE_SCATTER] = 16384,
-  [HK__COLL_BCAST] = 4096, /* hierarchical wins from 4 KiB on one node: docs/coll.md */
+  [HK__COLL_BCAST] = LLONG_MAX, /* auto picks mpi at every size (bcast.c model()) */
   [HK__COLL_ALLGATHER] = 16384,
   [HK__COLL_ALLTOALL] = 16384,
 };
