@@ -304,9 +304,10 @@ def _rates(points: Dict[Tuple[str, str, int, int], float], quantity: str) -> Tup
 def fit(records: Iterable[dict]) -> MachineParams:
     """MachineParams from bench.collparams records: alpha = the 0-byte p2p time, 1/beta the
     least-squares slope of the p2p time over size (intercept alpha), copy/reduce rate per
-    thread count the least-squares slope through 0 of time over size; each point the median
-    over repeated records of the ranks' average time.  bench.coll records among them fit the
-    overhead terms too (fit_overhead)."""
+    thread count the least-squares slope through 0 of time over size, the local copy curve
+    size / time of one thread's copy at each size; each point the median over repeated
+    records of the ranks' average time.  bench.coll records among them fit the overhead
+    terms too (fit_overhead)."""
     recs = list(records)
     cp = [r for r in recs if r.get("kind") == "bench.collparams"]
     if not cp:
