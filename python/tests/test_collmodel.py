@@ -13,23 +13,25 @@ PARAMS = cm.MachineParams(alpha_intra=1e-6, beta_intra=1e9, alpha_inter=5e-6, be
 
 
 def test_mpi_allreduce_small_is_recursive_doubling():
-    # P = 4 on one node: lg = 2; n = 1024: 2 (1e-6 + 1024/1e9 + 1024/1e9)
+    # P = 4 on one node: lg = 2; n = 1024: the send buffer copied to the receive buffer
+    # (n / c(1)) + 2 (1e-6 + 1024/1e9 + 1024/1e9)
     t = cm.predict(PARAMS, "allreduce", "mpi", 1, 1024, 4, 4)
-    assert t == pytest.approx(2 * (1e-6 + 1024e-9 + 1024e-9))
+    assert t == pytest.approx(1024 / 2e9 + 2 * (1e-6 + 1024e-9 + 1024e-9))
 
 
 def test_mpi_allreduce_large_is_rabenseifner_on_the_inter_link():
-    # P = 4, 2 per node: inter link; n = 1 MiB: 2*2*5e-6 + 2*(3/4) n/1e8 + (3/4) n/1e9
+    # P = 4, 2 per node: inter link; n = 1 MiB: n/c(1) + 2*2*5e-6 + 2*(3/4) n/1e8 + (3/4) n/1e9
     n = 1 << 20
     t = cm.predict(PARAMS, "allreduce", "mpi", 1, n, 4, 2)
-    assert t == pytest.approx(4 * 5e-6 + 1.5 * n / 1e8 + 0.75 * n / 1e9)
+    assert t == pytest.approx(n / 2e9 + 4 * 5e-6 + 1.5 * n / 1e8 + 0.75 * n / 1e9)
 
 
 def test_chunked_two_threads_allreduce():
-    # P = 2 one node, T = 2, n = 256 KiB: chunk 128 KiB > SMALL -> Rabenseifner with r(2)
+    # P = 2 one node, T = 2, n = 256 KiB: chunk 128 KiB > SMALL -> Rabenseifner with r(2),
+    # the chunks' copies to the receive buffer at c(2)
     n = 256 * 1024
     t = cm.predict(PARAMS, "allreduce", "chunked", 2, n, 2, 2)
-    assert t == pytest.approx(3e-6 + 2 * 1e-6 + 2 * 0.5 * n / 1e9 + 0.5 * n / 1.5e9)
+    assert t == pytest.approx(3e-6 + n / 3e9 + 2 * 1e-6 + 2 * 0.5 * n / 1e9 + 0.5 * n / 1.5e9)
     assert cm.predict(PARAMS, "allreduce", "chunked-shifted", 2, n, 2, 2) == pytest.approx(t)
 
 
@@ -41,6 +43,43 @@ def test_hierarchical_bcast_and_fallbacks():
     assert cm.predict(PARAMS, "bcast", "hierarchical", 1, n, 4, 1) == math.inf
     assert cm.predict(PARAMS, "alltoall", "hierarchical", 1, n, 4, 2) == math.inf
     assert math.isfinite(cm.predict(PARAMS, "alltoall", "hierarchical", 1, n, 2, 2))
+
+
+def test_hierarchical_on_one_node_has_no_leaders_step():
+    # P = L = 2, T = 2, n = 1 MiB: copy in of the other rank's chunks (n/2 at c(2)), the
+    # node reduction of n/2 at r(2), copy out at c(2); no MPI call among one node
+    n = 1 << 20
+    over = 2e-6 + 1e-6
+    t = cm.predict(PARAMS, "allreduce", "hierarchical", 2, n, 2, 2)
+    assert t == pytest.approx(over + 0.5 * n / 3e9 + 0.5 * n / 1.5e9 + n / 3e9)
+    assert cm.predict(PARAMS, "reduce", "hierarchical", 2, n, 2, 2) == pytest.approx(t)
+    # reduce-scatter copies out its block (n / P); allgather copies in its block, out all
+    assert cm.predict(PARAMS, "reduce-scatter", "hierarchical", 2, n, 2, 2) == pytest.approx(
+        over + 0.5 * n / 3e9 + 0.5 * n / 1.5e9 + 0.5 * n / 3e9)
+    assert cm.predict(PARAMS, "allgather", "hierarchical", 2, n, 2, 2) == pytest.approx(
+        over + 0.5 * n / 3e9 + n / 3e9)
+
+
+def test_mpi_reduce_scatter_is_reduce_then_scatter():
+    # P = 2 one node, n = 1 MiB: reduce (pipelined: a + n/b + n/r1) + scatter (a + n/2 / b)
+    n = 1 << 20
+    t = cm.predict(PARAMS, "reduce-scatter", "mpi", 1, n, 2, 2)
+    assert t == pytest.approx(1e-6 + n / 1e9 + n / 1e9 + 1e-6 + 0.5 * n / 1e9)
+
+
+def test_one_rank_copies_at_the_local_rate():
+    # the copy of a process's own buffer at the rate the cache curve gives for its size
+    # (log-linear between the measured sizes, constant beyond)
+    p = cm.MachineParams(**{**PARAMS.__dict__, "local_sizes": (1 << 16, 1 << 20),
+                            "local_copy": (40e9, 10e9)})
+    assert cm.predict(p, "allreduce", "mpi", 1, 1 << 16, 1, 1) == pytest.approx(65536 / 40e9)
+    assert cm.predict(p, "allreduce", "mpi", 1, 1 << 18, 1, 1) == pytest.approx(
+        (1 << 18) / 25e9)
+    assert cm.predict(p, "alltoall", "mpi", 1, 1 << 24, 1, 1) == pytest.approx(
+        (1 << 24) / 10e9)
+    assert cm.predict(p, "reduce-scatter", "mpi", 1, 1 << 24, 1, 1) == pytest.approx(
+        2 * (1 << 24) / 10e9)
+    assert cm.MachineParams.from_json(p.to_json()) == p
 
 
 def test_one_rank_is_a_copy_and_hybrid_falls_back():
@@ -105,6 +144,9 @@ def test_fit_recovers_known_parameters():
         assert getattr(got, name) == pytest.approx(getattr(PARAMS, name), rel=1e-6), name
     assert got.copy_rate == pytest.approx(PARAMS.copy_rate)
     assert got.reduce_rate == pytest.approx(PARAMS.reduce_rate)
+    # the local (cache) curve: one thread's copy rate per measured size
+    assert got.local_sizes == (1 << 16, 1 << 20, 1 << 24)
+    assert got.local_copy == pytest.approx((PARAMS.copy_rate[0],) * 3)
 
 
 def test_fit_without_inter_uses_intra():
@@ -114,19 +156,21 @@ def test_fit_without_inter_uses_intra():
 
 
 def test_fit_overhead_from_coll_records():
-    recs = synthetic(PARAMS)
-    for t in (1, 2):
+    truth = cm.MachineParams(**{**PARAMS.__dict__, "mpi_overhead": 5e-7})
+    recs = synthetic(truth)
+    for alg, t in (("mpi", 1), ("chunked", 1), ("chunked", 2)):
         for size in (8, 64, 512):
-            sec = cm.predict(PARAMS, "allreduce", "chunked", t, size, 2, 2)
+            sec = cm.predict(truth, "allreduce", alg, t, size, 2, 2)
             recs.append({"kind": "bench.coll",
-                         "params": {"collective": "allreduce", "algorithm": "chunked",
-                                    "ran": "chunked", "threads": t, "threads_used": t,
+                         "params": {"collective": "allreduce", "algorithm": alg,
+                                    "ran": alg, "threads": t, "threads_used": t,
                                     "size": size, "ranks": 2, "ranks_per_node": 2},
                          "results": {"time": {"min": sec * 1e6, "avg": sec * 1e6,
                                               "max": sec * 1e6}}})
     got = cm.fit(recs)
-    assert got.overhead == pytest.approx(PARAMS.overhead, rel=1e-3)
-    assert got.thread_overhead == pytest.approx(PARAMS.thread_overhead, rel=1e-3)
+    assert got.mpi_overhead == pytest.approx(truth.mpi_overhead, rel=1e-3)
+    assert got.overhead == pytest.approx(truth.overhead, rel=1e-3)
+    assert got.thread_overhead == pytest.approx(truth.thread_overhead, rel=1e-3)
 
 
 def test_fit_needs_records():

@@ -41,7 +41,8 @@ static int run_shifted(const char *sbuf, char *rbuf, int count, MPI_Datatype typ
                        MPI_Aint extent, MPI_Op op, hk__coll_cache_t *c, int threads)
 {
   int err = hk__coll_cache_dups(c, 1);
-  return err ? err : hk__run_chunks(sbuf, rbuf, count, type, extent, op, c->shifted, threads);
+  return err ? err : hk__run_chunks_placed(1, sbuf, rbuf, count, type, extent, op, c->shifted,
+                                           threads);
 }
 
 static const struct algorithm {

@@ -77,7 +77,8 @@ static int run_chunks(const bc_call_t *k, int shifted, int nchunks)
   if (k->contiguous)
     k = &bytes;
   chunk_arg_t a = {k, shifted ? k->c->shifted : k->c->dup, shifted ? k->c->size : 0};
-  int rc = hk__each_chunk(k->count, k->extent, nchunks, bcast_chunk, &a);
+  int rc = hk__each_chunk_placed(shifted ? k->buf : NULL, k->count, k->extent, nchunks,
+                                 bcast_chunk, &a); /* shifted: NUMA order (numa.c) */
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Bcast (chunk)");
 }
 

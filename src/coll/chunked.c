@@ -53,12 +53,30 @@ void hk__chunk_range(long long count, long long gran, int nchunks, int c, long l
 
 int hk__each_chunk(long long count, MPI_Aint extent, int nchunks, hk__chunk_fn fn, void *arg)
 {
+  return hk__each_chunk_placed(NULL, count, extent, nchunks, fn, arg);
+}
+
+int hk__each_chunk_placed(const char *buf, long long count, MPI_Aint extent, int nchunks,
+                          hk__chunk_fn fn, void *arg)
+{
   int first = MPI_SUCCESS;
   long long gran = hk__chunk_granularity(extent);
+  /* NUMA placement (src/coll/numa.c): only with several domains and one chunk per thread */
+  int place = buf && nchunks > 1 && nchunks <= HK_COLL_MAX_THREADS && hk__numa_nodes() > 1;
+  int cdom[HK_COLL_MAX_THREADS], tdom[HK_COLL_MAX_THREADS];
+  if (place)
+    hk__numa_chunk_domains(buf, count, extent, nchunks, cdom);
 #pragma omp parallel num_threads(nchunks)
   {
-    int nt = omp_get_num_threads();
-    for (int c = omp_get_thread_num(); c < nchunks; c += nt) {
+    int nt = omp_get_num_threads(), c0 = omp_get_thread_num();
+    if (place && nt == nchunks) { /* the same on every thread of the team */
+      int of[HK_COLL_MAX_THREADS];
+      tdom[c0] = hk__numa_thread_domain();
+#pragma omp barrier
+      hk__numa_assign(nchunks, cdom, tdom, of);
+      c0 = of[c0];
+    }
+    for (int c = c0; c < nchunks; c += nt) {
       long long lo, n;
       hk__chunk_range(count, gran, nchunks, c, &lo, &n);
       if (n == 0)
@@ -93,8 +111,15 @@ static int allreduce_chunk(void *arg, int c, long long lo, long long n)
 int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, MPI_Aint extent,
                    MPI_Op op, const MPI_Comm *comms, int nchunks)
 {
+  return hk__run_chunks_placed(0, sbuf, rbuf, count, type, extent, op, comms, nchunks);
+}
+
+int hk__run_chunks_placed(int place, const char *sbuf, char *rbuf, int count, MPI_Datatype type,
+                          MPI_Aint extent, MPI_Op op, const MPI_Comm *comms, int nchunks)
+{
   allreduce_chunk_t a = {sbuf, rbuf, type, extent, op, comms};
-  int rc = hk__each_chunk(count, extent, nchunks, allreduce_chunk, &a);
+  const char *at = place ? (sbuf ? sbuf : rbuf) : NULL; /* the operand read: its pages exist */
+  int rc = hk__each_chunk_placed(at, count, extent, nchunks, allreduce_chunk, &a);
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Allreduce (chunk)");
 }
 

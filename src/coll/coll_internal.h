@@ -13,6 +13,7 @@
  *   gather.c        hk_allgather, hk_alltoall
  *   gather_node.c   their hierarchical variants
  *   decide.c        the steps the decisions of the collectives share
+ *   numa.c          chunked-shifted's NUMA-aware order of the chunks over the threads
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
@@ -132,10 +133,31 @@ int hk__chunks_useful(long long count, long long gran, int threads);
  * order); the first MPI error code fn returned, else MPI_SUCCESS. */
 typedef int (*hk__chunk_fn)(void *arg, int c, long long lo, long long n);
 int hk__each_chunk(long long count, MPI_Aint extent, int nchunks, hk__chunk_fn fn, void *arg);
+/* The same with a team of exactly nchunks threads on a machine with several NUMA domains
+ * (buf not NULL): thread t runs the chunk hk__numa_assign gives it (numa.c), chunk c still
+ * on whatever fn does with c; buf NULL or one domain: hk__each_chunk's order. */
+int hk__each_chunk_placed(const char *buf, long long count, MPI_Aint extent, int nchunks,
+                          hk__chunk_fn fn, void *arg);
 /* Reduce chunk t of [rbuf] (in place when sbuf is NULL) on comms[t], t < nchunks,
  * by a team of nchunks threads. */
 int hk__run_chunks(const char *sbuf, char *rbuf, int count, MPI_Datatype type, MPI_Aint extent,
                    MPI_Op op, const MPI_Comm *comms, int nchunks);
+/* hk__run_chunks with the NUMA placement of the chunks of sbuf (rbuf in place) when place != 0
+ * (chunked-shifted) */
+int hk__run_chunks_placed(int place, const char *sbuf, char *rbuf, int count, MPI_Datatype type,
+                          MPI_Aint extent, MPI_Op op, const MPI_Comm *comms, int nchunks);
+/* numa.c: of[t] = the chunk thread t takes, n <= HK_COLL_MAX_THREADS chunks and threads:
+ * one on the thread's domain (chunk_dom[c] == thread_dom[t]) where one is left, the
+ * lowest such first; the rest in increasing order; -1 domains match nothing.  One domain
+ * for all: the identity. */
+void hk__numa_assign(int n, const int *chunk_dom, const int *thread_dom, int *of);
+/* NUMA domains of this machine (hwloc, cached; 1 when unknown). */
+int hk__numa_nodes(void);
+/* dom[c]: the logical NUMA domain holding most pages of chunk c of buf (-1: unknown). */
+void hk__numa_chunk_domains(const char *buf, long long count, MPI_Aint extent, int nchunks,
+                            int *dom);
+/* The logical NUMA domain of the core the calling thread last ran on (-1: unknown). */
+int hk__numa_thread_domain(void);
 /* Thread-parallel copy of n bytes (a team of `threads`). */
 void hk__parallel_copy(char *dst, const char *src, size_t n, int threads);
 

@@ -81,7 +81,8 @@ int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, M
                       MPI_Op op, int root, const MPI_Comm *comms, int rotate, int nchunks)
 {
   reduce_chunk_t a = {in, out, type, extent, op, root, rotate, comms};
-  int rc = hk__each_chunk(count, extent, nchunks, reduce_chunk, &a);
+  const char *at = rotate > 0 ? (in ? in : out) : NULL; /* shifted: NUMA order (numa.c) */
+  int rc = hk__each_chunk_placed(at, count, extent, nchunks, reduce_chunk, &a);
   return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce (chunk)");
 }
 
