@@ -10,7 +10,7 @@
  * keep within 3/4 of the L2; whole planes (0, the papers' scheme) when the rank's planes fit;
  * when not even PIPE_ROWS_STEP rows fit, the tallest strip whose planes in flight (all
  * stages) fit 3/4 of the rank's L3 share, at most PIPE_L3_ROWS.  Measured (docs/performance.md,
- * "Temporal blocking on the Xeon"): on the Xeon's 2 MiB L2, w = 8, this gives 16 rows at
+ * "Issue 42's open items on the Xeon"): on the Xeon's 2 MiB L2, w = 8, this gives 16 rows at
  * 512^3 and 32 at 256^3 on one core (the best of 8-64 there) and 24 at 512^3 on two (16 and
  * 32 measured best in turn); on the Zen 3 VM's 512 KiB L2 (32 MiB L3) 64, where strips of 64
  * rows beat 32 and tiles of 128 rows */

@@ -25,7 +25,7 @@
  * on the Xeon's 2 MiB L2 fits 12 rows, 2x faster there than whole planes in the L3); else
  * strips of WAVE_MIN_ROWS while their pass needs at most twice the L2 (w = 8 at 512^3 on the
  * Xeon: 1.2x, 1.9x faster than whole planes, and faster than 12 or 16 rows; the speed falls
- * with the overflow: at 256^3 w = 8 0.61-0.66 of the in-L2 strips' at 1.3-1.7x, 0.53 at 2.7x);
+ * with the overflow: at 256^3 w = 8 0.61-0.66 of the in-L2 strips' at 1.3-1.7x, 0.53 at 3x);
  * else one strip per thread when the rings of whole planes (all threads) fit the rank's share
  * of the L3, else the tallest strips that do.  The strips are skewed rather than computing
  * redundant rows, and the sweeps of a step are not advanced together in chunks.  What
