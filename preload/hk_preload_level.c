@@ -9,7 +9,8 @@
  * pass-through and the hierarchical crossover").  So auto counts cores, not hardware
  * threads: a rank bound to one core with two SMT siblings (the usual --bind-to core on
  * an EPYC) has one core, its second thread would only share it, and it keeps the
- * program's level. */
+ * program's level (hk__usable_cores_why, src/internal/hk_launcher.h, counts them with
+ * hwloc, as the library's model does). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -50,38 +51,6 @@ static int all_mpi(void)
   return 1;
 }
 
-/* the distinct physical cores among the CPUs of this process's affinity mask (SMT
- * siblings once: a core is named by the first CPU of its thread_siblings_list); 0 when
- * the mask or the topology cannot be read */
-static long mask_cores(void)
-{
-  cpu_set_t set, seen;
-  CPU_ZERO(&set);
-  CPU_ZERO(&seen);
-  if (sched_getaffinity(0, sizeof set, &set) != 0)
-    return 0;
-  long cores = 0;
-  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-    if (!CPU_ISSET(cpu, &set))
-      continue;
-    char path[96];
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-             cpu);
-    FILE *f = fopen(path, "r");
-    int first = -1;
-    if (!f || fscanf(f, "%d", &first) != 1 || first < 0 || first >= CPU_SETSIZE) {
-      if (f)
-        fclose(f);
-      return 0;
-    }
-    fclose(f);
-    if (!CPU_ISSET(first, &seen))
-      cores++;
-    CPU_SET(first, &seen);
-  }
-  return cores;
-}
-
 static int mode_of_env(void)
 {
   const char *v = getenv("HK_PRELOAD_THREAD_LEVEL");
@@ -112,10 +81,9 @@ int hk__preload_level(int required, int *mode, char *why, size_t nwhy)
   long world = env_count("OMPI_COMM_WORLD_SIZE");
   if (!world)
     world = env_count("PMI_SIZE");
-  long local = hk__launcher_local_ranks(), cpus, online;
-  long usable = hk__usable_cores(local, &cpus, &online), cores = mask_cores();
-  if (cores > 0 && cores < usable)
-    usable = cores; /* SMT siblings share one core: see the file comment */
+  long local = hk__launcher_local_ranks(), cpus, cores, online;
+  /* physical cores: SMT siblings share one (see the file comment) */
+  long usable = hk__usable_cores_why(local, &cpus, &cores, &online);
   long threads = env_count("HK_ALLREDUCE_THREADS");
   if (!threads)
     threads = env_count("HK_COLL_THREADS");

@@ -8,7 +8,7 @@ add_library(hybridkit-preload SHARED ${CMAKE_SOURCE_DIR}/preload/hk_preload.c
                                      ${CMAKE_SOURCE_DIR}/preload/hk_preload_fortran.c)
 target_include_directories(hybridkit-preload PRIVATE ${CMAKE_SOURCE_DIR}/preload ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(hybridkit-preload PRIVATE ${HK_WARN_FLAGS})
-target_link_libraries(hybridkit-preload PRIVATE hybridkit MPI::MPI_C OpenMP::OpenMP_C)
+target_link_libraries(hybridkit-preload PRIVATE hybridkit MPI::MPI_C OpenMP::OpenMP_C PkgConfig::HWLOC)
 set_target_properties(hybridkit-preload PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(TARGETS hybridkit-preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 

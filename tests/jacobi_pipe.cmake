@@ -49,18 +49,51 @@ endforeach()
 set(JAC $<TARGET_FILE:hk-jacobi>)
 # the wavefront's default strips from the caches (apps/jacobi/wavefront.c, wave_rows): everything
 # a pass touches within 3/4 of the L2, here 272-double rows (256 columns, w = 4): a 2 MiB L2
-# gives strips of 44 rows, a 1 MiB L2 18; w = 8 on the 2 MiB L2 12 rows, on the 1 MiB L2 no
-# strip of 8 rows or more: one strip of the block (64 + 16 rows), whose rings fit the L3
+# gives strips of 44 rows, a 1 MiB L2 18; w = 8 on the 2 MiB L2 12 rows; when no strip of 8
+# rows fits, strips of 8 while their pass needs at most twice the L2: w = 8 on the 1 MiB L2
+# (1.23x) and on 528-double rows (512 columns) on the 2 MiB L2 (1.2x, issue 42: whole planes
+# were 1.6x slower there); beyond (w = 8 on a 256 KiB L2, 4.9x) one strip of the block (64 +
+# 16 rows), whose rings fit the L3
 set(SYN_L3 "HWLOC_SYNTHETIC=pack:1 l3:1(size=33554432)")
-foreach(case "2m;2097152;4;44" "1m;1048576;4;18" "2m.w8;2097152;8;12" "1m.w8;1048576;8;80")
+foreach(case "2m;2097152;4;44;256" "1m;1048576;4;18;256" "2m.w8;2097152;8;12;256"
+             "1m.w8;1048576;8;8;256" "2m.w8.512;2097152;8;8;512" "256k.w8;262144;8;80;256")
   list(GET case 0 id)
   list(GET case 1 l2)
   list(GET case 2 w)
   list(GET case 3 rows)
+  list(GET case 4 nx)
   hk_expect_test(jacobi.wave.rows_l2.${id} 0 "wave_rows +${rows}\n" NP 1
                  ENV "${SYN_L3} l2:2(size=${l2}) l1d:1(size=49152) core:1 pu:1"
-                 COMMAND ${JAC} --grid 256x64x6 --boundary dirichlet --halo-width ${w} --iters ${w}
+                 COMMAND ${JAC} --grid ${nx}x64x6 --boundary dirichlet --halo-width ${w} --iters ${w}
                  --check-every 0)
+endforeach()
+# the pipeline's default strips (apps/jacobi/pipeline.c, jac_pipe_rows; no --tile-rows): the
+# tallest multiple of 8 rows whose planes in flight on a core (its b / T stages' + P + 2, both
+# fields) keep within 3/4 of the L2, w = 8 and P = 1: 528-double rows on a 2 MiB L2 16 rows (2
+# threads, 4 stages each: 24), on a 1 MiB L2 8, 272-double rows 32; whole planes (0) when the
+# block's 16 + 16 rows fit; below 8 rows (a 512 KiB L2) strips in the L3 share, at most 64 rows
+foreach(case "2m;2097152;16;512x64;1" "2m.t2;2097152;24;512x64;2" "1m;1048576;8;512x64;1"
+             "2m.256;2097152;32;256x64;1" "2m.fits;2097152;0;256x16;1" "512k;524288;64;512x96;1")
+  list(GET case 0 id)
+  list(GET case 1 l2)
+  list(GET case 2 rows)
+  list(GET case 3 grid)
+  list(GET case 4 nt)
+  hk_expect_test(jacobi.pipe.rows_l2.${id} 0 "tile_rows +${rows}\n.*tile_strip +${rows}\n" NP 1
+                 ENV "${SYN_L3} l2:2(size=${l2}) l1d:1(size=49152) core:1 pu:1" OMP_NUM_THREADS=${nt}
+                 COMMAND ${JAC} --grid ${grid}x10 --boundary dirichlet --halo-width 8 --iters 8
+                 --temporal pipeline --check-every 0)
+endforeach()
+# the default strips computed right: bit-identical to the serial reference where a 256 KiB L2
+# cuts 64x40 planes (80-double rows, w = 8) into strips of 8 rows (1 thread) and 16 (2 threads)
+foreach(case "t1;8;1" "t2;16;2")
+  list(GET case 0 id)
+  list(GET case 1 rows)
+  list(GET case 2 nt)
+  hk_expect_test(jacobi.pipe.default_strips.${id} 0 "tile_rows +${rows}\n.*SUCCESSFUL" NP 1
+                 ENV "${SYN_L3} l2:2(size=262144) l1d:1(size=49152) core:1 pu:1" OMP_NUM_THREADS=${nt}
+                 COMMAND ${JAC} --grid 64x40x12 --boundary dirichlet --halo-width 8 --iters 16
+                 --temporal pipeline --check-every 0 --verify on)
 endforeach()
 hk_expect_test(jacobi.pipe.used 0 "temporal +pipeline" NP 1 COMMAND ${JAC} --grid 12x12x12
                --temporal pipeline --halo-width 2 --iters 2 --check-every 0)

@@ -36,6 +36,8 @@ def parse_args(argv):
     p.add_argument("--hk-bin-b", help="a second hk set measured in the same rounds (e.g. /tmp/baseline/bin)")
     p.add_argument("--hk-lib-b", help="default: --hk-bin-b/../lib")
     p.add_argument("--only", default="jacobi,girih,osu", help="comma list of jacobi, girih, osu")
+    p.add_argument("--variants", default=",".join(C.HK_VARIANTS),
+                   help="hk-jacobi cases, comma list (default all: %(default)s)")
     p.add_argument("--sizes", default=None, help="grid sizes N (N^3), comma list (default 256,512)")
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3)")
     p.add_argument("--iters", type=int, default=None, help="hk and plain timed sweeps (default 48)")
@@ -65,6 +67,9 @@ def parse_args(argv):
             setattr(a, k, v)
     a.sizes = [int(s) for s in a.sizes.split(",") if s]
     a.only = set(a.only.split(","))
+    a.variants = [v for v in a.variants.split(",") if v]
+    if set(a.variants) - set(C.HK_VARIANTS):
+        p.error("--variants takes %s" % ", ".join(C.HK_VARIANTS))
     if a.only - {"jacobi", "girih", "osu"}:
         p.error("--only takes jacobi, girih, osu")
     a.hk_lib = a.hk_lib or os.path.join(os.path.dirname(os.path.abspath(a.hk_bin)), "lib")
@@ -200,7 +205,7 @@ def jacobi_tables(a, recs, out):
         out.append("\n### Jacobi %d^3, MLUP/s: median (range) over rounds\n" % n)
         out.append("| case | " + " | ".join(lays) + " |")
         out.append("|---|" + "---|" * len(lays))
-        rows = [(v, s) for s in sets for v in C.HK_VARIANTS] + [("plain", None), ("girih", None)]
+        rows = [(v, s) for s in sets for v in a.variants] + [("plain", None), ("girih", None)]
         for v, s in rows:
             cells = []
             for lay in lays:
@@ -216,7 +221,7 @@ def jacobi_tables(a, recs, out):
         out.append("|---|---|" + "---|" * len(lays))
         for s in sets:
             sfx = "" if s == "A" else " (B)"
-            for v in C.HK_VARIANTS:
+            for v in a.variants:
                 k = lambda lay, var=v, st=s: "%d/%s/%s/%s" % (n, lay, var, st)
                 rows = [("hk/plain", lambda lay: ratio(recs, k(lay), "%d/%s/plain" % (n, lay))),
                         ("hk/girih", lambda lay: ratio(recs, k(lay), "%d/%s/girih" % (n, lay)))]

@@ -19,6 +19,9 @@ HK_VARIANTS = {
     "hk-w4": ["--halo-width", "4", "--temporal", "wavefront"],
     "hk-w8": ["--halo-width", "8", "--temporal", "pipeline", "--looseness", "0:1",
               "--tile-rows", "32", "--tile-planes", "2", "--tile-strip", "64"],
+    # the default tiles and strips (sized for the caches): w = 8 wavefront and pipeline
+    "hk-w8-wave": ["--halo-width", "8", "--temporal", "wavefront"],
+    "hk-w8-pipe": ["--halo-width", "8", "--temporal", "pipeline"],
 }
 LAYOUTS = [(1, 1), (1, 2), (2, 1)]
 # girih's hand tuning of docs/performance.md (t-dim, num-wavefronts) per layout and size
@@ -205,6 +208,8 @@ def make_cases(a, tools):
             if "jacobi" in a.only:
                 for tag, binp, lib in sets:
                     for var, opts in HK_VARIANTS.items():
+                        if var not in a.variants:
+                            continue
                         argv = [os.path.join(binp, "hk-jacobi"), "--size", str(n), "--iters", str(a.iters),
                                 "--warmup", str(a.warmup), "--boundary", "dirichlet", "--mode", "masteronly"] + opts
                         cases.append(dict(base, group="jacobi", variant=var, set=tag, parse="hk",

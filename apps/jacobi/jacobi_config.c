@@ -24,7 +24,8 @@ static struct {
          .verify = JAC_VERIFY_AUTO, .temporal = JAC_TEMPORAL_ON, .stores = JAC_STORES_AUTO,
          .xwrap = ON,
          .size = 64, .iters = 20, .warmup = 2, .dims = 3, .width = 1, .check_every = -1,
-         .stencil = 7, .looseness = "1:2", .tile_planes = 1, .tile_shift = 1};
+         .stencil = 7, .looseness = "1:2", .tile_planes = 1, .tile_rows = -1,
+         .tile_shift = 1};
 
 static const hk_opt_t options[] = {
   {"mode", HK_OPT_STR, &opt.mode, "M", "hybrid mode, one of --list-modes", 0},
@@ -50,13 +51,15 @@ static const hk_opt_t options[] = {
    "on (0 <= dl <= du; unshifted tiles: 1 <= dl)", 0},
   {"tile-planes", HK_OPT_INT, &opt.tile_planes, "P", "pipeline: planes (2D: rows) per tile", 0},
   {"tile-rows", HK_OPT_INT, &opt.tile_rows, "R",
-   "pipeline: tiles cut into blocks of R rows (2D: columns); 0: whole planes (rows)", 0},
+   "pipeline: tiles cut into blocks of R rows (2D: columns); 0: whole planes (rows); "
+   "default: 3D strips of one block sized for the L2 (whole planes where they fit)", 0},
   {"tile-shift", HK_OPT_INT, &opt.tile_shift, "0|1",
    "pipeline: 1 (default): stage s's tiles shifted by -s in every tiled dimension, as in the "
    "papers; 0: unshifted (whole planes only; a stage one tile further behind)", 0},
   {"tile-strip", HK_OPT_INT, &opt.tile_strip, "H",
    "pipeline: the tiles walk z strip by strip of H rows (2D: columns), a multiple of "
-   "--tile-rows, so the planes in flight fit the caches; 0 (default): one strip", 0},
+   "--tile-rows, so the planes in flight fit the caches; 0 (default): one strip (without "
+   "--tile-rows: the default tiles' strips)", 0},
   {"x-wrap", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.xwrap, onoff}, "on|off",
    "3D periodic, x not decomposed: the sweeps wrap x instead of the halo exchange", 0},
   {"stores", HK_OPT_CHOICE, &(hk_opt_choice_t){&opt.stores, stores_names}, "S",
@@ -138,8 +141,10 @@ static int parse_pipe(jac_config_t *c)
                                  : "dl >= 1 unshifted: the stencil reads the tile after");
   if (d->planes < 1)
     return hk_error_set(HK_ERR_ARG, "--tile-planes %d must be >= 1", d->planes);
-  if (d->rows < 0)
+  if (d->rows < -1)
     return hk_error_set(HK_ERR_ARG, "--tile-rows %d must be >= 0", d->rows);
+  if (d->rows < 0 && (d->strip || !d->shift)) /* strips given, or unshifted: whole planes */
+    d->rows = 0;
   if (d->shift != 0 && d->shift != 1)
     return hk_error_set(HK_ERR_ARG, "--tile-shift %d: 0 or 1", d->shift);
   if (d->rows > 0 && !d->shift)

@@ -257,7 +257,8 @@ static int temporal_setup(jac_run_t *r, long long l2, long long l3)
     printf("# --temporal pipeline: %d stages (sweeps per exchange) for %d threads: %d idle "
            "(--halo-width %d uses them all)\n", blocked, threads, threads - blocked,
            threads + first);
-  int err = pipe ? jac_pipe_init(&r->pipe, &c->pipe, blocked, threads, r->nt, r->xwrap)
+  int err = pipe ? jac_pipe_init(&r->pipe, &c->pipe, blocked, threads, r->nt, r->xwrap, &r->L,
+                                 l2, l3)
                  : jac_wave_alloc(&r->wave, &r->L, blocked, c->wave_rows, threads, l2, l3, r->nt,
                                   r->xwrap);
   r->wave.stencil27 = c->stencil == 27;

@@ -4,10 +4,46 @@
 #include "pipeline.h"
 #include "wavefront.h"
 
+/* the default tiles of a 3D pipeline (--tile-rows -1): strips of H rows, one block of rows
+ * each, H the tallest multiple of PIPE_ROWS_STEP whose planes in flight on a core (its
+ * ceil(b / T) stages' planes, the tile's P and the stencil's 2, in both fields: pipeline.h)
+ * keep within 3/4 of the L2; whole planes (0, the papers' scheme) when the rank's planes fit;
+ * when not even PIPE_ROWS_STEP rows fit, the tallest strip whose planes in flight (all
+ * stages) fit 3/4 of the rank's L3 share, at most PIPE_L3_ROWS.  Measured (docs/performance.md,
+ * "Issue 42's open items on the Xeon"): on the Xeon's 2 MiB L2, w = 8, this gives 16 rows at
+ * 512^3 and 32 at 256^3 on one core (the best of 8-64 there) and 24 at 512^3 on two (16 and
+ * 32 measured best in turn); on the Zen 3 VM's 512 KiB L2 (32 MiB L3) 64, where strips of 64
+ * rows beat 32 and tiles of 128 rows */
+#define PIPE_ROWS_STEP 8
+#define PIPE_L3_ROWS 64
+
+int jac_pipe_rows(const hk_field_layout_t *L, int stages, int planes, int threads, long long l2,
+                  long long l3)
+{
+  if (L->dims != 3)
+    return 0;
+  /* a core's L2: the planes of its own stages (pipeline.h: a thread runs b / T of them) */
+  const int mine_stages = (stages + threads - 1) / threads;
+  const long long row = L->sy * (long long)sizeof(double);
+  const long long plane_row = 2LL * (mine_stages + planes + 2) * row;
+  const long long mine = L->n[1] + 2LL * L->width;
+  long long h = l2 * 3 / 4 / plane_row / PIPE_ROWS_STEP * PIPE_ROWS_STEP;
+  if (h < PIPE_ROWS_STEP) { /* the L3 share holds every stage's planes */
+    h = l3 * 3 / 4 / (2LL * (stages + threads * (planes + 2)) * row) / PIPE_ROWS_STEP *
+        PIPE_ROWS_STEP;
+    h = h > PIPE_L3_ROWS ? PIPE_L3_ROWS : h < PIPE_ROWS_STEP ? PIPE_ROWS_STEP : h;
+  }
+  return h >= mine ? 0 : (int)h;
+}
+
 int jac_pipe_init(jac_pipe_t *p, const jac_pipe_desc_t *d, int stages, int threads, int nt,
-                  int xwrap)
+                  int xwrap, const hk_field_layout_t *L, long long l2, long long l3)
 {
   *p = (jac_pipe_t){.threads = threads, .stages = stages, .d = *d, .nt = nt, .xwrap = xwrap};
+  if (p->d.rows < 0) /* from the caches: one block of rows per strip */
+    p->d.rows = p->d.strip = jac_pipe_rows(L, stages, d->planes, threads,
+                                           l2 > 0 ? l2 : JAC_L2_DEFAULT,
+                                           l3 > 0 ? l3 : JAC_L3_DEFAULT);
   if (stages > HK_WAVE_MAX || hk_progress_init(&p->prog, stages) != 0)
     return hk_error_set(HK_ERR_NOMEM, "no memory for the pipeline's %d counters", stages);
   p->on = 1;

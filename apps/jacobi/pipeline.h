@@ -14,7 +14,8 @@
  * blocks of rows of the first H rows through all planes, then the next H rows (outer-major
  * within a strip), so that the planes in flight (about b + P + 2 of both fields) are H rows
  * tall rather than the region's height: at 512^3 a whole-plane pipeline of 8 stages keeps
- * some 50 MB in flight, more than a 32 MB L3.  Any order that puts a tile after those below
+ * some 50 MB in flight, more than a 32 MB L3.  By default (no --tile-rows) the strips are
+ * sized for the L2 (jac_pipe_rows).  Any order that puts a tile after those below
  * it in both tiled dimensions is as safe as the outer-major one (the stencil reads and the
  * in-place overwrite touch only those, see docs/modes.md).  Unshifted (--tile-shift 0;
  * whole planes only) the stencil reads the first plane of the next tile: the predecessor
@@ -39,8 +40,9 @@
 #include "hk_progress.h"
 #include "hybridkit.h"
 
-/* the user's choices: --looseness dl:du, --tile-planes, --tile-rows, --tile-shift,
- * --tile-strip (rows of a strip, a multiple of rows; 0: one strip) */
+/* the user's choices: --looseness dl:du, --tile-planes, --tile-rows (-1: from the caches,
+ * jac_pipe_rows, with strips of one block of rows), --tile-shift, --tile-strip (rows of a
+ * strip, a multiple of rows; 0: one strip) */
 typedef struct jac_pipe_desc {
   int dl, du, planes, rows, shift, strip;
 } jac_pipe_desc_t;
@@ -58,7 +60,13 @@ typedef struct jac_pipe {
 
 /* counters for passes of up to `stages` (<= HK_WAVE_MAX) sweeps run by `threads` threads */
 int jac_pipe_init(jac_pipe_t *p, const jac_pipe_desc_t *d, int stages, int threads, int nt,
-                  int xwrap);
+                  int xwrap, const hk_field_layout_t *L, long long l2, long long l3);
+
+/* the default rows of a strip (d->rows < 0: --tile-rows not given) of a pipeline of `stages`
+ * stages run by `threads` threads on tiles of `planes` planes of layout L, from the L2 size
+ * and the rank's L3 share (bytes); 0: whole planes (2D: always) */
+int jac_pipe_rows(const hk_field_layout_t *L, int stages, int planes, int threads, long long l2,
+                  long long l3);
 void jac_pipe_free(jac_pipe_t *p);
 
 /* b (1 <= b <= p->stages) sweeps with `update` (jac_update3d, jac_update27 or jac_update2d)

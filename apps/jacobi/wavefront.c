@@ -22,9 +22,12 @@
  * touches: the rings, the planes of u that sweep 0 reads and the one prefetched for it, the
  * plane of v being written), when that is at least WAVE_MIN_ROWS rows (below
  * that the seams, 2 rows a strip, and the first strip's extra rows weigh; 8, not 16: w = 8
- * on the Xeon's 2 MiB L2 fits 12 rows, 2x faster there than whole planes in the L3); else one
- * strip per thread when the rings of whole planes (all threads) fit the rank's share of
- * the L3, else the tallest strips that do.  The strips are skewed rather than computing
+ * on the Xeon's 2 MiB L2 fits 12 rows, 2x faster there than whole planes in the L3); else
+ * strips of WAVE_MIN_ROWS while their pass needs at most twice the L2 (w = 8 at 512^3 on the
+ * Xeon: 1.2x, 1.9x faster than whole planes, and faster than 12 or 16 rows; the speed falls
+ * with the overflow: at 256^3 w = 8 0.61-0.66 of the in-L2 strips' at 1.3-1.7x, 0.53 at 3x);
+ * else one strip per thread when the rings of whole planes (all threads) fit the rank's share
+ * of the L3, else the tallest strips that do.  The strips are skewed rather than computing
  * redundant rows, and the sweeps of a step are not advanced together in chunks.  What
  * overlaps the memory stream of sweep 0 with the in-cache sweeps instead: those sweeps
  * prefetch the rows of u that sweep 0 reads at the next step (jac_pf_t), a share each.
@@ -46,6 +49,10 @@ static int wave_rows(const hk_field_layout_t *L, int sweeps, int threads, long l
   long long in_l2 = (l2 * 3 / 4 / row_bytes - 6 * (b * b - 1) - 8) / (3 * b + 2);
   if (in_l2 >= WAVE_MIN_ROWS)
     return (int)(in_l2 < mine ? in_l2 : mine);
+  /* else the smallest strips while their pass overflows the L2 at most twice over (it keeps
+   * most of a step's planes) */
+  if ((3 * b + 2) * WAVE_MIN_ROWS + 6 * (b * b - 1) + 8 <= 2 * l2 / row_bytes)
+    return (int)(WAVE_MIN_ROWS < mine ? WAVE_MIN_ROWS : mine);
   /* else the tallest strips whose rings (all threads) fit the L3 share */
   long long in_l3 = l3 / (3LL * (sweeps - 1) * row_bytes * threads) - 2LL * sweeps - 2;
   if (in_l3 >= mine)
