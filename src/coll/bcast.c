@@ -144,13 +144,7 @@ static int run(const void *call, hk_allreduce_alg_t alg, int threads)
  * hierarchical (the table or HK_BCAST_ALGORITHM can), and the chunked families need a
  * spare core per rank, which 2 cores only give oversubscribed.  The built-in threshold
  * (src/coll/config.c) keeps every broadcast off the decision path as well. */
-static int model(bc_call_t *k, long long bytes, hk_allreduce_alg_t *alg)
-{
-  (void)k;
-  (void)bytes;
-  *alg = HK_ALLREDUCE_MPI;
-  return HK_SUCCESS;
-}
+static hk_allreduce_alg_t model(void) { return HK_ALLREDUCE_MPI; }
 
 static int check_chunked(const bc_call_t *k, hk_allreduce_alg_t alg, int *threads,
                          hk_allreduce_fallback_t *why)
@@ -198,7 +192,7 @@ static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, lon
   int modelled = alg == HK_ALLREDUCE_AUTO;
   int threads = hk__coll_threads(c, o, t_table, HK__COLL_BCAST, "hk_bcast");
   if (alg == HK_ALLREDUCE_AUTO)
-    HK_TRY(err, model(k, bytes, &alg));
+    alg = model();
   hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
   if (alg == HK_ALLREDUCE_MPI)
     why = modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN;
