@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/setup-deps.sh openmpi|mpich [PACKAGE...]
+# tools/setup-deps.sh auto|openmpi|mpich|intelmpi|cray-mpich [PACKAGE...]
 # What hybridkit's build and tests need, and (as root on Debian/Ubuntu only) installing it.
 #
 # Root (or password-less sudo) on Debian/Ubuntu, as on the quick start's fresh Debian 12:
@@ -18,13 +18,24 @@
 # piece with its Debian/Ubuntu (apt), RHEL/Rocky (dnf) and Spack names, exit 2.  Optional
 # pieces missing (Fortran, Chromium, Slurm, iproute2, SimGrid): a line each saying which
 # tests skip; exit 0.
+#
+# auto (make's default resolves it before calling this): the MPI of the mpicc on PATH, as
+# python/src/hybridkit/launch/mpivendor.py finds it; no mpicc (or no python3 yet): openmpi.
+# intelmpi and cray-mpich (what auto finds on such sites) have no Debian package: their
+# wrapper (Cray: cc) and launcher (Cray: srun) must be on PATH (a module).
 set -uo pipefail
-mpi=${1:-openmpi}
+mpi=${1:-auto}
 shift || true
+if [ "$mpi" = auto ]; then
+  mpi=$("${PYTHON:-python3}" "$(dirname "$0")/../python/src/hybridkit/launch/mpivendor.py" --make 2>/dev/null)
+  mpi=${mpi%% *}
+  echo "setup-deps: auto: ${mpi:=openmpi}"
+fi
 case $mpi in
   openmpi) mpi_pkgs="openmpi-bin libopenmpi-dev" ;;
   mpich) mpi_pkgs="mpich libmpich-dev" ;;
-  *) echo "setup-deps: unknown MPI '$mpi' (openmpi or mpich)" >&2; exit 2 ;;
+  intelmpi|cray-mpich) mpi_pkgs="" ;;
+  *) echo "setup-deps: unknown MPI '$mpi' (auto, openmpi, mpich, intelmpi or cray-mpich)" >&2; exit 2 ;;
 esac
 
 # ---- root (or sudo) on Debian/Ubuntu: apt, as the quick start does on a fresh machine
@@ -62,6 +73,10 @@ case $mpi in
            mpi_apt="openmpi-bin libopenmpi-dev"; mpi_dnf="openmpi-devel (then: module load mpi/openmpi-x86_64)"; mpi_spack="openmpi" ;;
   mpich) cc_names="mpicc.mpich mpicc"; run_names="mpiexec.mpich mpiexec"
          mpi_apt="mpich libmpich-dev"; mpi_dnf="mpich-devel (then: module load mpi/mpich-x86_64)"; mpi_spack="mpich" ;;
+  intelmpi) cc_names="mpicc"; run_names="mpiexec mpirun"
+            mpi_apt="- (Intel oneAPI: module load intel-mpi)"; mpi_dnf="intel-oneapi-mpi-devel"; mpi_spack="intel-oneapi-mpi" ;;
+  cray-mpich) cc_names="mpicc cc"; run_names="srun"
+              mpi_apt="- (HPE Cray PE: module load cray-mpich)"; mpi_dnf="-"; mpi_spack="cray-mpich (external)" ;;
 esac
 # daemons and ip/tc live in sbin, often not on a user's PATH
 have_sbin() { PATH="$PATH:/usr/sbin:/sbin:/usr/local/sbin" command -v "$1" >/dev/null 2>&1; }
@@ -93,6 +108,7 @@ is_mpi() {
   case $mpi in
     openmpi) "$1" --showme:version >/dev/null 2>&1 ;;
     mpich) "$1" -v 2>&1 | grep -q -i mpich ;;
+    *) true ;;  # auto found them by their header (mpivendor.py)
   esac
 }
 # shellcheck disable=SC2086  # one word a name
