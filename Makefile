@@ -104,8 +104,29 @@ $(BUILD_DIR)/CMakeCache.txt: | deps venv
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
+# HK_TEST_SUBSET=quick: make test builds and runs a quick subset only (about a minute of tests
+# after the build of their programs): unit tests of the core, topology, collectives' table and
+# Cartesian maps, lint.programs, one 2-rank hybrid Jacobi run, vcluster.nodes2 (needs root: as a
+# user it reports a skip), and the pytest files of setup, MPI detection and launch lines. No
+# SMPI build. What tests/nonroot.cmake runs as nobody. Unset: everything.
+QUICK_CTEST := ^(unit\.(core|topo|beff|coll_table|cart)|lint\.programs|jacobi\.3d\.pure\.np2\.t2|vcluster\.nodes2)$$
+QUICK_TARGETS := test_core test_topo test_beff test_coll_table test_cart_unit hk-jacobi
+QUICK_PYTEST := python/tests/test_setup_deps.py python/tests/test_mpivendor.py \
+	python/tests/test_launch.py python/tests/test_launch_vendors.py
+ifeq ($(HK_TEST_SUBSET),quick)
+TEST_NEEDS := build
+BUILD_TARGETS := --target $(QUICK_TARGETS)
+CTEST_ARGS := -R '$(QUICK_CTEST)'
+PYTEST_ARGS := $(QUICK_PYTEST)
+else ifeq ($(HK_TEST_SUBSET),)
+TEST_NEEDS := build build-smpi
+PYTEST_ARGS := python/tests
+else
+$(error HK_TEST_SUBSET must be quick or unset, not '$(HK_TEST_SUBSET)')
+endif
+
 build: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) $(BUILD_TARGETS)
 
 # hk-bench and hk-jacobi for SimGrid SMPI (hybridkit simulate, docs/simulate.md). A failed
 # configuration leaves no CMakeCache.txt behind (CMake writes one anyway), so the next make
@@ -123,9 +144,9 @@ build-smpi: | deps
 smpi-build: $(SMPI_DIR)/CMakeCache.txt
 	cmake --build $(SMPI_DIR) -j $(JOBS) --target hk-bench hk-jacobi
 
-test: build build-smpi
-	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
-	$(PY) -m pytest python/tests -q -rs
+test: $(TEST_NEEDS)
+	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure $(CTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_ARGS) -q -rs
 
 run: build build-smpi
 	$(PY) -m hybridkit study --quick
