@@ -8,7 +8,8 @@
 # its tests), chromium (renders the study report in the tests), gfortran (the preload's
 # Fortran tests; MPI's mpif90 is there without it), Slurm and munge (a real Slurm on the
 # emulated nodes: vcluster up N --slurm, test vcluster.slurm), SimGrid (smpicc/smpirun for
-# hybridkit simulate, docs/simulate.md), and the selected MPI (Open MPI or MPICH), plus any
+# hybridkit simulate, docs/simulate.md), Environment Modules (the modules tool EasyBuild
+# needs: test install.easybuild), and the selected MPI (Open MPI or MPICH), plus any
 # extra PACKAGEs.  Idempotent and quick: when everything is installed it makes no apt call.
 #
 # Anyone else (a cluster's login node: no root, modules, any distribution), and root with
@@ -49,7 +50,7 @@ if [ -z "${HK_SETUP_NO_INSTALL:-}" ] && command -v dpkg-query >/dev/null 2>&1 &&
   fi
 fi
 if [ "$sudo" != none ]; then
-  want="cmake make gcc gfortran pkg-config git libhwloc-dev hwloc libjansson-dev python3 python3-venv iproute2 chromium slurmctld slurmd slurm-client munge libsimgrid-dev $mpi_pkgs $*"
+  want="cmake make gcc gfortran pkg-config git libhwloc-dev hwloc libjansson-dev python3 python3-venv iproute2 chromium slurmctld slurmd slurm-client munge libsimgrid-dev environment-modules $mpi_pkgs $*"
   missing=""
   for p in $want; do
     if [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" != "ii " ]; then
@@ -130,6 +131,7 @@ have chromium || have chromium-browser || optional "chromium" "the report's rend
 { have_sbin slurmctld && have_sbin slurmd && have_sbin munged; } || optional "Slurm + munge" "vcluster.slurm skips (it also needs root)"
 { have_sbin ip && have_sbin tc; } || optional "iproute2 (ip, tc)" "the emulated cluster's tests skip (they also need root)"
 have smpicc || optional "SimGrid (smpicc)" "make skips the SMPI build; hybridkit simulate and its tests skip"
+{ have modulecmd || have lmod || [ -n "${MODULESHOME:-}" ]; } || optional "a modules tool (environment-modules, Lmod)" "install.easybuild (eb --dry-run) skips"
 
 [ -n "$opt" ] && printf 'setup-deps: optional, not found (nothing installed):\n%s' "$opt"
 if [ -n "$rows" ]; then

@@ -35,7 +35,7 @@ tree=$(mktemp -d /tmp/hk-nonroot.XXXXXX) || exit 1
 trap 'rm -rf "$tree"' EXIT
 git clone -q "$src" "$tree/src" && cp -r "$hk_cache/wheels-$key" "$tree/wheels" &&
   mkdir "$tree/home" && chown -R 65534:65534 "$tree" || exit 1
-echo "nonroot: $(git -C "$tree/src" log -1 --format='%h %s' | cut -c1-70), as $(setpriv --reuid=65534 id -un)"
+echo "nonroot: $(git -C "$src" log -1 --format='%h %s' | cut -c1-70), as $(setpriv --reuid=65534 id -un)"
 t0=$(date +%s)
 setpriv --reuid=65534 --regid=65534 --clear-groups \
   env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME="$tree/home" \
