@@ -13,6 +13,10 @@
 # a chroot; where that is not possible it says so and exits 77 (skipped).
 #   env: HK_FRESH_DIR  cache of the base root and the logs (default /var/tmp/hybridkit-fresh)
 #        HK_FRESH_TIMEOUT  seconds per command (default 3000)
+#        HK_FRESH_USER  a user of the root (e.g. nobody): the build dependencies of both MPIs are
+#                       installed first as root (make deps, HK_MPI=mpich make deps: what a
+#                       cluster's administrators or modules provide), then the clone is that
+#                       user's and the commands run as that user (issue 41: no root)
 set -u
 top=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel) || exit 2
 dir=${HK_FRESH_DIR:-/var/tmp/hybridkit-fresh}
@@ -75,15 +79,32 @@ git clone -q "$top" "$root/home/project" || exit 2
 echo "fresh-check: $(git -C "$top" log -1 --format='%h %s' | cut -c1-72)"
 
 rc=0
-for c in "${cmds[@]}"; do
-  log=$dir/$(echo "$c" | tr -c 'A-Za-z0-9_.-' '_').log
-  echo "=== $c"
+as=() home=/root
+run() {  # run TITLE COMMAND: COMMAND in the clone (as HK_FRESH_USER once it is set up)
+  local log r t0
+  log=$dir/$(echo "$1" | tr -c 'A-Za-z0-9_.-' '_').log
+  echo "=== $1"
   t0=$(date +%s)
-  chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    TERM=dumb LANG=C.UTF-8 /bin/bash -c "cd /home/project && timeout $limit env $c" > "$log" 2>&1
+  chroot "${as[@]}" "$root" /usr/bin/env -i HOME="$home" PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    TERM=dumb LANG=C.UTF-8 /bin/bash -c "cd /home/project && timeout $limit env $2" > "$log" 2>&1
   r=$?
   echo "    exit $r after $(( $(date +%s) - t0 )) s; log: $log"
   tail -n 5 "$log" | sed 's/^/    | /'
   [ $r -eq 0 ] || rc=1
+  return $r
+}
+if [ -n "${HK_FRESH_USER:-}" ]; then
+  user=$HK_FRESH_USER
+  uid=$(chroot "$root" id -u "$user" 2>/dev/null) && gid=$(chroot "$root" id -g "$user") ||
+    { echo "fresh-check: no user '$user' in the root"; exit 2; }
+  [ "$uid" != 0 ] || { echo "fresh-check: HK_FRESH_USER=$user is root"; exit 2; }
+  run "root: make deps" "make deps HK_MPI=openmpi" && run "root: HK_MPI=mpich make deps" "make deps HK_MPI=mpich" ||
+    exit 1
+  mkdir -p "$root/home/$user-home" && chown -R "$uid:$gid" "$root/home/project" "$root/home/$user-home" || exit 2
+  as=(--userspec="$uid:$gid") home=/home/$user-home
+  echo "fresh-check: as $user (uid $uid) from here on"
+fi
+for c in "${cmds[@]}"; do
+  run "${HK_FRESH_USER:+$HK_FRESH_USER: }$c" "$c"
 done
 exit $rc

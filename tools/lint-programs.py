@@ -79,6 +79,9 @@ PROGRAMS = {
     # this project's own command (the Python front end, installed by make's venv step or
     # pip install --prefix in tests/scripts/install_python.sh)
     "hybridkit": "(hybridkit)",
+    # tests/scripts/cache.sh's function (sourced by the tests that download once)
+    "hk_cached": "(hybridkit)",
+    "chown": "coreutils",
 }
 
 # packages of the fresh root: debootstrap --variant=minbase (Priority: required) plus

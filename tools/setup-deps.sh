@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/setup-deps.sh openmpi|mpich [PACKAGE...]
+# tools/setup-deps.sh auto|openmpi|mpich|intelmpi|cray-mpich [PACKAGE...]
 # What hybridkit's build and tests need, and (as root on Debian/Ubuntu only) installing it.
 #
 # Root (or password-less sudo) on Debian/Ubuntu, as on the quick start's fresh Debian 12:
@@ -8,7 +8,8 @@
 # its tests), chromium (renders the study report in the tests), gfortran (the preload's
 # Fortran tests; MPI's mpif90 is there without it), Slurm and munge (a real Slurm on the
 # emulated nodes: vcluster up N --slurm, test vcluster.slurm), SimGrid (smpicc/smpirun for
-# hybridkit simulate, docs/simulate.md), and the selected MPI (Open MPI or MPICH), plus any
+# hybridkit simulate, docs/simulate.md), Environment Modules (the modules tool EasyBuild
+# needs: test install.easybuild), and the selected MPI (Open MPI or MPICH), plus any
 # extra PACKAGEs.  Idempotent and quick: when everything is installed it makes no apt call.
 #
 # Anyone else (a cluster's login node: no root, modules, any distribution), and root with
@@ -18,13 +19,24 @@
 # piece with its Debian/Ubuntu (apt), RHEL/Rocky (dnf) and Spack names, exit 2.  Optional
 # pieces missing (Fortran, Chromium, Slurm, iproute2, SimGrid): a line each saying which
 # tests skip; exit 0.
+#
+# auto (make's default resolves it before calling this): the MPI of the mpicc on PATH, as
+# python/src/hybridkit/launch/mpivendor.py finds it; no mpicc (or no python3 yet): openmpi.
+# intelmpi and cray-mpich (what auto finds on such sites) have no Debian package: their
+# wrapper (Cray: cc) and launcher (Cray: srun) must be on PATH (a module).
 set -uo pipefail
-mpi=${1:-openmpi}
+mpi=${1:-auto}
 shift || true
+if [ "$mpi" = auto ]; then
+  mpi=$("${PYTHON:-python3}" "$(dirname "$0")/../python/src/hybridkit/launch/mpivendor.py" --make 2>/dev/null)
+  mpi=${mpi%% *}
+  echo "setup-deps: auto: ${mpi:=openmpi}"
+fi
 case $mpi in
   openmpi) mpi_pkgs="openmpi-bin libopenmpi-dev" ;;
   mpich) mpi_pkgs="mpich libmpich-dev" ;;
-  *) echo "setup-deps: unknown MPI '$mpi' (openmpi or mpich)" >&2; exit 2 ;;
+  intelmpi|cray-mpich) mpi_pkgs="" ;;
+  *) echo "setup-deps: unknown MPI '$mpi' (auto, openmpi, mpich, intelmpi or cray-mpich)" >&2; exit 2 ;;
 esac
 
 # ---- root (or sudo) on Debian/Ubuntu: apt, as the quick start does on a fresh machine
@@ -38,7 +50,7 @@ if [ -z "${HK_SETUP_NO_INSTALL:-}" ] && command -v dpkg-query >/dev/null 2>&1 &&
   fi
 fi
 if [ "$sudo" != none ]; then
-  want="cmake make gcc gfortran pkg-config git libhwloc-dev hwloc libjansson-dev python3 python3-venv iproute2 chromium slurmctld slurmd slurm-client munge libsimgrid-dev $mpi_pkgs $*"
+  want="cmake make gcc gfortran pkg-config git libhwloc-dev hwloc libjansson-dev python3 python3-venv iproute2 chromium slurmctld slurmd slurm-client munge libsimgrid-dev environment-modules $mpi_pkgs $*"
   missing=""
   for p in $want; do
     if [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" != "ii " ]; then
@@ -62,6 +74,10 @@ case $mpi in
            mpi_apt="openmpi-bin libopenmpi-dev"; mpi_dnf="openmpi-devel (then: module load mpi/openmpi-x86_64)"; mpi_spack="openmpi" ;;
   mpich) cc_names="mpicc.mpich mpicc"; run_names="mpiexec.mpich mpiexec"
          mpi_apt="mpich libmpich-dev"; mpi_dnf="mpich-devel (then: module load mpi/mpich-x86_64)"; mpi_spack="mpich" ;;
+  intelmpi) cc_names="mpicc"; run_names="mpiexec mpirun"
+            mpi_apt="- (Intel oneAPI: module load intel-mpi)"; mpi_dnf="intel-oneapi-mpi-devel"; mpi_spack="intel-oneapi-mpi" ;;
+  cray-mpich) cc_names="mpicc cc"; run_names="srun"
+              mpi_apt="- (HPE Cray PE: module load cray-mpich)"; mpi_dnf="-"; mpi_spack="cray-mpich (external)" ;;
 esac
 # daemons and ip/tc live in sbin, often not on a user's PATH
 have_sbin() { PATH="$PATH:/usr/sbin:/sbin:/usr/local/sbin" command -v "$1" >/dev/null 2>&1; }
@@ -93,6 +109,7 @@ is_mpi() {
   case $mpi in
     openmpi) "$1" --showme:version >/dev/null 2>&1 ;;
     mpich) "$1" -v 2>&1 | grep -q -i mpich ;;
+    *) true ;;  # auto found them by their header (mpivendor.py)
   esac
 }
 # shellcheck disable=SC2086  # one word a name
@@ -114,6 +131,7 @@ have chromium || have chromium-browser || optional "chromium" "the report's rend
 { have_sbin slurmctld && have_sbin slurmd && have_sbin munged; } || optional "Slurm + munge" "vcluster.slurm skips (it also needs root)"
 { have_sbin ip && have_sbin tc; } || optional "iproute2 (ip, tc)" "the emulated cluster's tests skip (they also need root)"
 have smpicc || optional "SimGrid (smpicc)" "make skips the SMPI build; hybridkit simulate and its tests skip"
+{ have modulecmd || have lmod || [ -n "${MODULESHOME:-}" ]; } || optional "a modules tool (environment-modules, Lmod)" "install.easybuild (eb --dry-run) skips"
 
 [ -n "$opt" ] && printf 'setup-deps: optional, not found (nothing installed):\n%s' "$opt"
 if [ -n "$rows" ]; then

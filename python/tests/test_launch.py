@@ -168,6 +168,7 @@ def test_unknown_launcher():
 @pytest.mark.parametrize("value,expected", [(None, "openmpi"), ("", "openmpi"),
                                             ("mpich", "mpich"), ("openmpi", "openmpi")])
 def test_default_mpi(monkeypatch, value, expected):
+    monkeypatch.setenv("PATH", "/nonexistent")  # unset: auto, no mpicc on PATH -> openmpi
     if value is None:
         monkeypatch.delenv("HK_MPI", raising=False)
     else:
@@ -177,7 +178,7 @@ def test_default_mpi(monkeypatch, value, expected):
 
 def test_default_mpi_rejects_unknown(monkeypatch):
     monkeypatch.setenv("HK_MPI", "lam")
-    with pytest.raises(UsageError, match="HK_MPI=lam"):
+    with pytest.raises(UsageError, match="HK_MPI=lam is not one of auto"):
         default_mpi()
 
 

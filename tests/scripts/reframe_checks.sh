@@ -9,20 +9,12 @@ set -uo pipefail
 bin=$1 work=$2 mpi=$3
 src=$(cd "$(dirname "$0")/../.." && pwd)
 version=4.10.4
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/hybridkit
-venv=$cache/reframe-$version
-rm -rf "$work" && mkdir -p "$work" "$cache" || exit 1
-# made in place (a venv's scripts name its path), complete when .ok exists; one maker at a time
-if [ ! -e "$venv/.ok" ]; then
-  (
-    flock 9
-    [ -e "$venv/.ok" ] && exit 0
-    rm -rf "$venv"
-    python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check \
-      "reframe-hpc==$version" && touch "$venv/.ok"
-  ) 9> "$cache/reframe.lock" > "$work/pip.log" 2>&1
-  [ -e "$venv/.ok" ] || { cat "$work/pip.log"; echo "SKIP: cannot install reframe-hpc $version (network?)"; exit 77; }
-fi
+# shellcheck source-path=SCRIPTDIR source=cache.sh
+. "$(dirname "$0")/cache.sh"
+venv=$hk_cache/reframe-$version
+rm -rf "$work" && mkdir -p "$work" || exit 1
+hk_cached "reframe-$version" "$work/pip.log" hk_venv "reframe-hpc==$version" ||
+  { cat "$work/pip.log"; echo "SKIP: cannot install reframe-hpc $version (network?)"; exit 77; }
 # ReFrame's mpirun launcher runs `mpirun`: this build's MPI's (Debian's mpirun may be the other)
 mkdir -p "$work/mpi-bin"
 # (a script, not a link: hydra finds its proxy beside the path it was started by)

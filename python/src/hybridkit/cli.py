@@ -30,7 +30,8 @@ environment:
   HK_BIN_DIR     where binaries given by name are looked up first
   HK_SMPI_BIN_DIR  where simulate finds hk-bench/hk-jacobi built for SimGrid SMPI
                  (default: the repository's build/smpi-release/bin)
-  HK_MPI         default of --mpi (openmpi or mpich)
+  HK_MPI         default of --mpi (openmpi, mpich, intelmpi, cray-mpich; auto or unset:
+                 the MPI of the mpicc on PATH, Open MPI when there is none)
   HK_SCHEMA      record schema (default: the package's hybridkit/schemas/record.schema.json)
   HK_REPLAY_DIR  run directory replayed by --launcher replay (testing, no MPI)
 

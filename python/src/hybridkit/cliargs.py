@@ -93,7 +93,8 @@ def add_launch_arguments(parser: argparse.ArgumentParser) -> None:
                         help="; ".join(f"{k}: {v}" for k, v in LAUNCHER_HELP.items())
                              + " (default: %(default)s)")
     parser.add_argument("--mpi", choices=MPIS, default=None,
-                        help="MPI library of --launcher mpirun (default: $HK_MPI, else openmpi)")
+                        help="MPI library of --launcher mpirun (default: $HK_MPI; auto or unset: "
+                             "the MPI of the mpicc on PATH)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--hosts", type=host_list, metavar="H1,H2,...",
                        help="run on these hosts, ranks spread evenly (no local core check)")

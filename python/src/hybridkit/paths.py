@@ -31,6 +31,9 @@ RECORD_SCHEMA = "record.schema.json"
 BUILD_BIN_DIRS = {
     "openmpi": Path("build") / "release" / "bin",
     "mpich": Path("build") / "mpich-release" / "bin",
+    # what HK_MPI=auto may find (make's presets for them, launch/mpivendor.py's FAMILY)
+    "intelmpi": Path("build") / "mpich-release" / "bin",
+    "cray-mpich": Path("build") / "release" / "bin",
 }
 
 

@@ -33,9 +33,12 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type
 
 from hybridkit.errors import HKError, UsageError
+from hybridkit.launch import mpivendor
 
 BINDS = ("compact", "scatter", "none")
-MPIS = ("openmpi", "mpich")
+# --mpi / HK_MPI: the launcher family (mpivendor.FAMILY maps each vendor, MVAPICH and
+# unknown MPIs to mpich's); HK_MPI=auto or unset: the MPI of the mpicc on PATH
+MPIS = ("openmpi", "mpich", "intelmpi", "cray-mpich")
 
 # OMP_PROC_BIND of each binding that pins threads
 PROC_BIND = {"compact": "close", "scatter": "spread"}
@@ -187,7 +190,7 @@ class MPICH(Launcher):
 
     command, mpi = "mpirun", "mpich"
     env_prefixes = ("MPICH_", "HYDRA_")
-    programs = ("mpiexec.mpich", "mpiexec.hydra")
+    programs = ("mpiexec.mpich", "mpiexec.hydra", "mpiexec")  # plain: a site's MPICH module
     unbound_flag = "-bind-to none"
 
     def flags(self, spec: LaunchSpec) -> List[str]:
@@ -198,6 +201,32 @@ class MPICH(Launcher):
             flags += ["-f", spec.hostfile]
         flags += ["-bind-to", f"core:{spec.pe}" if spec.pinned else "none"]
         for key, value in spec.rank_env().items():
+            flags += ["-genv", key, value]
+        return flags
+
+
+class IntelMPI(Launcher):
+    """Intel MPI's mpiexec (Hydra-derived: -n, -hosts/-ppn, -f, -genv). Intel MPI pins by its
+    own variables, not Hydra's -bind-to: I_MPI_PIN_DOMAIN=S:compact gives each rank a domain
+    of S consecutive cores (OMP_PLACES/OMP_PROC_BIND place the threads inside it), I_MPI_PIN=0
+    unbinds; they go to every rank with -genv like OMP_*. Built from Intel MPI's documented
+    variables, not run here (no Intel MPI on this machine: test_launch_vendors.py checks the
+    command line only)."""
+
+    command, mpi = "mpirun", "intelmpi"
+    env_prefixes = ("I_MPI_",)
+    programs = ("mpiexec.hydra", "mpiexec", "mpirun")
+    unbound_flag = "I_MPI_PIN=0"
+
+    def flags(self, spec: LaunchSpec) -> List[str]:
+        flags = ["-n", str(spec.np)]
+        if spec.hosts:
+            flags += ["-hosts", ",".join(spec.hosts), "-ppn", str(spec.ranks_per_host)]
+        elif spec.hostfile:
+            flags += ["-f", spec.hostfile]
+        pin = {"I_MPI_PIN": "1", "I_MPI_PIN_DOMAIN": f"{spec.pe}:compact"} if spec.pinned \
+            else {"I_MPI_PIN": "0"}
+        for key, value in {**pin, **spec.rank_env()}.items():
             flags += ["-genv", key, value]
         return flags
 
@@ -235,6 +264,14 @@ class Srun(Launcher):
         the caller already has over the value --export=ALL,VAR=value gives it (measured:
         OMP_NUM_THREADS=1 in the caller's environment won over --export=ALL,OMP_NUM_THREADS=2)."""
         return dict(spec.rank_env()) if spec is not None else {}
+
+
+class CrayMPICH(Srun):
+    """Cray MPICH (HPE Cray EX): its launcher is Slurm's srun (there is no mpirun), so
+    `--launcher mpirun --mpi cray-mpich` (and auto) launch with srun: -c S cores per task,
+    --cpu-bind=cores (none when unbound), OMP_* exported. Not run here (no Cray PE)."""
+
+    command, mpi = "mpirun", "cray-mpich"
 
 
 class Vcluster(Launcher):
@@ -339,11 +376,12 @@ class Replay(Launcher):
         return sys.executable
 
 
-LAUNCHERS: Tuple[Type[Launcher], ...] = (OpenMPI, MPICH, Srun, Replay)
+LAUNCHERS: Tuple[Type[Launcher], ...] = (OpenMPI, MPICH, IntelMPI, CrayMPICH, Srun, Replay)
 
 LAUNCHER_HELP = {
     "auto": "srun inside a Slurm allocation (SLURM_JOB_ID set, srun on PATH), else mpirun",
-    "mpirun": "mpirun of the MPI chosen by --mpi (mpirun.openmpi / mpiexec.mpich)",
+    "mpirun": "the launcher of the MPI chosen by --mpi (mpirun.openmpi / mpiexec.mpich / "
+              "Intel MPI's mpiexec / Cray MPICH's srun)",
     "srun": "Slurm srun (inside an allocation; with --vcluster N: the emulated nodes' own Slurm)",
     "replay": "testing: replay the run directory $HK_REPLAY_DIR, no MPI",
 }
@@ -415,9 +453,24 @@ def singleton_env(mpi: str) -> Dict[str, str]:
     return OpenMPI().env() if mpi == "openmpi" else {}
 
 
+_detected: Dict[Tuple[str, str, str], str] = {}
+
+
+def detected_mpi(environ: Optional[Dict[str, str]] = None) -> str:
+    """HK_MPI=auto: the launcher family of the mpicc on PATH (mpivendor.detect; openmpi when
+    there is none), probed once per PATH."""
+    env = os.environ if environ is None else environ
+    key = (env.get("PATH", ""), env.get("CRAY_MPICH_DIR", ""), env.get("CRAY_MPICH_VERSION", ""))
+    if key not in _detected:
+        _detected[key] = mpivendor.detect(env).mpi
+    return _detected[key]
+
+
 def default_mpi() -> str:
-    """--mpi default: $HK_MPI, else openmpi."""
-    mpi = os.environ.get("HK_MPI", "").strip() or "openmpi"
+    """--mpi default: $HK_MPI (make exports it resolved); auto or unset: detected_mpi()."""
+    mpi = os.environ.get("HK_MPI", "").strip() or "auto"
+    if mpi == "auto":
+        return detected_mpi()
     if mpi not in MPIS:
-        raise UsageError(f"HK_MPI={mpi} is not one of {', '.join(MPIS)}")
+        raise UsageError(f"HK_MPI={mpi} is not one of auto, {', '.join(MPIS)}")
     return mpi
