@@ -7,7 +7,9 @@
 #                  sanity, allreduce bandwidth (MB/s) as the performance variable
 # Parameters: `layout` (pure MPI vs hybrid: "RxT"), `mode` (jacobi). Variables (-S NAME=VALUE):
 #   bin_dir     where the hk-* binaries are (default $HK_BIN_DIR, else PATH)
-#   mpi         openmpi | mpich (default $HK_MPI, else openmpi): the binding flags of mpirun
+#   mpi         openmpi | mpich | auto (default $HK_MPI, else auto: the MPI of the mpicc on
+#               PATH, as make finds it; openmpi when hybridkit is not importable): the
+#               binding flags of mpirun
 #   references  a JSON file {"<system>:<partition>": {"<check name>": {"<layout>": [ref,
 #               lower, upper, unit]}}} of the centre's per-layout references (default none:
 #               performance reported, not judged)
@@ -23,6 +25,16 @@ from reframe.core.builtins import (parameter, performance_function, run_after, r
 LAYOUTS = os.environ.get("HK_RFM_LAYOUTS", "2x1,1x2").split(",")
 
 
+def detected_mpi() -> str:
+    """The MPI of the mpicc on PATH as hybridkit's make finds it (openmpi, mpich, intelmpi,
+    cray-mpich); openmpi when hybridkit is not importable from ReFrame's Python."""
+    try:
+        from hybridkit.launch.launchers import detected_mpi as detect
+    except ImportError:
+        return "openmpi"
+    return detect()
+
+
 class HybridkitCheck(rfm.RunOnlyRegressionTest):
     """The launch of one layout: R ranks x T threads, each thread on its own core."""
 
@@ -30,7 +42,7 @@ class HybridkitCheck(rfm.RunOnlyRegressionTest):
     valid_prog_environs = ["*"]
     layout = parameter(LAYOUTS)
     bin_dir = variable(str, value=os.environ.get("HK_BIN_DIR", ""))
-    mpi = variable(str, value=os.environ.get("HK_MPI", "") or "openmpi")
+    mpi = variable(str, value=os.environ.get("HK_MPI", "") or "auto")
     references = variable(str, value="")
     binary = ""
     perf_name = ""
@@ -51,6 +63,8 @@ class HybridkitCheck(rfm.RunOnlyRegressionTest):
         # otherwise and traps the threads there)
         if self.job.launcher.registered_name in ("mpirun", "mpiexec"):
             t = self.num_cpus_per_task
+            if self.mpi == "auto":
+                self.mpi = detected_mpi()
             self.job.launcher.options = (["--map-by", f"slot:PE={t}", "--bind-to", "core"]
                                          if self.mpi == "openmpi" else ["-bind-to", f"core:{t}"])
 

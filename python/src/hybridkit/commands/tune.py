@@ -81,7 +81,8 @@ def add_allreduce_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"largest thread count tried, 1 to {MAX_THREADS} (default: cores / "
                              "ranks, at least 1)")
     parser.add_argument("--mpi", choices=MPIS, default=None,
-                        help="MPI library (default: $HK_MPI, else openmpi)")
+                        help="MPI library (default: $HK_MPI; auto or unset: the MPI of the mpicc on "
+                             "PATH)")
     parser.add_argument("--sizes", type=sizes_arg, default="8:16M", metavar="MIN:MAX",
                         help="message sizes in bytes, doubling (default: %(default)s)")
     parser.add_argument("--iters", type=count(MAX_ITERS), default=None, metavar="N",
