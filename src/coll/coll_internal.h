@@ -13,6 +13,7 @@
  *   gather.c        hk_allgather, hk_alltoall
  *   gather_node.c   their hierarchical variants
  *   decide.c        the steps the decisions of the collectives share
+ *   scan.c          hk_scan, hk_exscan
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
@@ -60,6 +61,8 @@ typedef enum hk__coll_kind {
   HK__COLL_BCAST,
   HK__COLL_ALLGATHER,
   HK__COLL_ALLTOALL,
+  HK__COLL_SCAN,
+  HK__COLL_EXSCAN,
   HK__COLL_KINDS
 } hk__coll_kind_t;
 /* The row of the kind's table for a message of `bytes`, NULL without one. */

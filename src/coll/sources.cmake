@@ -10,4 +10,5 @@ list(APPEND HK_LIB_SOURCES
   src/coll/decide.c
   src/coll/bcast.c
   src/coll/gather.c
-  src/coll/gather_node.c)
+  src/coll/gather_node.c
+  src/coll/scan.c)
