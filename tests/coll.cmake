@@ -241,3 +241,7 @@ hk_coll_conformance(coll.reduce coll/reduce_conformance.c)
 # are `unavailable`), plus ranks making different numbers of calls on split communicators
 hk_coll_conformance(coll.scan coll/reduce_conformance.c DEFINES HK_CONF_SCAN
                     FALLBACKS "thread-level [1-9][0-9]*.*unavailable [1-9]")
+# hk_allgatherv and hk_reduce_scatter (tests/coll/vcoll_conformance.c: unequal counts per
+# rank, some zero, displacements with gaps, derived types, user ops, in place)
+hk_coll_conformance(coll.vcoll coll/vcoll_conformance.c
+                    FALLBACKS "thread-level [1-9][0-9]*.*datatype [1-9][0-9]*.*unavailable [1-9]")

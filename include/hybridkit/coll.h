@@ -277,6 +277,52 @@ HK_EXPORT int hk_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           const hk_allreduce_opts_t *opts);
 
+/* hk_allgatherv: MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+ * displs, recvtype, comm) by the algorithm of opts (NULL: defaults), options, info and
+ * fallbacks as hk_allgather.  sendbuf may be MPI_IN_PLACE (the rank's block is then at
+ * its displacement in recvbuf).  Block j: recvcounts[j] elements at displs[j].
+ *   chunked          every block split in T parts alike (part t of recvcounts[j]
+ *                    elements, aligned as hk_allreduce's chunks); thread t allgathers
+ *                    part t of every block on duplicate t (PMPI_Allgatherv with the
+ *                    parts' counts and displacements: no packing; empty parts too)
+ *   chunked-shifted  as chunked on the rotated communicators (counts and
+ *                    displacements rotated with them)
+ *   hierarchical     not available (fallback `unavailable`)
+ *   auto             the allgather row of the tuning table / HK_ALLGATHER_ALGORITHM /
+ *                    HK_COLL_ALGORITHM, else mpi (as hk_allgather: no gain measured)
+ * Fallback `datatype`: sendtype and recvtype of different sizes (not in place; decided
+ * from the types, not the counts, so a rank sending nothing decides as the others), an
+ * extent <= 0.
+ * Threshold: HK_ALLGATHER_MIN_BYTES's kind, bytes of all blocks (sum of recvcounts x
+ * the recvtype size).  info->mpi_error: PMPI_Allgatherv's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (NULL recvcounts or displs, a negative count, an
+ * invalid algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_allgather.  Errors: see above. */
+HK_EXPORT int hk_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int *recvcounts, const int *displs,
+                            MPI_Datatype recvtype, MPI_Comm comm, const hk_allreduce_opts_t *opts);
+/* hk_reduce_scatter: MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
+ * comm): sendbuf holds P consecutive blocks, block j of recvcounts[j] elements; rank r
+ * receives the reduction of block r.  MPI_IN_PLACE: the blocks are in recvbuf, the
+ * result replaces its beginning.  Options, info and fallbacks as hk_reduce.
+ *   chunked          part t of every block (as hk_allgatherv's parts) packed into column
+ *                    t of a per-communicator scratch buffer (every column packed before
+ *                    any is reduced), PMPI_Reduce_scatter of column t on duplicate t
+ *                    (rank order kept: any op)
+ *   chunked-shifted  as chunked on the rotated communicators: commutative ops only
+ *   hierarchical     not available (fallback `unavailable`)
+ *   auto             the reduce_scatter row of the tuning table / HK_REDUCE_SCATTER_* /
+ *                    HK_COLL_*, else chunked when comm is not oversubscribed, MPI provides
+ *                    MULTIPLE and spare cores give 2 useful parts, else mpi
+ * Fallback `datatype`: an extent <= 0 or data outside the extent.  Threshold:
+ * HK_REDUCE_SCATTER_MIN_BYTES's kind, bytes of all blocks.  info->mpi_error:
+ * PMPI_Reduce_scatter's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (NULL recvcounts, a negative count, an invalid
+ * algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_reduce.  Errors: see above. */
+HK_EXPORT int hk_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                const hk_allreduce_opts_t *opts);
 /* hk_scan: MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm) by the algorithm of
  * opts (NULL: defaults), with hk_allreduce's options, info and fallback reasons: rank r
  * receives the reduction of ranks 0..r, in rank order.  sendbuf may be MPI_IN_PLACE
