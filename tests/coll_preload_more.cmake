@@ -68,7 +68,7 @@ add_test(NAME coll.preload.colls.summary COMMAND ${PCOLLS} 2 ${PRELOAD_LIB} ${KI
          -- $<TARGET_FILE:coll_preload_colls>)
 set_tests_properties(coll.preload.colls.summary PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
   PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
-foreach(fn Reduce_scatter_block Bcast Allgather Alltoall)
+foreach(fn Reduce_scatter_block Bcast Allgather Alltoall Scan Exscan Allgatherv Reduce_scatter)
   add_test(NAME coll.preload.colls.summary.${fn} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB}
            "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [0-9]+ accelerated.*; threshold 0 bytes"
            -- $<TARGET_FILE:coll_preload_colls>)
