@@ -92,7 +92,7 @@ static struct {
  * the summary adds those of threads that have ended too */
 typedef struct tcount {
   long long calls, small, one_rank;
-  long long kcalls[8], ksmall[8]; /* the other collectives (hk_preload_colls.h: NK <= 8) */
+  long long kcalls[12], ksmall[12]; /* the other collectives (hk_preload_colls.h: NK <= 12) */
   struct tcount *next;
 } tcount_t;
 static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */

@@ -1,6 +1,6 @@
 /* preload/hk_preload_colls.h: the preload's MPI_Reduce, MPI_Reduce_scatter_block,
- * MPI_Bcast, MPI_Allgather and MPI_Alltoall (issue 39), their thresholds and summary
- * lines.  Not a header to include anywhere else: hk_preload.c includes it once, after st
+ * MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Scan, MPI_Exscan, MPI_Allgatherv and
+ * MPI_Reduce_scatter (issue 39), their thresholds and summary lines.  Not a header to include anywhere else: hk_preload.c includes it once, after st
  * and size_class, whose static state it shares (a file of its own keeps hk_preload.c
  * within the size limit).
  *
@@ -9,17 +9,24 @@
  * count 0, null handles: straight to MPI; at or above it a communicator of one rank, an
  * inter-communicator (its two groups may count different bytes) and a root outside comm
  * pass through too; else hk_reduce, hk_reduce_scatter_block, hk_bcast, hk_allgather,
- * hk_alltoall with AUTO, sampled per communicator, collective and size class.  Bytes:
- * count x type size (reduce, bcast), P x recvcount x type size (reduce-scatter,
- * allgather, alltoall: all a rank receives), equal on every rank by MPI's type rules.
+ * hk_alltoall, hk_scan, hk_exscan, hk_allgatherv, hk_reduce_scatter with AUTO, sampled per
+ * communicator, collective and size class.  Bytes: count x type size (reduce, bcast,
+ * scan, exscan), P x recvcount x type size (reduce-scatter, allgather, alltoall: all a
+ * rank receives), the sum of recvcounts x type size (allgatherv, reduce-scatter's v form;
+ * the thresholds of allgather and reduce_scatter), equal on every rank by MPI's type
+ * rules.
  * Errors as MPI_Allreduce's. */
 
-/* the collectives: the allreduce (st's own fields, its fast path) and the others */
-enum { K_ALLREDUCE, K_REDUCE, K_REDUCE_SCATTER, K_BCAST, K_ALLGATHER, K_ALLTOALL, NK };
-static const char *const kind_fn[NK] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter_block",
-                                        "MPI_Bcast", "MPI_Allgather", "MPI_Alltoall"};
+#include <limits.h>
 
-_Static_assert(NK <= 8, "tcount_t's kcalls, ksmall");
+/* the collectives: the allreduce (st's own fields, its fast path) and the others */
+enum { K_ALLREDUCE, K_REDUCE, K_REDUCE_SCATTER, K_BCAST, K_ALLGATHER, K_ALLTOALL, K_SCAN,
+       K_EXSCAN, K_ALLGATHERV, K_REDUCE_SCATTER_V, NK };
+static const char *const kind_fn[NK] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter_block",
+                                        "MPI_Bcast", "MPI_Allgather", "MPI_Alltoall", "MPI_Scan",
+                                        "MPI_Exscan", "MPI_Allgatherv", "MPI_Reduce_scatter"};
+
+_Static_assert(NK <= 12, "tcount_t's kcalls, ksmall");
 
 /* one collective's counts beside the allreduce (calls and small below the threshold:
  * per thread in tcount_t, the rest under st.lock) */
@@ -45,6 +52,10 @@ static int agree_thresholds(const hk_coll_config_t *cfg)
   kmin[K_BCAST] = cfg->bcast_min_bytes;
   kmin[K_ALLGATHER] = cfg->allgather_min_bytes;
   kmin[K_ALLTOALL] = cfg->alltoall_min_bytes;
+  kmin[K_SCAN] = cfg->scan_min_bytes;
+  kmin[K_EXSCAN] = cfg->exscan_min_bytes;
+  kmin[K_ALLGATHERV] = cfg->allgather_min_bytes;
+  kmin[K_REDUCE_SCATTER_V] = cfg->reduce_scatter_min_bytes;
   long long mine[2 * NK], all[2 * NK];
   for (int k = 0; k < NK; k++) {
     mine[k] = kmin[k];
@@ -62,7 +73,10 @@ typedef struct call {
   int kind;
   const void *sbuf;
   void *rbuf;
-  int count;              /* count (reduce, bcast), recvcount (the others) */
+  int count;              /* count (reduce, bcast, scans), recvcount (the block forms);
+                             the v forms: the sum of their counts (0 when it is no int) */
+  const int *counts;      /* the v forms: recvcounts; allgatherv: displs */
+  const int *displs;
   MPI_Datatype type;      /* datatype, recvtype (allgather, alltoall) */
   int scount;             /* allgather, alltoall: sendcount, sendtype */
   MPI_Datatype stype;
@@ -82,6 +96,15 @@ static int pmpi_call(const call_t *a)
     return PMPI_Bcast(a->rbuf, a->count, a->type, a->root, a->comm);
   case K_ALLGATHER:
     return PMPI_Allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
+  case K_SCAN:
+    return PMPI_Scan(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+  case K_EXSCAN:
+    return PMPI_Exscan(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm);
+  case K_ALLGATHERV:
+    return PMPI_Allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->counts, a->displs, a->type,
+                           a->comm);
+  case K_REDUCE_SCATTER_V:
+    return PMPI_Reduce_scatter(a->sbuf, a->rbuf, a->counts, a->type, a->op, a->comm);
   default:
     return PMPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
   }
@@ -98,6 +121,15 @@ static int hk_call(const call_t *a, const hk_allreduce_opts_t *o)
     return hk_bcast(a->rbuf, a->count, a->type, a->root, a->comm, o);
   case K_ALLGATHER:
     return hk_allgather(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm, o);
+  case K_SCAN:
+    return hk_scan(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm, o);
+  case K_EXSCAN:
+    return hk_exscan(a->sbuf, a->rbuf, a->count, a->type, a->op, a->comm, o);
+  case K_ALLGATHERV:
+    return hk_allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->counts, a->displs, a->type,
+                         a->comm, o);
+  case K_REDUCE_SCATTER_V:
+    return hk_reduce_scatter(a->sbuf, a->rbuf, a->counts, a->type, a->op, a->comm, o);
   default:
     return hk_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm, o);
   }
@@ -179,10 +211,12 @@ static int coll(const call_t *a)
   n->kcalls[a->kind]++;
   int size = 0, tsize = 0, blocks = a->kind == K_REDUCE_SCATTER || a->kind == K_ALLGATHER ||
                                     a->kind == K_ALLTOALL;
+  int reduces = a->kind == K_REDUCE || a->kind == K_REDUCE_SCATTER || a->kind == K_SCAN ||
+                a->kind == K_EXSCAN || a->kind == K_REDUCE_SCATTER_V;
+  int sends = a->kind == K_ALLGATHER || a->kind == K_ALLTOALL || a->kind == K_ALLGATHERV;
   if (!st.active || a->count <= 0 || a->type == MPI_DATATYPE_NULL || a->comm == MPI_COMM_NULL ||
-      ((a->kind == K_REDUCE || a->kind == K_REDUCE_SCATTER) && a->op == MPI_OP_NULL) ||
-      ((a->kind == K_ALLGATHER || a->kind == K_ALLTOALL) && a->sbuf != MPI_IN_PLACE &&
-       (a->stype == MPI_DATATYPE_NULL || a->scount < 0)) ||
+      (reduces && a->op == MPI_OP_NULL) ||
+      (sends && a->sbuf != MPI_IN_PLACE && (a->stype == MPI_DATATYPE_NULL || a->scount < 0)) ||
       (tsize = type_size(a->type)) <= 0 ||
       (blocks && PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS)) {
     n->ksmall[a->kind]++;
@@ -224,6 +258,59 @@ HK_PUBLIC int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, vo
 {
   call_t a = {.kind = K_ALLGATHER, .sbuf = sbuf, .rbuf = rbuf, .count = rcount, .type = rtype,
               .scount = scount, .stype = stype, .comm = comm};
+  return coll(&a);
+}
+
+/* the v forms: the sum of the P counts (0 when a count is negative, the comm null or the
+ * sum no int: MPI judges), so the threshold reads the bytes every rank moves */
+static int total_of(const int *counts, MPI_Comm comm)
+{
+  int size = 0;
+  long long sum = 0;
+  if (!st.active || !counts || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return 0;
+  for (int j = 0; j < size; j++) {
+    if (counts[j] < 0)
+      return 0;
+    sum += counts[j];
+  }
+  return sum <= INT_MAX ? (int)sum : 0;
+}
+
+HK_PUBLIC int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+  call_t a = {.kind = K_SCAN, .sbuf = sbuf, .rbuf = rbuf, .count = count, .type = type,
+              .op = op, .comm = comm};
+  return coll(&a);
+}
+
+HK_PUBLIC int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                         MPI_Comm comm)
+{
+  call_t a = {.kind = K_EXSCAN, .sbuf = sbuf, .rbuf = rbuf, .count = count, .type = type,
+              .op = op, .comm = comm};
+  return coll(&a);
+}
+
+HK_PUBLIC int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             const int rcounts[], const int displs[], MPI_Datatype rtype,
+                             MPI_Comm comm)
+{
+  call_t a = {.kind = K_ALLGATHERV, .sbuf = sbuf, .rbuf = rbuf, .count = total_of(rcounts, comm),
+              .counts = rcounts, .displs = displs, .type = rtype, .scount = scount,
+              .stype = stype, .comm = comm};
+  if (!displs)
+    a.count = 0; /* MPI judges */
+  return coll(&a);
+}
+
+HK_PUBLIC int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+                                 MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+  call_t a = {.kind = K_REDUCE_SCATTER_V, .sbuf = sbuf, .rbuf = rbuf,
+              .count = total_of(rcounts, comm), .counts = rcounts, .type = type, .op = op,
+              .comm = comm};
   return coll(&a);
 }
 

@@ -8,7 +8,8 @@
  *
  * Open MPI: these take mpi_init_, mpi_init_thread_, mpi_query_thread_, mpi_finalize_,
  * mpi_allreduce_, mpi_reduce_, mpi_reduce_scatter_block_, mpi_bcast_, mpi_allgather_,
- * mpi_alltoall_ and their _f08_ names (mpi_f08 passes its one-INTEGER handles and its
+ * mpi_alltoall_, mpi_scan_, mpi_exscan_, mpi_allgatherv_, mpi_reduce_scatter_ and their
+ * _f08_ names (counts and displacements: MPI_Fint arrays, int here) (mpi_f08 passes its one-INTEGER handles and its
  * buffers by address, the same common blocks for MPI_IN_PLACE / MPI_BOTTOM, and an
  * ierror that is NULL when the caller leaves it out): init and finalize run Open MPI's
  * own Fortran binding (pmpi_*_, found at run time) around the same logic as the C
@@ -46,6 +47,16 @@ void mpi_allgather_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, M
                     MPI_Fint *rtype, MPI_Fint *comm, MPI_Fint *ierr);
 void mpi_alltoall_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf, MPI_Fint *rcount,
                    MPI_Fint *rtype, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_scan_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+               MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_exscan_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                 MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_allgatherv_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
+                     MPI_Fint *rcounts, MPI_Fint *displs, MPI_Fint *rtype, MPI_Fint *comm,
+                     MPI_Fint *ierr);
+void mpi_reduce_scatter_(void *sbuf, void *rbuf, MPI_Fint *rcounts, MPI_Fint *type,
+                         MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran count arrays passed as int arrays");
 
 typedef void (*f_init_thread_t)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
 typedef void (*f_ierr_t)(MPI_Fint *);
@@ -157,6 +168,36 @@ HK_PUBLIC void mpi_alltoall_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void
                            (int)*rcount, PMPI_Type_f2c(*rtype), PMPI_Comm_f2c(*comm)));
 }
 
+HK_PUBLIC void mpi_scan_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                         MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Scan(f_buf(sbuf), f_buf(rbuf), (int)*count, PMPI_Type_f2c(*type),
+                       PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_exscan_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                           MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Exscan(f_buf(sbuf), f_buf(rbuf), (int)*count, PMPI_Type_f2c(*type),
+                         PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_allgatherv_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
+                               MPI_Fint *rcounts, MPI_Fint *displs, MPI_Fint *rtype,
+                               MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Allgatherv(f_buf(sbuf), (int)*scount, PMPI_Type_f2c(*stype), f_buf(rbuf),
+                             (const int *)rcounts, (const int *)displs, PMPI_Type_f2c(*rtype),
+                             PMPI_Comm_f2c(*comm)));
+}
+
+HK_PUBLIC void mpi_reduce_scatter_(void *sbuf, void *rbuf, MPI_Fint *rcounts, MPI_Fint *type,
+                                   MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Reduce_scatter(f_buf(sbuf), f_buf(rbuf), (const int *)rcounts,
+                                 PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
+}
+
 /* use mpi_f08: the same entry points */
 HK_PUBLIC void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));
 HK_PUBLIC void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
@@ -182,6 +223,18 @@ HK_PUBLIC void mpi_allgather_f08_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype,
 HK_PUBLIC void mpi_alltoall_f08_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
                                  MPI_Fint *rcount, MPI_Fint *rtype, MPI_Fint *comm,
                                  MPI_Fint *ierr) __attribute__((alias("mpi_alltoall_")));
+HK_PUBLIC void mpi_scan_f08_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                             MPI_Fint *comm, MPI_Fint *ierr) __attribute__((alias("mpi_scan_")));
+HK_PUBLIC void mpi_exscan_f08_(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type,
+                               MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+    __attribute__((alias("mpi_exscan_")));
+HK_PUBLIC void mpi_allgatherv_f08_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
+                                   MPI_Fint *rcounts, MPI_Fint *displs, MPI_Fint *rtype,
+                                   MPI_Fint *comm, MPI_Fint *ierr)
+    __attribute__((alias("mpi_allgatherv_")));
+HK_PUBLIC void mpi_reduce_scatter_f08_(void *sbuf, void *rbuf, MPI_Fint *rcounts, MPI_Fint *type,
+                                       MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+    __attribute__((alias("mpi_reduce_scatter_")));
 
 #elif defined(MPICH_VERSION)
 /* MPICH's mpi_f08: init, finalize and query call PMPI_* directly; here they go through

@@ -199,14 +199,23 @@ endforeach()
 # nodes; 4 ranks: the leaders' step, root on either node) and of 1, then names the
 # fallbacks at FUNNELED and that the hybrid algorithms ran (fallback none) at MULTIPLE.
 # A few thousand collectives each: more than hk_mpi_test's 60 s on a loaded 2-core machine.
+# Optional: FALLBACKS regex (the fallbacks named at FUNNELED; default thread-level and
+# datatype), DEFINES (compile definitions: one source built as two programs).
 function(hk_coll_conformance name src)
+  cmake_parse_arguments(CC "" "FALLBACKS" "DEFINES" ${ARGN})
+  if(NOT CC_FALLBACKS)
+    set(CC_FALLBACKS "thread-level [1-9][0-9]*.*datatype [1-9]")
+  endif()
   string(REPLACE "." "_" exe "${name}_conformance")
   hk_test_exe(${exe} ${src})
+  if(CC_DEFINES)
+    target_compile_definitions(${exe} PRIVATE ${CC_DEFINES})
+  endif()
   hk_mpi_test(${name} ${exe} RANKS 1 2 3 4 THREADS 1 2 ENV ${COLL_ENV})
   hk_mpi_test(${name}.funneled ${exe} ARGS --level funneled RANKS 2 3 THREADS 2 ENV ${COLL_ENV})
   hk_mpi_test(${name}.vnodes2 ${exe} RANKS 3 4 THREADS 1 2 ENV HK_NODE_SIZE=2 ${COLL_ENV})
   hk_mpi_test(${name}.vnodes1 ${exe} RANKS 2 THREADS 2 ENV HK_NODE_SIZE=1 ${COLL_ENV})
-  hk_expect_test(${name}.fallback_named 0 "^fallbacks: .*thread-level [1-9][0-9]*.*datatype [1-9]"
+  hk_expect_test(${name}.fallback_named 0 "^fallbacks: .*${CC_FALLBACKS}"
                  ONCE NP 2 ENV OMP_NUM_THREADS=2 ${COLL_ENV}
                  COMMAND $<TARGET_FILE:${exe}> --level funneled)
   hk_expect_test(${name}.ran_named 0 "^fallbacks: none [1-9]"
@@ -227,3 +236,12 @@ endfunction()
 # user op, a non-commutative op, in place, roots 0 and last, counts 0 .. 65537, a call inside
 # a parallel region, the fallback reasons certain from the inputs)
 hk_coll_conformance(coll.reduce coll/reduce_conformance.c)
+# hk_scan and hk_exscan: the same program built with HK_CONF_SCAN (folds over wranks
+# 0..r and 0..r-1, the non-commutative op in wrank order; chunked-shifted and hierarchical
+# are `unavailable`), plus ranks making different numbers of calls on split communicators
+hk_coll_conformance(coll.scan coll/reduce_conformance.c DEFINES HK_CONF_SCAN
+                    FALLBACKS "thread-level [1-9][0-9]*.*unavailable [1-9]")
+# hk_allgatherv and hk_reduce_scatter (tests/coll/vcoll_conformance.c: unequal counts per
+# rank, some zero, displacements with gaps, derived types, user ops, in place)
+hk_coll_conformance(coll.vcoll coll/vcoll_conformance.c
+                    FALLBACKS "thread-level [1-9][0-9]*.*datatype [1-9][0-9]*.*unavailable [1-9]")

@@ -68,7 +68,7 @@ add_test(NAME coll.preload.colls.summary COMMAND ${PCOLLS} 2 ${PRELOAD_LIB} ${KI
          -- $<TARGET_FILE:coll_preload_colls>)
 set_tests_properties(coll.preload.colls.summary PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
   PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
-foreach(fn Reduce_scatter_block Bcast Allgather Alltoall)
+foreach(fn Reduce_scatter_block Bcast Allgather Alltoall Scan Exscan Allgatherv Reduce_scatter)
   add_test(NAME coll.preload.colls.summary.${fn} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB}
            "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [0-9]+ accelerated.*; threshold 0 bytes"
            -- $<TARGET_FILE:coll_preload_colls>)
@@ -79,10 +79,15 @@ endforeach()
 # Fortran (`use mpi`, `use mpi_f08`; one body, tests/coll/fortran_colls_body.inc): Open MPI's
 # bindings call PMPI_ directly, so the preload takes mpi_reduce_, ... (and _f08_); MPICH's
 # reach the C MPI_* (skipped without mpif90).  Chunked and hierarchical at 1-4 ranks: the
-# summary must show MPI_Reduce accelerated (one rank: passed through as one-rank)
+# summary must show MPI_Reduce accelerated (one rank: passed through as one-rank; 2 and 3
+# ranks: MPI_Scan's / MPI_Allgatherv's line, so their Fortran entry points were taken)
 foreach(np 1 2 3 4)
   if(np EQUAL 1)
     set(pat "MPI_Reduce: [0-9]+ calls intercepted on 1 ranks, 0 accelerated, [0-9]+ passed through \\(one-rank [1-9]")
+  elseif(np EQUAL 2) # the Fortran entry points of the scans and v forms were taken
+    set(pat "MPI_Scan: [1-9][0-9]* calls intercepted on 2 ranks")
+  elseif(np EQUAL 3)
+    set(pat "MPI_Allgatherv: [1-9][0-9]* calls intercepted on 3 ranks")
   else()
     set(pat "MPI_Reduce: [1-9][0-9]* calls intercepted on ${np} ranks, [1-9][0-9]* accelerated")
   endif()

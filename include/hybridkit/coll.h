@@ -51,8 +51,8 @@
  *   HK_ALLREDUCE_THREADS=T     threads for the hybrid algorithms
  *   HK_ALLREDUCE_MIN_BYTES=B   tiny-message threshold (default 16384)
  *   HK_<KIND>_ALGORITHM, _THREADS, _MIN_BYTES  the same for KIND = REDUCE,
- *                              REDUCE_SCATTER, BCAST, ALLGATHER, ALLTOALL (hk_reduce,
- *                              hk_reduce_scatter_block, hk_bcast, ...)
+ *                              REDUCE_SCATTER, BCAST, ALLGATHER, ALLTOALL, SCAN, EXSCAN
+ *                              (hk_reduce, hk_reduce_scatter_block, hk_bcast, ...)
  *   HK_COLL_ALGORITHM, HK_COLL_THREADS, HK_COLL_MIN_BYTES  for every kind (the
  *                              allreduce too) without its own HK_<KIND>_ variable
  * Threshold: HK_<KIND>_MIN_BYTES, else HK_COLL_MIN_BYTES, else the kind's table,
@@ -99,6 +99,8 @@ typedef enum hk_allreduce_fallback {
                                     node and one usable core, oversubscribed cores) */
   HK_FALLBACK_SETUP,             /* creating duplicates / the node window failed on a rank
                                     (agreed by all ranks; the algorithm stays off on comm) */
+  HK_FALLBACK_UNAVAILABLE,       /* the collective has no such algorithm (hk_scan, hk_exscan:
+                                    chunked-shifted and hierarchical) */
   HK_FALLBACK_COUNT
 } hk_allreduce_fallback_t;
 
@@ -275,6 +277,85 @@ HK_EXPORT int hk_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           const hk_allreduce_opts_t *opts);
 
+/* hk_allgatherv: MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+ * displs, recvtype, comm) by the algorithm of opts (NULL: defaults), options, info and
+ * fallbacks as hk_allgather.  sendbuf may be MPI_IN_PLACE (the rank's block is then at
+ * its displacement in recvbuf).  Block j: recvcounts[j] elements at displs[j].
+ *   chunked          every block split in T parts alike (part t of recvcounts[j]
+ *                    elements, aligned as hk_allreduce's chunks); thread t allgathers
+ *                    part t of every block on duplicate t (PMPI_Allgatherv with the
+ *                    parts' counts and displacements: no packing; empty parts too)
+ *   chunked-shifted  as chunked on the rotated communicators (counts and
+ *                    displacements rotated with them)
+ *   hierarchical     not available (fallback `unavailable`)
+ *   auto             the allgather row of the tuning table / HK_ALLGATHER_ALGORITHM /
+ *                    HK_COLL_ALGORITHM, else mpi (as hk_allgather: no gain measured)
+ * Fallback `datatype`: sendtype and recvtype of different sizes (not in place; decided
+ * from the types, not the counts, so a rank sending nothing decides as the others), an
+ * extent <= 0.
+ * Threshold: HK_ALLGATHER_MIN_BYTES's kind, bytes of all blocks (sum of recvcounts x
+ * the recvtype size).  info->mpi_error: PMPI_Allgatherv's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (NULL recvcounts or displs, a negative count, an
+ * invalid algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_allgather.  Errors: see above. */
+HK_EXPORT int hk_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int *recvcounts, const int *displs,
+                            MPI_Datatype recvtype, MPI_Comm comm, const hk_allreduce_opts_t *opts);
+/* hk_reduce_scatter: MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
+ * comm): sendbuf holds P consecutive blocks, block j of recvcounts[j] elements; rank r
+ * receives the reduction of block r.  MPI_IN_PLACE: the blocks are in recvbuf, the
+ * result replaces its beginning.  Options, info and fallbacks as hk_reduce.
+ *   chunked          part t of every block (as hk_allgatherv's parts) packed into column
+ *                    t of a per-communicator scratch buffer (every column packed before
+ *                    any is reduced), PMPI_Reduce_scatter of column t on duplicate t
+ *                    (rank order kept: any op)
+ *   chunked-shifted  as chunked on the rotated communicators: commutative ops only
+ *   hierarchical     not available (fallback `unavailable`)
+ *   auto             the reduce_scatter row of the tuning table / HK_REDUCE_SCATTER_* /
+ *                    HK_COLL_*, else chunked when comm is not oversubscribed, MPI provides
+ *                    MULTIPLE and spare cores give 2 useful parts, else mpi
+ * Fallback `datatype`: an extent <= 0 or data outside the extent.  Threshold:
+ * HK_REDUCE_SCATTER_MIN_BYTES's kind, bytes of all blocks.  info->mpi_error:
+ * PMPI_Reduce_scatter's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (NULL recvcounts, a negative count, an invalid
+ * algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_reduce.  Errors: see above. */
+HK_EXPORT int hk_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                const hk_allreduce_opts_t *opts);
+/* hk_scan: MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm) by the algorithm of
+ * opts (NULL: defaults), with hk_allreduce's options, info and fallback reasons: rank r
+ * receives the reduction of ranks 0..r, in rank order.  sendbuf may be MPI_IN_PLACE
+ * (the operand is then in recvbuf).  Any datatype and op MPI_Scan takes, user ops and
+ * non-commutative ones included.
+ *   chunked          the vector split in T chunks (aligned as hk_allreduce's), thread t
+ *                    scans chunk t on duplicate t: every op is elementwise, so this is
+ *                    MPI's result in rank order for every op
+ *   chunked-shifted, hierarchical   not available for a scan (fallback `unavailable`:
+ *                    a rotated communicator changes the prefix order; docs/coll.md)
+ *   auto             the scan row of the tuning table, else HK_SCAN_ALGORITHM /
+ *                    HK_COLL_ALGORITHM, else chunked when comm is not oversubscribed,
+ *                    MPI provides MULTIPLE and spare cores give 2 useful chunks, else mpi
+ * Fallback `datatype`: an extent <= 0.  Threshold: bytes of count elements (HK_DEFAULT:
+ * HK_SCAN_MIN_BYTES / HK_COLL_MIN_BYTES / the table's / 16384).  info->mpi_error:
+ * PMPI_Scan's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (count < 0, NULL recvbuf with count > 0, an invalid
+ * algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_reduce (chunked needs
+ * MPI_THREAD_MULTIPLE, agreed per communicator: fallback thread-level otherwise).
+ * Errors: see above. */
+HK_EXPORT int hk_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, const hk_allreduce_opts_t *opts);
+/* hk_exscan: MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm): rank r > 0
+ * receives the reduction of ranks 0..r-1; rank 0's recvbuf is undefined, as in MPI
+ * (hybridkit writes nothing there; MPI's PMPI_Exscan per chunk decides).  Algorithms,
+ * options, fallbacks and threshold as hk_scan, with HK_EXSCAN_* and the table's exscan
+ * row.  info->mpi_error: PMPI_Exscan's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (as hk_scan; recvbuf is not checked), HK_ERR_MPI,
+ * HK_ERR_NOMEM.  Collective: comm.  Threads: any thread, as hk_scan.  Errors: see above. */
+HK_EXPORT int hk_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, const hk_allreduce_opts_t *opts);
+
 /* Names: "auto", "mpi", "chunked", "chunked-shifted", "hierarchical".
  * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);
@@ -284,7 +365,7 @@ HK_EXPORT const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg);
 HK_EXPORT int hk_allreduce_alg_parse(const char *name, hk_allreduce_alg_t *alg);
 /* Names: "none", "chosen", "small", "non-commutative", "in-parallel",
  * "thread-level", "one-thread", "datatype", "intercomm", "one-rank", "nodes",
- * "model", "setup".
+ * "model", "setup", "unavailable".
  * Collective: local.  Threads: any thread.  Errors: none (an unknown value gives "invalid"). */
 HK_EXPORT const char *hk_allreduce_fallback_name(hk_allreduce_fallback_t reason);
 
@@ -304,7 +385,7 @@ typedef struct hk_coll_config {
   /* the thresholds in force for the other collectives (bytes as docs/coll.md defines
    * each one's message size); min_bytes above is the allreduce's */
   long long reduce_min_bytes, reduce_scatter_min_bytes, bcast_min_bytes, allgather_min_bytes,
-      alltoall_min_bytes;
+      alltoall_min_bytes, scan_min_bytes, exscan_min_bytes;
 } hk_coll_config_t;
 /* hk_coll_config: Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG for NULL arguments. */

@@ -60,7 +60,8 @@ static const struct algorithm {
 
 static const char *const fallback_names[HK_FALLBACK_COUNT] = {
   "none", "chosen", "small", "non-commutative", "in-parallel", "thread-level", "one-thread",
-  "datatype", "intercomm", "one-rank", "nodes", "model", "setup"};
+  "datatype", "intercomm", "one-rank", "nodes", "model", "setup",
+  "unavailable"};
 
 const char *hk_allreduce_alg_name(hk_allreduce_alg_t alg)
 {

@@ -14,6 +14,8 @@
  *   gather_node.c   their hierarchical variants
  *   decide.c        the steps the decisions of the collectives share
  *   numa.c          chunked-shifted's NUMA-aware order of the chunks over the threads
+ *   scan.c          hk_scan, hk_exscan
+ *   vcoll.c         hk_allgatherv, hk_reduce_scatter (per-rank counts)
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
@@ -61,6 +63,8 @@ typedef enum hk__coll_kind {
   HK__COLL_BCAST,
   HK__COLL_ALLGATHER,
   HK__COLL_ALLTOALL,
+  HK__COLL_SCAN,
+  HK__COLL_EXSCAN,
   HK__COLL_KINDS
 } hk__coll_kind_t;
 /* The row of the kind's table for a message of `bytes`, NULL without one. */
@@ -102,7 +106,7 @@ typedef struct hk__coll_cache {
   size_t cap;             /* bytes of one slot */
   char **slot;            /* local_size pointers into the window */
   char *result;           /* the node's result area (in the leader's segment) */
-  char *scratch;          /* hk_reduce_scatter_block's chunked packing (reduce.c) */
+  char *scratch;          /* chunked packing and per-part counts (reduce.c, vcoll.c) */
   size_t scratch_cap;     /* its bytes; grown with one agreement, freed with the cache */
   struct hk__coll_cache *next;
 } hk__coll_cache_t;
@@ -171,6 +175,11 @@ int hk__allreduce_hierarchical(const char *sbuf, char *rbuf, int count, MPI_Data
 int hk__coll_node_phase(hk__coll_cache_t *c, const char *own, int count, MPI_Datatype type,
                         MPI_Aint extent, MPI_Op op, int threads);
 int hk__coll_node_agree(hk__coll_cache_t *c, int err);
+
+/* reduce.c: grow c->scratch to `bytes` (kept, freed with the cache): the same call on
+ * every rank (same bytes, same history on comm), so the agreement after it is
+ * collective; *ok 0 when it failed somewhere (then freed everywhere alike) */
+int hk__coll_scratch_grow(hk__coll_cache_t *c, size_t bytes, int *ok);
 
 /* reduce.c / reduce_node.c: hk_reduce and hk_reduce_scatter_block.  One call: */
 typedef enum hk__red_kind { HK__RED_REDUCE, HK__RED_SCATTER } hk__red_kind_t;

@@ -94,9 +94,7 @@ static size_t scratch_need(const hk__red_call_t *k, size_t *base)
   return below + (size_t)k->c->size * (size_t)k->count * (size_t)k->extent + above;
 }
 
-/* grow the scratch buffer: the same call on every rank (same bytes, same history on
- * comm), so the agreement after it is collective; *ok 0 when it failed somewhere */
-static int scratch_grow(hk__coll_cache_t *c, size_t bytes, int *ok)
+int hk__coll_scratch_grow(hk__coll_cache_t *c, size_t bytes, int *ok)
 {
   int mine = 1, err;
   *ok = 1;
@@ -234,7 +232,7 @@ static int check_chunked(const hk__red_call_t *k, const facts_t *f, hk_allreduce
   HK_TRY(err, hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED));
   if (k->kind == HK__RED_SCATTER && !c->failed[alg]) {
     size_t base;
-    HK_TRY(err, scratch_grow(c, scratch_need(k, &base), &ok));
+    HK_TRY(err, hk__coll_scratch_grow(c, scratch_need(k, &base), &ok));
     if (!ok)
       *why = HK_FALLBACK_SETUP; /* this call only: the next one tries again */
   }

@@ -11,4 +11,6 @@ list(APPEND HK_LIB_SOURCES
   src/coll/bcast.c
   src/coll/gather.c
   src/coll/gather_node.c
-  src/coll/numa.c)
+  src/coll/numa.c
+  src/coll/scan.c
+  src/coll/vcoll.c)

@@ -1,5 +1,6 @@
 /* tests/coll/preload_colls.c: a plain MPI+OpenMP program (no hybridkit header) calling
- * MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast, MPI_Allgather and MPI_Alltoall, each
+ * MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Scan,
+ * MPI_Exscan, MPI_Allgatherv and MPI_Reduce_scatter (unequal counts, some 0), each
  * result checked against the program's own arithmetic: counts 0, 1, 3, 1000 and 20000
  * ints (80 KB: above 64 KiB, and P x that for the block collectives), MPI_IN_PLACE where
  * MPI allows it, a derived datatype (a pair of ints; a strided vector for bcast), a
@@ -202,6 +203,85 @@ static void alltoall_tests(int n, int *a, int *b)
       check(b[j * 2 * m + i] == val(j, R * 2 * m + i) + 2, "alltoall pairs", m, j * 2 * m + i);
 }
 
+/* prefix sums of val over ranks 0..upto-1 */
+static int prefix_val(int upto, int i)
+{
+  int s = 0;
+  for (int r = 0; r < upto; r++)
+    s += val(r, i);
+  return s;
+}
+
+static void scan_tests(int n, int *a, int *b)
+{
+  for (int i = 0; i < n; i++) {
+    a[i] = val(R, i);
+    b[i] = -7;
+  }
+  MPI_Scan(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < n; i++)
+    check(b[i] == prefix_val(R + 1, i), "scan", n, i);
+  MPI_Exscan(MPI_IN_PLACE, a, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; R > 0 && i < n; i++)
+    check(a[i] == prefix_val(R, i), "exscan in place", n, i);
+  /* non-commutative: the left operand, so rank r's scan is rank 0's element */
+  for (int i = 0; i < n; i++)
+    a[i] = val(R, i);
+  MPI_Scan(MPI_IN_PLACE, a, n, MPI_INT, left, MPI_COMM_WORLD);
+  for (int i = 0; i < n; i++)
+    check(a[i] == val(0, i), "scan non-commutative in place", n, i);
+  for (int i = 0; i < n; i++)
+    a[i] = val(R, i);
+  MPI_Exscan(a, b, n, MPI_INT, left, MPI_COMM_WORLD);
+  for (int i = 0; R > 0 && i < n; i++)
+    check(b[i] == val(0, i), "exscan non-commutative", n, i);
+}
+
+/* rank j's count: n + j, 0 for every third rank */
+static void v_counts(int n, int *cnt, int *dsp)
+{
+  for (int j = 0, at = 0; j < P; j++) {
+    cnt[j] = j % 3 == 1 ? 0 : n + j;
+    dsp[j] = at;
+    at += cnt[j] + 2;
+  }
+}
+
+static void v_tests(int n, int *a, int *b)
+{
+  int cnt[64], dsp[64], total = 0;
+  v_counts(n, cnt, dsp);
+  for (int j = 0; j < P; j++)
+    total += cnt[j];
+  for (int i = 0; i < cnt[R]; i++)
+    a[i] = val(R, i) + 9;
+  for (int i = 0; i < dsp[P - 1] + cnt[P - 1] + 2; i++)
+    b[i] = -3;
+  MPI_Allgatherv(a, cnt[R], MPI_INT, b, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+  for (int j = 0; j < P; j++)
+    for (int i = j ? -2 : 0; i < cnt[j]; i++) /* the gap before block j keeps its -3 */
+      check(b[dsp[j] + i] == (i < 0 ? -3 : val(j, i) + 9), "allgatherv", n, dsp[j] + i);
+  /* in place: own block at its displacement */
+  for (int i = 0; i < cnt[R]; i++)
+    b[dsp[R] + i] = val(R, i) - 4;
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+  for (int j = 0; j < P; j++)
+    for (int i = 0; i < cnt[j]; i++)
+      check(b[dsp[j] + i] == val(j, i) - 4, "allgatherv in place", n, dsp[j] + i);
+  /* reduce-scatter: the blocks consecutive, element g of rank r val(r, g) */
+  for (int g = 0; g < total; g++)
+    a[g] = val(R, g);
+  int first = 0;
+  for (int j = 0; j < R; j++)
+    first += cnt[j];
+  MPI_Reduce_scatter(a, b, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < cnt[R]; i++)
+    check(b[i] == sum_val(first + i), "reduce_scatter", n, i);
+  MPI_Reduce_scatter(MPI_IN_PLACE, a, cnt, MPI_INT, left, MPI_COMM_WORLD);
+  for (int i = 0; i < cnt[R]; i++)
+    check(a[i] == val(0, first + i), "reduce_scatter non-commutative in place", n, i);
+}
+
 int main(int argc, char **argv)
 {
   int provided = 0;
@@ -217,7 +297,7 @@ int main(int argc, char **argv)
   MPI_Type_commit(&strided);
   MPI_Op_create(pair_op, 1, &pair_sum);
   MPI_Op_create(left_op, 0, &left);
-  size_t big = (size_t)P * MAXC + 16;
+  size_t big = (size_t)P * (MAXC + 64) + 16;
   int *a = malloc(big * sizeof *a), *b = malloc(big * sizeof *b);
   if (provided < MPI_THREAD_SERIALIZED && R == 0)
     fprintf(stderr, "preload-colls: MPI gives thread level %d: no calls from omp single\n",
@@ -230,6 +310,8 @@ int main(int argc, char **argv)
       bcast_tests(n, root, a);
       gather_tests(n, a, b);
       alltoall_tests(n, a, b);
+      scan_tests(n, a, b);
+      v_tests(n, a, b);
     }
   /* from inside a parallel region: one thread calls, the others wait */
   if (provided >= MPI_THREAD_SERIALIZED) {
@@ -242,6 +324,8 @@ int main(int argc, char **argv)
         bcast_tests(counts[c], c % P, a);
         gather_tests(counts[c], a, b);
         alltoall_tests(counts[c], a, b);
+        scan_tests(counts[c], a, b);
+        v_tests(counts[c], a, b);
       }
     }
   }

@@ -1,5 +1,7 @@
 /* tests/coll/reduce_conformance.c: hk_reduce and hk_reduce_scatter_block against
- * this program's own arithmetic (issue 39).
+ * this program's own arithmetic (issue 39); built a second time with HK_CONF_SCAN as
+ * scan_conformance: hk_scan and hk_exscan (the same checks, folds over wranks 0..r
+ * and 0..r-1; exscan's wrank 0 is not checked, its recvbuf is undefined in MPI).
  *
  * Every result is checked against a value computed here from the deterministic
  * inputs of all ranks (small integers: exact in any order and in every type).
@@ -13,8 +15,10 @@
  *   derived      a vector (2 of 3 ints) and a struct whose int sits 4 bytes into
  *                an 8-byte extent (true lb != 0), with a commutative user op
  *   user ops     2x2 matrix products mod 1009, not commutative: wrank order
- *   in place     MPI_IN_PLACE at the root (reduce), in recvbuf (scatter)
+ *   in place     MPI_IN_PLACE at the root (reduce), in recvbuf (scatter, scans)
  *   roots        0 and the last wrank; counts 0, 1, 7, 1001, 65537
+ *   uneven calls (scans) the two halves of the wranks make different numbers of calls
+ *                on their own communicators between calls on the world
  *   contexts     outside parallel regions, and from one thread inside one
  *   info         the reason of a fallback where it is certain from the inputs
  *                (small, chosen, one-wrank, non-commutative, datatype,
@@ -109,12 +113,13 @@ static long long fold(int o, long long a, long long b)
   }
 }
 
-/* the expected element: element `i` of every wrank folded in wrank order */
-static void expect(long long i, int salt, int o, const ptype_t *p, long long *v, long long *w)
+/* the expected element: element `i` of wranks 0..nr-1 folded in wrank order */
+static void expect(long long i, int salt, int o, const ptype_t *p, int nr, long long *v,
+                   long long *w)
 {
   long long x, y;
   x = val(0, i, salt, o, p, &y);
-  for (int r = 1; r < wsize; r++) {
+  for (int r = 1; r < nr; r++) {
     long long b, bw;
     b = val(r, i, salt, o, p, &bw);
     if (p->kind == 'c' && o == PROD) {
@@ -163,12 +168,34 @@ static const hk_allreduce_alg_t algs[] = {HK_ALLREDUCE_AUTO, HK_ALLREDUCE_MPI, H
                                           HK_ALLREDUCE_CHUNKED_SHIFTED, HK_ALLREDUCE_HIERARCHICAL};
 #define NALGS 5
 
+enum { REDUCE, SCATTER, SCAN, EXSCAN };
+static const char *const coll_name[] = {"reduce", "scatter", "scan", "exscan"};
 typedef struct call {
-  int scatter;      /* 0: hk_reduce, 1: hk_reduce_scatter_block */
+  int coll;         /* REDUCE hk_reduce, SCATTER hk_reduce_scatter_block, SCAN, EXSCAN */
   hk_allreduce_alg_t alg;
   int root;
   int in_place;
 } call_t;
+
+/* this wrank's recvbuf has a defined result */
+static int holds(const call_t *k)
+{
+  return k->coll == REDUCE ? wrank == k->root : k->coll != EXSCAN || wrank > 0;
+}
+/* wranks folded into this wrank's result: 0..upto-1 */
+static int upto(const call_t *k)
+{
+  return k->coll == SCAN ? wrank + 1 : k->coll == EXSCAN ? wrank : wsize;
+}
+/* input elements per wrank, and the input index of result element i */
+static long long n_in(const call_t *k, long long count)
+{
+  return k->coll == SCATTER ? count * wsize : count;
+}
+static long long at_in(const call_t *k, long long count, long long i)
+{
+  return k->coll == SCATTER ? wrank * count + i : i;
+}
 
 static int expected(const call_t *k, long long count, MPI_Datatype t, int commute)
 {
@@ -184,19 +211,27 @@ static int expected(const call_t *k, long long count, MPI_Datatype t, int commut
     return HK_FALLBACK_SMALL;
   if (k->alg == HK_ALLREDUCE_AUTO)
     return -1;
+  if (k->coll >= SCAN) { /* chunked only, in MPI's rank order for any op */
+    if (wsize == 1)
+      return HK_FALLBACK_ONE_RANK;
+    if (k->alg != HK_ALLREDUCE_CHUNKED)
+      return HK_FALLBACK_UNAVAILABLE;
+    if (ext <= 0)
+      return HK_FALLBACK_DATATYPE;
+  }
   int reorders = k->alg != HK_ALLREDUCE_CHUNKED;
   if (!commute && reorders)
     return HK_FALLBACK_NONCOMMUTATIVE;
   if (wsize == 1)
     return HK_FALLBACK_ONE_RANK;
-  if (k->alg == HK_ALLREDUCE_HIERARCHICAL) {
+  if (k->coll < SCAN && k->alg == HK_ALLREDUCE_HIERARCHICAL) {
     if (!contiguous)
       return HK_FALLBACK_DATATYPE;
     if (node_size == 1 || (node_size > 1 && wsize % node_size))
       return HK_FALLBACK_NODES;
     return HK_FALLBACK_NONE;
   }
-  if (k->scatter && (ext <= 0 || text > ext))
+  if (k->coll == SCATTER && (ext <= 0 || text > ext))
     return HK_FALLBACK_DATATYPE;
   if (level < MPI_THREAD_MULTIPLE)
     return HK_FALLBACK_THREAD_LEVEL;
@@ -216,9 +251,14 @@ static int call(const call_t *k, const void *in, void *out, long long count, MPI
 {
   hk_allreduce_info_t info;
   hk_allreduce_opts_t o = {.algorithm = k->alg, .threads = HK_DEFAULT, .min_bytes = 1, .info = &info};
-  const void *s = k->in_place && (k->scatter || wrank == k->root) ? MPI_IN_PLACE : in;
-  int err = k->scatter ? hk_reduce_scatter_block(s, out, (int)count, t, op, MPI_COMM_WORLD, &o)
-                       : hk_reduce(s, out, (int)count, t, op, k->root, MPI_COMM_WORLD, &o);
+  const void *s = k->in_place && (k->coll != REDUCE || wrank == k->root) ? MPI_IN_PLACE : in;
+  int c = (int)count, err;
+  switch (k->coll) {
+  case REDUCE: err = hk_reduce(s, out, c, t, op, k->root, MPI_COMM_WORLD, &o); break;
+  case SCATTER: err = hk_reduce_scatter_block(s, out, c, t, op, MPI_COMM_WORLD, &o); break;
+  case SCAN: err = hk_scan(s, out, c, t, op, MPI_COMM_WORLD, &o); break;
+  default: err = hk_exscan(s, out, c, t, op, MPI_COMM_WORLD, &o); break;
+  }
   const char *name = hk_allreduce_alg_name(k->alg);
   check(err == HK_SUCCESS, what, name, err);
   int want = expected(k, count, t, commute);
@@ -235,7 +275,7 @@ static int call(const call_t *k, const void *in, void *out, long long count, MPI
 /* ---- predefined types and ops ---- */
 static void predefined(const call_t *k, long long count, const ptype_t *p, int o, int salt)
 {
-  long long n = k->scatter ? count * wsize : count, w, v;
+  long long n = n_in(k, count), w, v;
   char *in = malloc((size_t)(n + 1) * p->size), *out = malloc((size_t)(n + 1) * p->size);
   char tmp[32];
   for (long long i = 0; i < n; i++) {
@@ -244,14 +284,14 @@ static void predefined(const call_t *k, long long count, const ptype_t *p, int o
     put(out, i, p, k->in_place ? v : 77, k->in_place ? w : 0);
   }
   char what[96];
-  snprintf(what, sizeof what, "%s %s %s%s n=%lld", k->scatter ? "scatter" : "reduce", p->name,
+  snprintf(what, sizeof what, "%s %s %s%s n=%lld", coll_name[k->coll], p->name,
            op_name[o], k->in_place ? " in place" : "", count);
   call(k, in, out, count, p->t, *mpi_op[o], 1, what);
   long long bad = 0;
-  if (k->scatter || wrank == k->root)
+  if (holds(k))
     for (long long i = 0; i < count; i++) {
       long long ew, gw;
-      expect(k->scatter ? wrank * count + i : i, salt, o, p, &v, &w);
+      expect(at_in(k, count, i), salt, o, p, upto(k), &v, &w);
       put(tmp, 0, p, v, w); /* through the type, as MPI computes it */
       v = get(tmp, 0, p, &ew);
       bad += get(out, i, p, &gw) != v || gw != ew;
@@ -294,7 +334,7 @@ static void pairs(const call_t *k, long long count, int salt)
   for (int q = 0; q < 5; q++)
     for (int mx = 0; mx < 2; mx++) {
       const pair_t *p = &ps[q];
-      long long n = k->scatter ? count * wsize : count, bad = 0, w;
+      long long n = n_in(k, count), bad = 0, w;
       char *in = calloc((size_t)(n + 1), p->esize), *out = calloc((size_t)(n + 1), p->esize);
       for (long long i = 0; i < n; i++) {
         put(in + i * p->esize, 0, &p->value, (wrank * 5 + i * 3 + salt) % 4, 0);
@@ -303,12 +343,12 @@ static void pairs(const call_t *k, long long count, int salt)
       if (k->in_place)
         memcpy(out, in, (size_t)n * p->esize);
       char what[64];
-      snprintf(what, sizeof what, "%s %s %s", k->scatter ? "scatter" : "reduce", p->value.name,
+      snprintf(what, sizeof what, "%s %s %s", coll_name[k->coll], p->value.name,
                mx ? "maxloc" : "minloc");
       call(k, in, out, count, p->t, mx ? MPI_MAXLOC : MPI_MINLOC, 1, what);
-      for (long long i = 0; (k->scatter || wrank == k->root) && i < count; i++) {
-        long long e = k->scatter ? wrank * count + i : i, best = -1, at = -1;
-        for (int r = 0; r < wsize; r++) {
+      for (long long i = 0; holds(k) && i < count; i++) {
+        long long e = at_in(k, count, i), best = -1, at = -1;
+        for (int r = 0; r < upto(k); r++) {
           long long x = (r * 5 + e * 3 + salt) % 4;
           if (best < 0 || (mx ? x > best : x < best)) {
             best = x;
@@ -366,7 +406,7 @@ static void derived(const call_t *k, long long count, int salt)
   struct { MPI_Datatype t; int stride, first, used; const char *name; } ts[] = {
     {t_vec, 3, 0, 2, "vector(2 of 3) user op"}, {t_shift, 2, 1, 1, "struct(int at 4, extent 8) user op"}};
   for (int q = 0; q < 2; q++) {
-    long long n = (k->scatter ? count * wsize : count) * ts[q].stride, bad = 0;
+    long long n = n_in(k, count) * ts[q].stride, bad = 0;
     int *in = malloc((size_t)(n + 1) * sizeof *in), *out = malloc((size_t)(n + 1) * sizeof *out);
     for (long long i = 0; i < n; i++) {
       int used = i % ts[q].stride >= ts[q].first && i % ts[q].stride < ts[q].first + ts[q].used;
@@ -374,11 +414,11 @@ static void derived(const call_t *k, long long count, int salt)
       out[i] = k->in_place ? in[i] : -99;
     }
     call(k, in, out, count, ts[q].t, op_sum_ints, 1, ts[q].name);
-    long long nout = count * ts[q].stride, base = k->scatter ? wrank * nout : 0;
-    for (long long i = 0; (k->scatter || wrank == k->root) && i < nout; i++) {
+    long long nout = count * ts[q].stride, base = k->coll == SCATTER ? wrank * nout : 0;
+    for (long long i = 0; holds(k) && i < nout; i++) {
       int used = i % ts[q].stride >= ts[q].first && i % ts[q].stride < ts[q].first + ts[q].used;
       long long want = 0;
-      for (int r = 0; r < wsize; r++)
+      for (int r = 0; r < upto(k); r++)
         want += (r * 131 + (base + i) * 7 + salt) % 1000;
       bad += used ? out[i] != want % 1000003 : out[i] != (k->in_place ? in[base + i] : -99);
     }
@@ -396,18 +436,18 @@ static void mat_of(int r, long long e, int *m)
 
 static void noncommutative(const call_t *k, long long count)
 {
-  long long n = k->scatter ? count * wsize : count, bad = 0;
+  long long n = n_in(k, count), bad = 0;
   int *in = malloc((size_t)(n + 1) * 4 * sizeof *in), *out = malloc((size_t)(n + 1) * 4 * sizeof *out);
   for (long long e = 0; e < n; e++)
     mat_of(wrank, e, in + 4 * e);
   if (k->in_place)
     memcpy(out, in, (size_t)n * 4 * sizeof *in);
   call(k, in, out, count, t_mat, op_matmul, 0, "non-commutative user op");
-  for (long long e = 0; (k->scatter || wrank == k->root) && e < count; e++) {
+  for (long long e = 0; holds(k) && e < count; e++) {
     int acc[4], m[4];
-    long long g = k->scatter ? wrank * count + e : e;
+    long long g = at_in(k, count, e);
     mat_of(0, g, acc);
-    for (int r = 1; r < wsize; r++) { /* acc = acc x M_r: wrank order */
+    for (int r = 1; r < upto(k); r++) { /* acc = acc x M_r: wrank order */
       mat_of(r, g, m);
       int c[4] = {(acc[0] * m[0] + acc[1] * m[2]) % 1009, (acc[0] * m[1] + acc[1] * m[3]) % 1009,
                   (acc[2] * m[0] + acc[3] * m[2]) % 1009, (acc[2] * m[1] + acc[3] * m[3]) % 1009};
@@ -430,7 +470,7 @@ static void suite(call_t k, int salt)
   for (int c = 0; c < NCOUNTS; c++) {
     long long n = counts[c];
     for (k.in_place = 0; k.in_place < 2; k.in_place++) {
-      if (n == 1001 && !k.in_place && (k.scatter || k.root == 0))
+      if (n == 1001 && !k.in_place && (k.coll != REDUCE || k.root == 0))
         all_predefined(&k, n, salt + c);
       predefined(&k, n, t_int, SUM, salt + c);
       predefined(&k, n, t_double, MAX, salt + c);
@@ -467,6 +507,50 @@ static void inside_parallel(call_t k)
   }
 }
 
+#ifdef HK_CONF_SCAN
+/* the two halves of the wranks (even, odd) scan on their own communicators, the odd
+ * half twice as often, between scans on the world: each communicator's duplicates are
+ * its own, so the uneven numbers of calls cannot cross */
+static void uneven_calls(void)
+{
+  MPI_Comm half;
+  int hr = 0, hs = 1;
+  MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &half);
+  MPI_Comm_rank(half, &hr);
+  MPI_Comm_size(half, &hs);
+  enum { N = 4099 };
+  int *in = malloc(N * sizeof *in), *out = malloc(N * sizeof *out);
+  hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_CHUNKED, .min_bytes = 1};
+  for (int round = 0; round < 2; round++) {
+    for (int call = 0; call < 2 + 2 * (wrank % 2); call++) {
+      for (int i = 0; i < N; i++)
+        in[i] = wrank + i + call;
+      long long bad = hk_scan(in, out, N, MPI_INT, MPI_SUM, half, &o) != HK_SUCCESS;
+      for (int i = 0; i < N; i++) { /* half rank j is wrank 2 j + wrank % 2 */
+        long long want = 0;
+        for (int j = 0; j <= hr; j++)
+          want += 2 * j + wrank % 2 + i + call;
+        bad += out[i] != want;
+      }
+      check(bad == 0, "uneven calls: scan on a half", "chunked", bad);
+    }
+    for (int i = 0; i < N; i++)
+      in[i] = wrank * i % 7;
+    long long bad = hk_exscan(in, out, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &o) != HK_SUCCESS;
+    for (int i = 0; wrank > 0 && i < N; i++) {
+      long long want = 0;
+      for (int r = 0; r < wrank; r++)
+        want += r * i % 7;
+      bad += out[i] != want;
+    }
+    check(bad == 0, "uneven calls: exscan on the world between", "chunked", bad);
+  }
+  free(in);
+  free(out);
+  MPI_Comm_free(&half);
+}
+#endif
+
 static void bad_arguments(void)
 {
   int x = 0, y = 0;
@@ -476,6 +560,10 @@ static void bad_arguments(void)
         "count -1: HK_ERR_ARG", "-", 0);
   check(hk_reduce_scatter_block(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
         "recvcount -1: HK_ERR_ARG", "-", 0);
+  check(hk_scan(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
+        "scan count -1: HK_ERR_ARG", "-", 0);
+  check(hk_exscan(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, NULL) == HK_ERR_ARG,
+        "exscan count -1: HK_ERR_ARG", "-", 0);
   hk_error_clear();
   /* an op the type does not support (MPI_SUM on a pair type), large enough for the hybrid
    * path, on an MPI_ERRORS_RETURN communicator (its duplicates inherit the handler): an
@@ -491,6 +579,12 @@ static void bad_arguments(void)
           "reduce: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
     check(hk_reduce_scatter_block(p, q, NP / wsize, MPI_DOUBLE_INT, MPI_SUM, d, &o) == HK_ERR_MPI,
           "scatter: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
+#ifdef HK_CONF_SCAN
+    check(hk_scan(p, q, NP, MPI_DOUBLE_INT, MPI_SUM, d, &o) == HK_ERR_MPI,
+          "scan: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
+    check(hk_exscan(p, q, NP, MPI_DOUBLE_INT, MPI_SUM, d, &o) == HK_ERR_MPI,
+          "exscan: MPI_SUM on MPI_DOUBLE_INT returns HK_ERR_MPI", hk_allreduce_alg_name(algs[a]), 0);
+#endif
     hk_error_clear();
   }
   int one = 1, sum = 0;
@@ -504,7 +598,11 @@ static void bad_arguments(void)
 
 int main(int argc, char **argv)
 {
+#ifdef HK_CONF_SCAN
+  ck_start(&argc, &argv, "scan_conformance");
+#else
   ck_start(&argc, &argv, "reduce_conformance");
+#endif
   static const MPI_Op ops[NOPS] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_LAND, MPI_LOR,
                                    MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
   for (int o = 0; o < NOPS; o++)
@@ -526,13 +624,23 @@ int main(int argc, char **argv)
   MPI_Op_create(matmul, 0, &op_matmul);
 
   for (int a = 0; a < NALGS; a++) {
-    suite((call_t){1, algs[a], 0, 0}, 10 * a);
-    suite((call_t){0, algs[a], 0, 0}, 10 * a + 1);
+#ifdef HK_CONF_SCAN
+    suite((call_t){SCAN, algs[a], 0, 0}, 10 * a);
+    suite((call_t){EXSCAN, algs[a], 0, 0}, 10 * a + 1);
+    inside_parallel((call_t){SCAN, algs[a], 0, 0});
+    inside_parallel((call_t){EXSCAN, algs[a], 0, 0});
+#else
+    suite((call_t){SCATTER, algs[a], 0, 0}, 10 * a);
+    suite((call_t){REDUCE, algs[a], 0, 0}, 10 * a + 1);
     if (wsize > 1)
-      suite((call_t){0, algs[a], wsize - 1, 0}, 10 * a + 2);
-    inside_parallel((call_t){0, algs[a], wsize - 1, 0});
-    inside_parallel((call_t){1, algs[a], 0, 0});
+      suite((call_t){REDUCE, algs[a], wsize - 1, 0}, 10 * a + 2);
+    inside_parallel((call_t){REDUCE, algs[a], wsize - 1, 0});
+    inside_parallel((call_t){SCATTER, algs[a], 0, 0});
+#endif
   }
+#ifdef HK_CONF_SCAN
+  uneven_calls();
+#endif
   bad_arguments();
 
   MPI_Op_free(&op_sum_ints);

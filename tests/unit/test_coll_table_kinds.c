@@ -68,13 +68,16 @@ int main(void)
   CHECK_EQ_INT(k[HK__COLL_ALLGATHER].table_min_bytes, -1);
   /* every kind by its name */
   CHECK_EQ_INT(parse(V2 "\"collectives\": {\"reduce_scatter\": " ROW1 ", \"bcast\": " ROW1
-                     ", \"allgather\": " ROW1 "}}"), HK_SUCCESS);
+                     ", \"allgather\": " ROW1 ", \"scan\": " ROW1 ", \"exscan\": " ROW1 "}}"),
+               HK_SUCCESS);
   CHECK_EQ_INT(k[HK__COLL_ALLREDUCE].nrows, 0);
   CHECK_EQ_INT(k[HK__COLL_REDUCE].nrows, 0);
   CHECK_EQ_INT(k[HK__COLL_REDUCE_SCATTER].nrows, 1);
   CHECK_EQ_INT(k[HK__COLL_BCAST].nrows, 1);
   CHECK_EQ_INT(k[HK__COLL_ALLGATHER].nrows, 1);
   CHECK_EQ_INT(k[HK__COLL_ALLTOALL].nrows, 0);
+  CHECK_EQ_INT(k[HK__COLL_SCAN].nrows, 1);
+  CHECK_EQ_INT(k[HK__COLL_EXSCAN].nrows, 1);
   /* no collective at all: accepted, no table */
   CHECK_EQ_INT(parse(V2 "\"collectives\": {}}"), HK_SUCCESS);
   for (int i = 0; i < HK__COLL_KINDS; i++)
@@ -98,8 +101,8 @@ int main(void)
   CHECK_EQ_INT(one.rows[0].alg, HK_ALLREDUCE_MPI);
 
   /* refused, with the collective named; one bad kind refuses the whole table */
-  refused(V2 "\"collectives\": {\"reduce\": " ROW1 ", \"scan\": " ROW1 "}}",
-          "collectives: unknown collective 'scan'");
+  refused(V2 "\"collectives\": {\"reduce\": " ROW1 ", \"gatherv\": " ROW1 "}}",
+          "collectives: unknown collective 'gatherv'");
   refused(V2 "\"collectives\": {\"allreduce\": " ROW1 ", \"bcast\": {\"rows\": []}}}",
           "collectives.bcast: rows must be a non-empty array");
   refused(V2 "\"collectives\": {\"allgather\": {\"rows\": [{\"max_bytes\": 8, \"algorithm\": "
