@@ -228,17 +228,10 @@ int hk_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm 
     return HK_ERROR(HK_ERR_ARG, "hk_bcast: root %d outside the %d ranks of comm", root, size);
   if (count > 0 && !buffer)
     return HK_ERROR(HK_ERR_ARG, "hk_bcast: buffer is NULL");
-  const hk__coll_config_t *cfg = hk__coll_config();
-  long long min_bytes =
-      o->min_bytes == HK_DEFAULT ? hk__coll_min_bytes(cfg, HK__COLL_BCAST) : o->min_bytes;
   PMPI_Type_size(datatype, &tsize);
   long long bytes = (long long)count * tsize;
-  info->fallback = HK_FALLBACK_NONE;
-  if (o->algorithm == HK_ALLREDUCE_MPI)
-    info->fallback = HK_FALLBACK_CHOSEN;
-  else if (count == 0 || bytes < min_bytes)
-    info->fallback = HK_FALLBACK_SMALL;
-  else {
+  info->fallback = hk__coll_early(o, HK__COLL_BCAST, count, bytes);
+  if (info->fallback == HK_FALLBACK_NONE) {
     bc_call_t k = {buffer, count, datatype, 0, root, 0, NULL};
     err = hybrid(&k, comm, o, bytes, info);
     if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)

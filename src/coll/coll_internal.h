@@ -76,6 +76,11 @@ hk_allreduce_alg_t hk__coll_env_alg(const hk__coll_config_t *cfg, hk__coll_kind_
 int hk__coll_env_threads(const hk__coll_config_t *cfg, hk__coll_kind_t kind);
 /* The tiny-message threshold in force for the kind. */
 long long hk__coll_min_bytes(const hk__coll_config_t *cfg, hk__coll_kind_t kind);
+/* The fallback fixed before any hybrid step, alike on every rank (decide.c): chosen when
+ * o asks for mpi, small when nothing moves (count 0) or bytes is below the threshold
+ * (o->min_bytes; HK_DEFAULT: the kind's), else none. */
+hk_allreduce_fallback_t hk__coll_early(const hk_allreduce_opts_t *o, hk__coll_kind_t kind,
+                                       long long count, long long bytes);
 /* One warning line "hybridkit: warning: ..." from rank 0 of MPI_COMM_WORLD. */
 void hk__coll_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse a tuning table from text; HK_ERR_ARG with the reason in `why`. */

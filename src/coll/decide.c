@@ -120,3 +120,13 @@ int hk__coll_contiguous(MPI_Datatype type)
   PMPI_Type_get_true_extent(type, &tlb, &text);
   return lb == 0 && tlb == 0 && (MPI_Aint)size == ext && text == ext;
 }
+
+hk_allreduce_fallback_t hk__coll_early(const hk_allreduce_opts_t *o, hk__coll_kind_t kind,
+                                       long long count, long long bytes)
+{
+  long long min_bytes =
+      o->min_bytes == HK_DEFAULT ? hk__coll_min_bytes(hk__coll_config(), kind) : o->min_bytes;
+  if (o->algorithm == HK_ALLREDUCE_MPI)
+    return HK_FALLBACK_CHOSEN;
+  return count == 0 || bytes < min_bytes ? HK_FALLBACK_SMALL : HK_FALLBACK_NONE;
+}

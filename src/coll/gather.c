@@ -233,20 +233,13 @@ static int decide(hk__ga_call_t *k, const void *sendbuf, int sendcount, int recv
                     "1: accelerate every message)", fn, o->min_bytes);
   if (recvcount > 0 && !k->rbuf)
     return HK_ERROR(HK_ERR_ARG, "%s: recvbuf is NULL", fn);
-  const hk__coll_config_t *cfg = hk__coll_config();
-  long long min_bytes = o->min_bytes == HK_DEFAULT ? hk__coll_min_bytes(cfg, kind) : o->min_bytes;
   PMPI_Comm_size(comm, &size);
   PMPI_Type_size(k->rtype, &tsize);
   long long bytes = (long long)size * recvcount * tsize;
   k->sbuf = sendbuf == MPI_IN_PLACE ? NULL : sendbuf;
-  info->fallback = HK_FALLBACK_NONE;
-  if (o->algorithm == HK_ALLREDUCE_MPI)
-    info->fallback = HK_FALLBACK_CHOSEN;
-  else if (recvcount == 0 || bytes < min_bytes)
-    info->fallback = HK_FALLBACK_SMALL;
-  else
-    return hybrid(k, sendcount, comm, o, kind, bytes, info);
-  return HK_SUCCESS;
+  info->fallback = hk__coll_early(o, kind, recvcount, bytes);
+  return info->fallback == HK_FALLBACK_NONE ? hybrid(k, sendcount, comm, o, kind, bytes, info)
+                                            : HK_SUCCESS;
 }
 
 static hk_allreduce_info_t *start(const hk_allreduce_opts_t **o, const hk_allreduce_opts_t *opts,

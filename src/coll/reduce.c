@@ -320,16 +320,9 @@ static int decide(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o
   if (o->min_bytes < 0)
     return HK_ERROR(HK_ERR_ARG, "%s: min_bytes %lld < 0 (HK_DEFAULT: the default threshold, "
                     "1: accelerate every message)", fn, o->min_bytes);
-  long long min_bytes = o->min_bytes == HK_DEFAULT
-                            ? hk__coll_min_bytes(hk__coll_config(), kind_of(k)) : o->min_bytes;
-  info->fallback = HK_FALLBACK_NONE;
-  if (o->algorithm == HK_ALLREDUCE_MPI)
-    info->fallback = HK_FALLBACK_CHOSEN;
-  else if (k->count == 0 || bytes < min_bytes)
-    info->fallback = HK_FALLBACK_SMALL;
-  else
-    return hybrid(k, comm, o, tsize, bytes, info);
-  return HK_SUCCESS;
+  info->fallback = hk__coll_early(o, kind_of(k), k->count, bytes);
+  return info->fallback == HK_FALLBACK_NONE ? hybrid(k, comm, o, tsize, bytes, info)
+                                            : HK_SUCCESS;
 }
 
 static const hk_allreduce_opts_t defaults = HK_ALLREDUCE_OPTS_DEFAULT;

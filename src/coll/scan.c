@@ -134,14 +134,8 @@ static int scan(scan_call_t *k, const void *sendbuf, MPI_Comm comm, const hk_all
     return HK_ERROR(HK_ERR_ARG, "%s: recvbuf is NULL", fn_of(k));
   PMPI_Type_size(k->type, &tsize);
   long long bytes = (long long)k->count * tsize;
-  long long min_bytes = o->min_bytes == HK_DEFAULT
-                            ? hk__coll_min_bytes(hk__coll_config(), kind_of(k)) : o->min_bytes;
-  info->fallback = HK_FALLBACK_NONE;
-  if (o->algorithm == HK_ALLREDUCE_MPI)
-    info->fallback = HK_FALLBACK_CHOSEN;
-  else if (k->count == 0 || bytes < min_bytes)
-    info->fallback = HK_FALLBACK_SMALL;
-  else
+  info->fallback = hk__coll_early(o, kind_of(k), k->count, bytes);
+  if (info->fallback == HK_FALLBACK_NONE)
     err = hybrid(k, comm, o, bytes, info);
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;

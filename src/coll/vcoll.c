@@ -304,16 +304,8 @@ static int decide(vcall_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o,
   }
   PMPI_Type_size(k->rtype, &tsize);
   long long bytes = k->total * tsize;
-  long long min_bytes = o->min_bytes == HK_DEFAULT
-                            ? hk__coll_min_bytes(hk__coll_config(), kind_of(k)) : o->min_bytes;
-  info->fallback = HK_FALLBACK_NONE;
-  if (o->algorithm == HK_ALLREDUCE_MPI)
-    info->fallback = HK_FALLBACK_CHOSEN;
-  else if (k->total == 0 || bytes < min_bytes)
-    info->fallback = HK_FALLBACK_SMALL;
-  else
-    return hybrid(k, comm, o, bytes, info);
-  return HK_SUCCESS;
+  info->fallback = hk__coll_early(o, kind_of(k), k->total, bytes);
+  return info->fallback == HK_FALLBACK_NONE ? hybrid(k, comm, o, bytes, info) : HK_SUCCESS;
 }
 
 static hk_allreduce_info_t *start(const hk_allreduce_opts_t **o, const hk_allreduce_opts_t *opts,

@@ -193,12 +193,18 @@ class MPICH(Launcher):
     programs = ("mpiexec.mpich", "mpiexec.hydra", "mpiexec")  # plain: a site's MPICH module
     unbound_flag = "-bind-to none"
 
-    def flags(self, spec: LaunchSpec) -> List[str]:
+    @staticmethod
+    def placement(spec: LaunchSpec) -> List[str]:
+        """Hydra's rank count and hosts (-n, -hosts/-ppn or -f), Intel MPI's too."""
         flags = ["-n", str(spec.np)]
         if spec.hosts:
             flags += ["-hosts", ",".join(spec.hosts), "-ppn", str(spec.ranks_per_host)]
         elif spec.hostfile:
             flags += ["-f", spec.hostfile]
+        return flags
+
+    def flags(self, spec: LaunchSpec) -> List[str]:
+        flags = self.placement(spec)
         flags += ["-bind-to", f"core:{spec.pe}" if spec.pinned else "none"]
         for key, value in spec.rank_env().items():
             flags += ["-genv", key, value]
@@ -219,11 +225,7 @@ class IntelMPI(Launcher):
     unbound_flag = "I_MPI_PIN=0"
 
     def flags(self, spec: LaunchSpec) -> List[str]:
-        flags = ["-n", str(spec.np)]
-        if spec.hosts:
-            flags += ["-hosts", ",".join(spec.hosts), "-ppn", str(spec.ranks_per_host)]
-        elif spec.hostfile:
-            flags += ["-f", spec.hostfile]
+        flags = MPICH.placement(spec)
         pin = {"I_MPI_PIN": "1", "I_MPI_PIN_DOMAIN": f"{spec.pe}:compact"} if spec.pinned \
             else {"I_MPI_PIN": "0"}
         for key, value in {**pin, **spec.rank_env()}.items():
