@@ -73,7 +73,9 @@ def test_memory_bound_share_from_the_record(tmp_path, np, fmt, iters, want_block
                                                              abs=2e-4)
     assert e.result("memory_bound_share_min") == pytest.approx(min(shares), rel=2e-3, abs=2e-4)
     assert e.result("memory_bound_share_max") == pytest.approx(max(shares), rel=2e-3, abs=2e-4)
-    assert max(g for g, *_ in blocks) == pytest.approx(best, rel=2e-3)
+    # the block lines print GFlop/s with 4 decimals: up to half a unit of the last (5e-5) off
+    # the record's value (0.0053 for 0.005347 on a loaded machine: CI, session 18)
+    assert max(g for g, *_ in blocks) == pytest.approx(best, rel=2e-3, abs=5e-5)
     bws = [blocks[0][1]] + [after for _, _, after, _ in blocks]
     assert bw / 1e9 == pytest.approx(max(bws), rel=1e-3, abs=1e-4)
     assert e.result("stream_spread") == pytest.approx((max(bws) - min(bws)) / max(bws),
