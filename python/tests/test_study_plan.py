@@ -258,3 +258,23 @@ def test_the_schema_refuses_unknown_keys(declared, extra, field):
     with pytest.raises(HKError, match="breakdwon"):
         appcatalog.load_file(path)
 
+
+
+def test_runs_that_need_a_yielding_mpi_are_left_out_under_one_that_polls():
+    """beff's 4 ranks on 2 cores: kept under Open MPI (waiting ranks yield), left out with a
+    note under MPICH (they poll: minutes per run, the scheduler measured)."""
+    from hybridkit.commands.study import plan
+    from hybridkit.launch.launchers import MPICH, OpenMPI, Replay
+
+    beff = appcatalog.get("beff")
+    assert beff.oversubscribe_needs_yield
+    assert OpenMPI.yields_oversubscribed and Replay.yields_oversubscribed
+    assert not MPICH.yields_oversubscribed
+    items, notes = plan([beff], "quick", HERE, mpi_yields=True)
+    assert [r.oversubscribe for _, r in items] == [True] and "functional" in notes[0]
+    items, notes = plan([beff], "quick", HERE, mpi_yields=False)
+    assert items == [] and "poll" in notes[0] and "left out" in notes[0]
+    items, _ = plan([beff], "quick", Cluster(cores=4), mpi_yields=False)  # enough cores
+    assert [r.oversubscribe for _, r in items] == [False]
+    jacobi = appcatalog.get("jacobi")   # apps that do not ask keep their runs
+    assert not jacobi.oversubscribe_needs_yield

@@ -52,6 +52,7 @@ APP_SCHEMA = {
         "name": {"type": "string", "minLength": 1}, "binary": {"type": "string", "minLength": 1},
         "description": _STR, "kind": {"type": "string", "minLength": 1}, "args": _STRS,
         "env": _STR_MAP, "single_node_env": _STR_MAP, "oversubscribe": {"type": "boolean"},
+        "oversubscribe_needs_yield": {"type": "boolean"},
         "report": {"type": "array", "items": {"enum": list(SECTIONS)}},
         "timeout": {"type": "number", "exclusiveMinimum": 0},
         "study_order": {"type": "integer"},

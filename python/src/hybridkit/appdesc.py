@@ -20,6 +20,10 @@ naming the file and the field, the other apps work on); a new app needs a file, 
                                         # (virtual nodes); on several nodes it is dropped,
                                         # with the parameters only it uses
     oversubscribe = false               # may its fixed layouts exceed the cores
+    oversubscribe_needs_yield = false   # only under an MPI whose waiting ranks yield the
+                                        # core (Open MPI's mpirun --oversubscribe): a study
+                                        # with an MPI that polls (MPICH, Intel MPI) leaves
+                                        # its oversubscribed runs out, with a note
     report = ["scaling", ...]           # report sections fed by this app
     timeout = 300                       # seconds one run may take (--timeout overrides)
     study_order = 10                    # place in a study (lower first: the main application,
@@ -219,6 +223,7 @@ class AppDesc:
     env: Dict[str, str] = field(default_factory=dict)
     single_node_env: Dict[str, str] = field(default_factory=dict)
     oversubscribe: bool = False
+    oversubscribe_needs_yield: bool = False
     report: Tuple[str, ...] = ()
     constraints: Dict[str, Dict[str, Dict[str, int]]] = field(default_factory=dict)
     choices: Dict[str, Tuple[Any, ...]] = field(default_factory=dict)
@@ -479,7 +484,9 @@ def parse(data: Mapping[str, Any], source: str) -> AppDesc:
                    args=tuple(need("args")), metric=metric, sets=sets,
                    env=dict(data.get("env", {})),
                    single_node_env=dict(data.get("single_node_env", {})),
-                   oversubscribe=bool(data.get("oversubscribe", False)), report=report,
+                   oversubscribe=bool(data.get("oversubscribe", False)),
+                   oversubscribe_needs_yield=bool(data.get("oversubscribe_needs_yield", False)),
+                   report=report,
                    constraints=constraints,
                    choices={k: tuple(v) for k, v in data.get("choices", {}).items()},
                    problem=problem, timeout=float(timeout), source=source, modes=modes,

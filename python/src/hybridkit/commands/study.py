@@ -92,10 +92,12 @@ def select_apps(names: Sequence[str], mpi: str
     return chosen, binaries, notes
 
 
-def plan(apps: Sequence[AppDesc], set_name: str, cluster: Cluster, repeats: int = 1
-         ) -> Tuple[List[Tuple[AppDesc, PlannedRun]], List[str]]:
+def plan(apps: Sequence[AppDesc], set_name: str, cluster: Cluster, repeats: int = 1,
+         mpi_yields: bool = True) -> Tuple[List[Tuple[AppDesc, PlannedRun]], List[str]]:
     """Every app's runs, in `repeats` rounds (round k: the k-th repeat of everything, so
-    a slow drift of the machine spreads over all configurations alike)."""
+    a slow drift of the machine spreads over all configurations alike). `mpi_yields`: the
+    launcher's MPI lets waiting ranks give up their cores when oversubscribed (else the
+    oversubscribed runs of apps that need it are left out)."""
     items, notes = [], []
     for app in apps:
         runs = expand(app, set_name, cluster, repeats=repeats)
@@ -104,6 +106,13 @@ def plan(apps: Sequence[AppDesc], set_name: str, cluster: Cluster, repeats: int 
             runs = [r for r in runs if not r.oversubscribe]
             notes.append(f"{app.name}: {len(over)} run(s) need more than {cluster.cores} "
                          f"cores per node, left out")
+        elif over and app.oversubscribe_needs_yield and not mpi_yields:
+            runs = [r for r in runs if not r.oversubscribe]
+            notes.append(f"{app.name}: {len(over)} run(s) need more than {cluster.cores} "
+                         f"cores per node and this MPI's waiting ranks poll their cores "
+                         f"busily (no yield when oversubscribed, as Open MPI's): left out, "
+                         f"they would take minutes and measure the scheduler; run them on "
+                         f"enough cores or with --mpi openmpi")
         elif over:
             where = (f"the {cluster.cores} cores the {cluster.nodes} emulated nodes share"
                      if cluster.emulated else f"{cluster.cores} cores")
@@ -145,7 +154,8 @@ def run(ns: argparse.Namespace) -> int:
     cluster, launcher, mpi = target(ns, None)
     set_name = "quick" if ns.quick else "full"
     apps, binaries, notes = select_apps(ns.apps or [], mpi)
-    items, plan_notes = plan(apps, set_name, cluster, ns.repeat)
+    items, plan_notes = plan(apps, set_name, cluster, ns.repeat,
+                             mpi_yields=launcher.yields_oversubscribed)
     for note in notes + plan_notes:
         print(f"hybridkit: note: {note}", file=sys.stderr)
     if not items:

@@ -121,6 +121,12 @@ class Launcher:
     programs: Tuple[str, ...] = ()  # candidates, the first one on PATH wins
     unbound_flag = ""  # how the warning names "binding is off"
     env_prefixes: Tuple[str, ...] = ()  # its variables worth keeping with a run's provenance
+    # whether the MPI it starts lets a waiting rank give up its core when there are more ranks
+    # than cores: Open MPI's mpirun --oversubscribe turns on mpi_yield_when_idle; MPICH's
+    # ch4 (ucx/ofi) and its derivatives poll busily, so oversubscribed ranks that wait on each
+    # other take scheduler quanta per message (hk-bench beff, 4 MPICH ranks on 2 cores: over
+    # 200 s for 8 B-4 KiB at 3 MB/s where Open MPI takes 4 s at 2.5 GB/s)
+    yields_oversubscribed = False
 
     def __init__(self, which: Optional[Callable[[str], Optional[str]]] = None,
                  euid: Optional[int] = None) -> None:
@@ -160,6 +166,7 @@ class OpenMPI(Launcher):
 
     command, mpi = "mpirun", "openmpi"
     env_prefixes = ("OMPI_MCA",)
+    yields_oversubscribed = True
     programs = ("mpirun.openmpi", "mpirun")
     unbound_flag = "--bind-to none"
 
@@ -282,6 +289,7 @@ class Vcluster(Launcher):
 
     command, mpi = "vcluster", "openmpi"
     unbound_flag = "vcluster: binding off"
+    yields_oversubscribed = True  # Open MPI's mpirun --oversubscribe
 
     def __init__(self, tool: str, nodes: int, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -343,6 +351,7 @@ class SbatchWrap(Launcher):
         self.inner, self.nodes = inner, nodes
         self.programs = inner.programs
         self.unbound_flag = inner.unbound_flag
+        self.yields_oversubscribed = inner.yields_oversubscribed
 
     def program(self) -> str:
         return self.inner.program()
@@ -367,6 +376,7 @@ class Replay(Launcher):
     command, mpi = "replay", None
     programs = (sys.executable,)
     unbound_flag = "replay"
+    yields_oversubscribed = True  # no MPI: nothing polls
 
     def flags(self, spec: LaunchSpec) -> List[str]:
         replay_dir = os.environ.get("HK_REPLAY_DIR")
