@@ -8,6 +8,7 @@ import shlex
 
 import pytest
 
+from hybridkit.errors import HKError
 from hybridkit.launch.launchers import LaunchSpec, launcher_for, provenance_env
 
 
@@ -68,3 +69,30 @@ def test_plain_mpiexec_for_a_site_mpich():
 def test_intel_mpi_variables_kept_with_the_provenance():
     assert provenance_env({"I_MPI_PIN_DOMAIN": "2:compact", "X": "1"}) == \
         {"I_MPI_PIN_DOMAIN": "2:compact"}
+
+
+@pytest.mark.parametrize("mpi,version,refused", [
+    ("mpich", "mpiexec (OpenRTE) 4.1.4\n", True),        # Debian's alternatives, Open MPI first
+    ("mpich", "HYDRA build details:\n    Version: 4.0.2\n", False),
+    ("openmpi", "HYDRA build details:\n    Version: 4.0.2\n", True),
+    ("openmpi", "mpirun (Open MPI) 5.0.3\n", False),
+    ("intelmpi", "mpiexec (OpenRTE) 4.1.4\n", True),
+    ("mpich", "", False)])                                 # --version fails: not refused
+def test_a_plain_launcher_of_another_mpi_is_refused(monkeypatch, mpi, version, refused):
+    """--mpi mpich where the only mpiexec on PATH is Open MPI's would start singletons: said
+    before anything runs, naming what it found."""
+    import hybridkit.launch.launchers as launchers
+
+    asked = []
+    monkeypatch.setattr(launchers, "launcher_version", lambda p: asked.append(p) or version)
+    lau = launcher_for("mpirun", mpi, which=lambda n: n in ("mpiexec", "mpirun") and f"/x/{n}")
+    if refused:
+        with pytest.raises(HKError, match="another MPI's"):
+            lau.check_available()
+    else:
+        lau.check_available()
+    assert asked and asked[0].startswith("/x/mpi")
+    suffixed = launcher_for("mpirun", "mpich", which=lambda n: n == "mpiexec.mpich" and n)
+    asked.clear()
+    suffixed.check_available()   # a vendor's own name is not asked
+    assert asked == []

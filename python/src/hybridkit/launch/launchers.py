@@ -140,10 +140,26 @@ class Launcher:
                 return name
         return self.programs[0]
 
+    # what `PROGRAM --version` prints when a plain mpirun/mpiexec on PATH belongs to another
+    # MPI (Debian with both installed: the alternatives' mpiexec is Open MPI's; a site's module
+    # may put another MPI's first): the launch would start N singletons or fail in MPI_Init
+    foreign_marks: Tuple[str, ...] = ()
+
     def check_available(self) -> None:
-        """Raise HKError when none of the candidate programs is installed."""
+        """Raise HKError when none of the candidate programs is installed, or when the one
+        found is a plain mpirun/mpiexec that says it is another MPI's."""
         if not any(self.which(name) for name in self.programs):
             raise HKError(f"launcher not found: none of {', '.join(self.programs)} is on PATH")
+        program = self.program()
+        if program in PLAIN_LAUNCHERS and self.foreign_marks:
+            text = launcher_version(self.which(program) or program)
+            marks = [m for m in self.foreign_marks if m in text]
+            if marks:
+                first = text.strip().splitlines()[0] if text.strip() else ""
+                raise HKError(f"--mpi {self.mpi}: the {program} on PATH is another MPI's "
+                              f"({first!r}; {', '.join(self.programs[:-1])} not found): load "
+                              f"or install {self.mpi}'s launcher, or pick the MPI of that "
+                              f"{program} with --mpi / HK_MPI")
 
     def build(self, spec: LaunchSpec) -> Launch:
         launch = Launch(argv=[self.program(), *self.flags(spec), spec.binary, *spec.args],
@@ -161,12 +177,26 @@ class Launcher:
         return {}
 
 
+PLAIN_LAUNCHERS = ("mpirun", "mpiexec")
+
+
+def launcher_version(program: str) -> str:
+    """`PROGRAM --version` (stdout and stderr), "" when it cannot be run in 10 s."""
+    try:
+        proc = subprocess.run([program, "--version"], capture_output=True, text=True,
+                              timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return proc.stdout + proc.stderr
+
+
 class OpenMPI(Launcher):
     """Open MPI's mpirun: map T cores per rank, bind ranks to them, export OMP_* with -x."""
 
     command, mpi = "mpirun", "openmpi"
     env_prefixes = ("OMPI_MCA",)
     yields_oversubscribed = True
+    foreign_marks = ("HYDRA", "Intel(R) MPI")  # MPICH's / Intel MPI's mpiexec --version
     programs = ("mpirun.openmpi", "mpirun")
     unbound_flag = "--bind-to none"
 
@@ -197,6 +227,7 @@ class MPICH(Launcher):
 
     command, mpi = "mpirun", "mpich"
     env_prefixes = ("MPICH_", "HYDRA_")
+    foreign_marks = ("OpenRTE", "Open MPI", "Intel(R) MPI")
     programs = ("mpiexec.mpich", "mpiexec.hydra", "mpiexec")  # plain: a site's MPICH module
     unbound_flag = "-bind-to none"
 
@@ -228,6 +259,7 @@ class IntelMPI(Launcher):
 
     command, mpi = "mpirun", "intelmpi"
     env_prefixes = ("I_MPI_",)
+    foreign_marks = ("OpenRTE", "Open MPI")
     programs = ("mpiexec.hydra", "mpiexec", "mpirun")
     unbound_flag = "I_MPI_PIN=0"
 
