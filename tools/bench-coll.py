@@ -271,25 +271,19 @@ def summary(a, prov, recs):
     print("\n".join(out))
 
 
-def summarize_file(a):
-    got = L.read_records(a.summarize, TOOL)
-    if not got:
-        return 1
-    recs, prov = got
+def restore(a, recs, prov):
+    """--summarize: the settings of the runs, from their records"""
     a.collectives = [c for c in COLLS if any(r.get("collective") == c for r in recs)]
     a.layouts = [(l, parse_layout(l)) for l in sorted({r["layout"] for r in recs})]
-    a.max_busy = prov.get("max_busy", a.max_busy)
     a.threshold = prov.get("threshold", 16384)
     a.variants = [("plain", None)] + [(v, {}) for v in dict.fromkeys(r["variant"] for r in recs) if v != "plain"]
-    summary(a, prov, recs)
-    return 0
 
 
 def main(argv=None):
     a = parse_args(argv if argv is not None else sys.argv[1:])
     a.threshold = int(a.hk_env.get("HK_COLL_MIN_BYTES", 16384))
     if a.summarize:
-        return summarize_file(a)
+        return L.summarize(a, TOOL, restore, summary)
     if not os.path.exists(os.path.join(a.hk_lib, "libhybridkit-preload.so")):
         print("no libhybridkit-preload.so in %s (build it, or give --hk-lib)" % a.hk_lib, file=sys.stderr)
         return 2

@@ -211,24 +211,18 @@ def summary(a, prov, recs):
     print("\n".join(out))
 
 
-def summarize_file(a):
-    got = L.read_records(a.summarize, TOOL)
-    if not got:
-        return 1
-    recs, prov = got
+def restore(a, recs, prov):
+    """--summarize: the settings of the runs, from their records"""
     a.sizes = sorted({r["size"] for r in recs if r.get("size")})
     groups = {r["group"] for r in recs}
     a.only = (groups - {"roofline"}) | ({"jacobi"} if "roofline" in groups else set())
     a.hk_bin_b = prov.get("hk_bin_b")
-    a.max_busy = prov.get("max_busy", a.max_busy)
-    summary(a, prov, recs)
-    return 0
 
 
 def main(argv=None):
     a = parse_args(argv if argv is not None else sys.argv[1:])
     if a.summarize:
-        return summarize_file(a)
+        return L.summarize(a, TOOL, restore, summary)
     work = L.prepare(a, TOOL)
     prov = L.provenance(a)
     print("# work directory %s; records to %s" % (work, a.out), file=sys.stderr)

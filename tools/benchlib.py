@@ -164,13 +164,17 @@ def load_line(a, recs):
                 sum(1 for r in recs if "error" in r)))
 
 
-def read_records(path, tool):
-    """--summarize: the records of tool in path and the provenance of the last; None (and a
-    line to stderr) when there are none"""
-    with open(path) as f:
+def summarize(a, tool, restore, summary):
+    """--summarize FILE: the summary of tool's records in FILE, with the settings the runs had
+    (--max-busy from the provenance, the rest by restore(a, recs, prov)); 1 without records"""
+    with open(a.summarize) as f:
         recs = [json.loads(l) for l in f if l.strip()]
     recs = [r for r in recs if r.get("tool") == tool]
     if not recs:
-        print("no %s records in %s" % (tool, path), file=sys.stderr)
-        return None
-    return recs, recs[-1]["provenance"]
+        print("no %s records in %s" % (tool, a.summarize), file=sys.stderr)
+        return 1
+    prov = recs[-1]["provenance"]
+    a.max_busy = prov.get("max_busy", a.max_busy)
+    restore(a, recs, prov)
+    summary(a, prov, recs)
+    return 0
