@@ -30,33 +30,23 @@ CALL = re.compile(r"\bomp_get_wti(?:me|ck)\b")
 
 def problems(root: Path):
     out = []
-    for d in DIRS:
-        base = root / d
-        if not base.is_dir():
+    for f in cfunctions.sources(root, DIRS, (".c", ".h")):
+        rel = f.relative_to(root).as_posix()
+        if any(rel == a or (a.endswith("/") and rel.startswith(a)) for a in ALLOWED):
             continue
-        for f in sorted(base.rglob("*")):
-            if f.suffix not in (".c", ".h") or not f.is_file():
-                continue
-            rel = f.relative_to(root).as_posix()
-            if any(rel == a or (a.endswith("/") and rel.startswith(a)) for a in ALLOWED):
-                continue
-            text = cfunctions.blank(f.read_text(errors="replace"))
-            for n, line in enumerate(text.splitlines(), 1):
-                for m in CALL.finditer(line):
-                    out.append(f"{rel}:{n}: {m.group(0)}: use hk_wtime() (master thread, between "
-                               f"parallel regions) or hk_clock() (any thread): SMPI does not "
-                               f"virtualise it (hybridkit/timer.h)")
+        text = cfunctions.blank(f.read_text(errors="replace"))
+        for n, line in enumerate(text.splitlines(), 1):
+            out += [f"{rel}:{n}: {m.group(0)}: use hk_wtime() (master thread, between parallel "
+                    f"regions) or hk_clock() (any thread): SMPI does not virtualise it "
+                    f"(hybridkit/timer.h)" for m in CALL.finditer(line)]
     return out
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--root", default=str(Path(__file__).resolve().parent.parent))
-    a = p.parse_args(argv)
-    found = problems(Path(a.root))
-    for line in found:
-        print(line)
-    print(f"lint-clock: {len(found)} problem(s)")
+    found = problems(Path(p.parse_args(argv).root))
+    print("\n".join(found + [f"lint-clock: {len(found)} problem(s)"]))
     return 1 if found else 0
 
 
