@@ -98,7 +98,7 @@ static int measure(barrier_kind_t k, int t, int iters, int warmup, double *ns, d
       wait_on(k, &b, &sense);
 #pragma omp master
     {
-      t0 = omp_get_wtime();
+      t0 = hk_clock();
       c0 = ticks();
     }
     for (int i = 0; i < iters; i++)
@@ -106,7 +106,7 @@ static int measure(barrier_kind_t k, int t, int iters, int warmup, double *ns, d
 #pragma omp master
     {
       c1 = ticks();
-      t1 = omp_get_wtime();
+      t1 = hk_clock();
     }
   }
   pthread_barrier_destroy(&b.pb);

@@ -156,7 +156,7 @@ static double memory_pass(hk_bench_ctx_t *c, int reduce, double *a, const double
   double t0 = 0;
   for (int it = -1; it < iters; it++) {
     if (it == 0)
-      t0 = omp_get_wtime();
+      t0 = hk_wtime();
 #pragma omp parallel num_threads(t)
     {
       int id = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -170,7 +170,7 @@ static double memory_pass(hk_bench_ctx_t *c, int reduce, double *a, const double
       }
     }
   }
-  return (omp_get_wtime() - t0) / iters;
+  return (hk_wtime() - t0) / iters;
 }
 
 static int memory(hk_bench_ctx_t *c, long long max, int tmax)

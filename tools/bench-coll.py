@@ -3,9 +3,9 @@
 collectives plain and under libhybridkit-preload.so, interleaved rounds on this machine, ratio
 per size preloaded/plain. Never part of make test; it asserts nothing.
 
-It reuses tools/bench-limits.py (one run measured with others' CPU share, busy runs repeated,
-JSON Lines with provenance) and bench_limits_cases.py (the OSU build, the launcher, the
-parsers); see docs/performance.md "The collectives benchmark".
+It shares tools/benchlib.py with tools/bench-limits.py (one run measured with others' CPU
+share, busy runs repeated, JSON Lines with provenance, the rounds) and bench_limits_cases.py
+(the OSU build, the launcher, the parsers); see docs/performance.md "The collectives benchmark".
 
 Layouts: PxT = P ranks x T threads on this machine (mpirun --map-by slot:PE=T --bind-to core);
 NnPxT = N emulated nodes of tools/vcluster x P ranks per node x T threads (root; the cluster is
@@ -18,23 +18,16 @@ its own: VCLUSTER_STATE/PREFIX/SUBNET of this script, brought up and down here).
 
 JSON Lines (one record per run) to --out, a Markdown summary on stdout."""
 import argparse
-import importlib.util
-import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_limits_cases as C  # noqa: E402
+import benchlib as L  # noqa: E402
+from benchlib import REPO  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("bench_limits", os.path.join(HERE, "bench-limits.py"))
-L = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(L)
-
-REPO = os.path.dirname(HERE)
 TOOL = "bench-coll"
 # collective -> (OSU program, MPI function the preload would intercept, bytes hk compares
 # with its threshold per OSU size: "P" where it is P x the size (docs/coll.md's table))
@@ -114,7 +107,7 @@ def parse_args(argv):
             p.error("--variant NAME:VAR=VALUE,...: bad or taken name %r" % name)
         a.variants.append((name, dict(kv.split("=", 1) for kv in env.split(",") if kv)))
     a.hk_lib = a.hk_lib or os.path.join(os.path.dirname(os.path.abspath(a.hk_bin)), "lib")
-    a.hk_bin_b = None  # bench-limits' provenance() asks
+    a.hk_bin_b = None  # benchlib.provenance() asks
     return a
 
 
@@ -167,7 +160,7 @@ def vcluster(a, *args):
     return subprocess.run([a.vcluster] + list(args), env=env, capture_output=True, text=True)
 
 
-def measure(a, prov, exes, work):
+def measure(a, prov, exes, work, run=L.measured_run):
     os.environ.update(VC_ENV)  # the launches through vcluster find this script's own cluster
     nodes = {n for _, (n, _, _) in a.layouts if n}
     if len(nodes) > 1:
@@ -177,16 +170,11 @@ def measure(a, prov, exes, work):
         if up.returncode != 0:
             raise RuntimeError("vcluster up failed (rc %d): %s%s" % (up.returncode, up.stdout, up.stderr))
         prov["vcluster"] = dict(VC_ENV, status=vcluster(a, "status").stdout[-800:])
-    recs = []
     try:
-        with open(a.out, "a") as sink:
-            for rnd in range(a.rounds):
-                for case in make_cases(a, exes):
-                    recs.append(L.emit(a, prov, L.one_run(a, case, work), rnd, sink, tool=TOOL))
+        return L.rounds(a, prov, work, lambda rnd: make_cases(a, exes), TOOL, run=run)
     finally:
         if "vcluster" in prov and not a.keep_cluster:
             vcluster(a, "down", "--kill")
-    return recs
 
 
 def merged(recs, lay, coll, var):
@@ -266,15 +254,10 @@ def layout_tables(a, recs, lay, out):
 def summary(a, prov, recs):
     out = ["## bench-coll on %s (%s, %d CPUs), repo %s, OSU %s" % (
         prov["host"], prov["cpu_model"], prov["cpus"], prov["repo_commit"], (prov.get("osu_commit") or "?")[:7])]
-    shares = sorted(r["others_share"] for r in recs)
-    if shares:
-        out.append("\n%d runs; others' CPU share: median %.1f %%, max %.1f %%; %d runs above %.0f %% kept "
-                   "flagged; %d failed. OSU -i: %s; printed with %s decimals (us)" % (
-                       len(recs), 100 * shares[len(shares) // 2], 100 * shares[-1],
-                       sum(1 for r in recs if r.get("flagged_busy")), 100 * a.max_busy,
-                       sum(1 for r in recs if "error" in r),
-                       ", ".join(sorted({"%s %s" % (r.get("osu_sizes"), r.get("iters")) for r in recs})),
-                       prov.get("osu_precision")))
+    if recs:
+        out.append(L.load_line(a, recs) + ". OSU -i: %s; printed with %s decimals (us)" % (
+            ", ".join(sorted({"%s %s" % (r.get("osu_sizes"), r.get("iters")) for r in recs})),
+            prov.get("osu_precision")))
     if prov.get("hk_env"):
         out.append("\npreloaded runs' extra environment: %s" % prov["hk_env"])
     binds = {}
@@ -288,36 +271,23 @@ def summary(a, prov, recs):
     print("\n".join(out))
 
 
-def summarize_file(a):
-    with open(a.summarize) as f:
-        recs = [json.loads(l) for l in f if l.strip()]
-    recs = [r for r in recs if r.get("tool") == TOOL]
-    if not recs:
-        print("no %s records in %s" % (TOOL, a.summarize), file=sys.stderr)
-        return 1
-    prov = recs[-1]["provenance"]
+def restore(a, recs, prov):
+    """--summarize: the settings of the runs, from their records"""
     a.collectives = [c for c in COLLS if any(r.get("collective") == c for r in recs)]
     a.layouts = [(l, parse_layout(l)) for l in sorted({r["layout"] for r in recs})]
-    a.max_busy = prov.get("max_busy", a.max_busy)
     a.threshold = prov.get("threshold", 16384)
     a.variants = [("plain", None)] + [(v, {}) for v in dict.fromkeys(r["variant"] for r in recs) if v != "plain"]
-    summary(a, prov, recs)
-    return 0
 
 
 def main(argv=None):
     a = parse_args(argv if argv is not None else sys.argv[1:])
     a.threshold = int(a.hk_env.get("HK_COLL_MIN_BYTES", 16384))
     if a.summarize:
-        return summarize_file(a)
-    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        return L.summarize(a, TOOL, restore, summary)
     if not os.path.exists(os.path.join(a.hk_lib, "libhybridkit-preload.so")):
         print("no libhybridkit-preload.so in %s (build it, or give --hk-lib)" % a.hk_lib, file=sys.stderr)
         return 2
-    work = a.work or tempfile.mkdtemp(prefix="bench-coll-")
-    os.makedirs(work, exist_ok=True)
-    a.mpirun, a.mpicc = C.which(a.mpirun), C.which(a.mpicc)
+    work = L.prepare(a, TOOL)
     prov = L.provenance(a)
     prov.update({"hk_lib": os.path.abspath(a.hk_lib), "hk_env": a.hk_env, "threshold": a.threshold,
                  "osu_precision": a.precision})

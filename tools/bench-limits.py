@@ -10,20 +10,16 @@ temporary directory) from the mirrors; see docs/performance.md "The limits bench
 
 JSON Lines (one record per run, provenance included) to --out, a Markdown summary on stdout."""
 import argparse
-import datetime
-import json
 import os
-import platform
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_limits_cases as C  # noqa: E402
+import benchlib as L  # noqa: E402
+from benchlib import REPO, fmt  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOL = "bench-limits"
 GIRIH_MIRROR = "/work/.mirror/ecrc+girih/repo"
-OSU_MIRROR = "/work/.mirror/sherrywong1220+osu-micro-benchmarks-7.4/repo"
 
 
 def parse_args(argv):
@@ -80,26 +76,6 @@ def parse_args(argv):
     return a
 
 
-def git_sha(path):
-    try:
-        return subprocess.run(["git", "-C", path, "rev-parse", "--short=12", "HEAD"],
-                              capture_output=True, text=True).stdout.strip() or None
-    except OSError:
-        return None
-
-
-def provenance(a):
-    model = None
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        model = next((l.split(":", 1)[1].strip() for l in out.splitlines() if l.startswith("Model name")), None)
-    except OSError:
-        pass
-    return {"host": platform.node(), "cpu_model": model, "cpus": os.cpu_count(),
-            "repo_commit": git_sha(REPO), "hk_bin": os.path.abspath(a.hk_bin),
-            "hk_bin_b": os.path.abspath(a.hk_bin_b) if a.hk_bin_b else None, "max_busy": a.max_busy}
-
-
 def build(a, work, prov):
     tools = {}
     with open(os.path.join(work, "build.log"), "a") as log:
@@ -109,81 +85,13 @@ def build(a, work, prov):
             tools["girih"], prov["girih_commit"] = C.build_girih(GIRIH_MIRROR, work, a.mpicc, log)
             prov["girih_flags"] = C.GIRIH_FLAGS + " (local patch: rank 0's MPI_Bcast of auto_tune_params)"
         if "osu" in a.only:
-            tools["osu"], prov["osu_commit"] = C.build_osu(OSU_MIRROR, work, a.mpicc, log)
+            tools["osu"], prov["osu_commit"] = C.build_osu(L.OSU_MIRROR, work, a.mpicc, log)
     return tools
 
 
-def one_run(a, case, work):
-    """a case run until others' share is <= --max-busy (at most --retries repeats);
-    returns the kept attempt's record"""
-    best = None
-    for attempt in range(a.retries + 1):
-        argv = list(case["argv"])
-        jsonl = None
-        if case["parse"] == "hk":
-            jsonl = os.path.join(work, "hk-run.jsonl")
-            if os.path.exists(jsonl):
-                os.remove(jsonl)
-            argv += ["--output", jsonl]
-        run = C.measured_run(case["launch"] + argv, a.timeout)
-        if case["parse"] == "hk":
-            text = open(jsonl).read() if os.path.exists(jsonl) else ""
-            res = C.parse_hk(run, text)
-        elif case["parse"] == "plain":
-            res = C.parse_plain(run)
-        elif case["parse"] == "girih":
-            res = C.parse_girih(run, case["ranks"])
-        else:
-            res = C.parse_osu(run)
-        rec = {k: case[k] for k in ("id", "group", "variant", "set", "size", "layout", "ranks", "threads")}
-        rec.update(case.get("record", {}))  # a caller's own fields (tools/bench-coll.py)
-        rec.update(res)
-        rec.update({k: run[k] for k in ("rc", "wall_s", "own_cpu_s", "others_cpu_s", "others_share", "steal_s")})
-        rec.update({"attempt": attempt, "command": case["launch"] + argv,
-                    "binding": C.mpirun_bindings(run["stderr"])})
-        if run["rc"] != 0 or not res.get("ok"):
-            rec["error"] = (run["stdout"][-1500:] + run["stderr"][-1500:])
-            return rec
-        if best is None or rec["others_share"] < best["others_share"]:
-            best = rec
-        if rec["others_share"] <= a.max_busy:
-            break
-    best["flagged_busy"] = best["others_share"] > a.max_busy
-    return best
-
-
-def emit(a, prov, rec, rnd, sink, tool="bench-limits"):
-    rec = dict(rec, tool=tool, round=rnd, timestamp=datetime.datetime.utcnow().isoformat() + "Z",
-               provenance=prov)
-    sink.write(json.dumps(rec) + "\n")
-    sink.flush()
-    v = rec.get("value")
-    shown = ("%.0f %s" % (v, rec["unit"])) if isinstance(v, float) else ("%d sizes" % len(v) if v else "-")
-    print("# round %s %-28s %-12s others %4.1f %%%s%s" % (
-        rnd, rec["id"], shown, 100 * rec["others_share"], " (flagged)" if rec.get("flagged_busy") else "",
-        " ERROR rc=%s" % rec["rc"] if "error" in rec else ""), file=sys.stderr, flush=True)
-    return rec
-
-
-def measure(a, prov, tools, work):
-    cases = C.make_cases(a, tools)
-    records = []
-    with open(a.out, "a") as sink:
-        if "jacobi" in a.only and not a.no_roofline:
-            for case in C.roofline_cases(a):
-                records.append(emit(a, prov, one_run(a, case, work), "roofline", sink))
-        for rnd in range(a.rounds):
-            for case in cases:
-                records.append(emit(a, prov, one_run(a, case, work), rnd, sink))
-    return records
-
-
-def fmt(mr, digits=0):
-    if mr is None:
-        return "-"
-    m, lo, hi, n = mr
-    f = "%%.%df" % digits
-    return (f + " (" + f + "-" + f + ")") % (m, lo, hi) if n > 1 else f % m
+def measure(a, prov, tools, work, run=L.measured_run):
+    first = C.roofline_cases(a) if "jacobi" in a.only and not a.no_roofline else []
+    return L.rounds(a, prov, work, C.make_cases(a, tools), TOOL, first, run)
 
 
 def per_round(recs, key):
@@ -282,13 +190,8 @@ def summary(a, prov, recs):
         ", girih %s" % prov["girih_commit"][:7] if "girih_commit" in prov else "")]
     if "osu_commit" in prov:
         out[0] += ", OSU %s" % prov["osu_commit"][:7]
-    shares = sorted(r["others_share"] for r in recs)
-    if shares:
-        out.append("\n%d runs; others' CPU share: median %.1f %%, max %.1f %%; %d runs above %.0f %% kept "
-                   "flagged; %d failed" % (
-                       len(recs), 100 * shares[len(shares) // 2], 100 * shares[-1],
-                       sum(1 for r in recs if r.get("flagged_busy")), 100 * a.max_busy,
-                       sum(1 for r in recs if "error" in r)))
+    if recs:
+        out.append(L.load_line(a, recs))
     binds = {}
     for r in recs:
         binds.setdefault((r["layout"], r["variant"].split("-")[0]), (r.get("binding"), r.get("binding_threads")))
@@ -308,33 +211,20 @@ def summary(a, prov, recs):
     print("\n".join(out))
 
 
-def summarize_file(a):
-    with open(a.summarize) as f:
-        recs = [json.loads(l) for l in f if l.strip()]
-    recs = [r for r in recs if r.get("tool") == "bench-limits"]
-    if not recs:
-        print("no bench-limits records in %s" % a.summarize, file=sys.stderr)
-        return 1
-    prov = recs[-1]["provenance"]
+def restore(a, recs, prov):
+    """--summarize: the settings of the runs, from their records"""
     a.sizes = sorted({r["size"] for r in recs if r.get("size")})
     groups = {r["group"] for r in recs}
     a.only = (groups - {"roofline"}) | ({"jacobi"} if "roofline" in groups else set())
     a.hk_bin_b = prov.get("hk_bin_b")
-    a.max_busy = prov.get("max_busy", a.max_busy)
-    summary(a, prov, recs)
-    return 0
 
 
 def main(argv=None):
     a = parse_args(argv if argv is not None else sys.argv[1:])
     if a.summarize:
-        return summarize_file(a)
-    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-    os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    work = a.work or tempfile.mkdtemp(prefix="bench-limits-")
-    os.makedirs(work, exist_ok=True)
-    a.mpirun, a.mpicc = C.which(a.mpirun), C.which(a.mpicc)
-    prov = provenance(a)
+        return L.summarize(a, TOOL, restore, summary)
+    work = L.prepare(a, TOOL)
+    prov = L.provenance(a)
     print("# work directory %s; records to %s" % (work, a.out), file=sys.stderr)
     tools = build(a, work, prov)
     recs = measure(a, prov, tools, work)

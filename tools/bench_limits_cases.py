@@ -1,15 +1,14 @@
 """Helpers of tools/bench-limits.py (issue 42): building the references in a temporary
-directory, the cases, one measured run, and the parsers of each program's output.
+directory, the cases, and the parsers of each program's output (the measured run and the
+rounds: benchlib.py).
 
 Never part of make test: it measures this machine, it asserts nothing."""
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
-import time
 
 GIRIH_FLAGS = "-O3 -march=native -fopenmp -ffp-contract=off -fcommon -DDP=1"
 # hk-jacobi options per scheme; w8 is the best of docs/performance.md ("the pipeline in strips")
@@ -127,46 +126,6 @@ def build_osu_set(mirror, work, mpicc, log, names, precision=None):
            + objs + ["-lm"], log=log)
         exes[name] = exe
     return exes, commit
-
-
-def cpu_jiffies():
-    """(busy, steal) seconds of all CPUs from /proc/stat"""
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:]]
-    hz = os.sysconf("SC_CLK_TCK")
-    user, nice, system, idle, iowait, irq, softirq = v[:7]
-    steal = v[7] if len(v) > 7 else 0
-    return (user + nice + system + irq + softirq) / hz, steal / hz
-
-
-def own_cpu():
-    c = resource.getrusage(resource.RUSAGE_CHILDREN)
-    s = resource.getrusage(resource.RUSAGE_SELF)
-    return c.ru_utime + c.ru_stime + s.ru_utime + s.ru_stime
-
-
-def measured_run(argv, timeout):
-    """one run; wall time and the CPU time others used meanwhile (busy jiffies of
-    /proc/stat minus this process's and its reaped children's rusage)"""
-    ncpu = os.cpu_count() or 1
-    b0, st0 = cpu_jiffies()
-    o0 = own_cpu()
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-        rc, out, err = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, out, err = "timeout", e.stdout or "", e.stderr or ""
-        out = out.decode(errors="replace") if isinstance(out, bytes) else out
-        err = err.decode(errors="replace") if isinstance(err, bytes) else err
-    wall = time.monotonic() - t0
-    b1, st1 = cpu_jiffies()
-    own = own_cpu() - o0
-    others = max(0.0, (b1 - b0) - own)
-    return {"rc": rc, "stdout": out, "stderr": err, "wall_s": round(wall, 4),
-            "own_cpu_s": round(own, 3), "others_cpu_s": round(others, 3),
-            "others_share": round(others / (wall * ncpu), 4) if wall > 0 else 0.0,
-            "steal_s": round(st1 - st0, 3)}
 
 
 def launcher(mpirun, P, T, env):

@@ -2,17 +2,28 @@
 tools/lint-size.py): the text with comments and literals blanked (newlines kept, so line
 numbers hold and braces in them do not count), each definition from its signature (a line
 ending in ')' followed by '{') to the matching closing brace.  Text order, not a parser:
-a definition whose name starts its line (the type on the line before) is not seen."""
+a definition whose name starts its line (the type on the line before) is not seen.
+sources(): the files a lint reads (also tools/lint-clock.py)."""
 
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple
+from pathlib import Path
+from typing import Iterator, NamedTuple, Sequence
 
 DEF = re.compile(r"^(?:static\s+)?(?:inline\s+)?[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*"
                  r"\([^;{]*\)\s*$", re.M)
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do"}
 LITERALS = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def sources(root: Path, dirs: Sequence[str], suffixes: Sequence[str]) -> Iterator[Path]:
+    """the files below root/DIR (for each of dirs that exists) whose suffix is one of
+    suffixes, sorted within each DIR"""
+    for d in dirs:
+        base = root / d
+        if base.is_dir():
+            yield from (f for f in sorted(base.rglob("*")) if f.suffix in suffixes and f.is_file())
 
 
 def blank(text: str) -> str:

@@ -32,23 +32,17 @@ def c_functions(text: str):
 
 def problems(root: Path, max_function: int, max_file: int):
     out = []
-    for d in DIRS:
-        base = root / d
-        if not base.is_dir():
+    for f in cfunctions.sources(root, DIRS, (".c", ".h", ".py")):
+        rel = f.relative_to(root)
+        text = f.read_text(errors="replace")
+        n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        if n > max_file:
+            out.append((n, f"{rel}: {n} lines (at most {max_file})"))
+        if f.suffix == ".py":
             continue
-        for f in sorted(base.rglob("*")):
-            if f.suffix not in (".c", ".h", ".py") or not f.is_file():
-                continue
-            rel = f.relative_to(root)
-            text = f.read_text(errors="replace")
-            n = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-            if n > max_file:
-                out.append((n, f"{rel}: {n} lines (at most {max_file})"))
-            if f.suffix == ".py":
-                continue
-            for name, line, body, exempt in c_functions(text):
-                if body > max_function and not exempt:
-                    out.append((body, f"{rel}:{line}: {name}: {body} lines (at most {max_function})"))
+        for name, line, body, exempt in c_functions(text):
+            if body > max_function and not exempt:
+                out.append((body, f"{rel}:{line}: {name}: {body} lines (at most {max_function})"))
     return [text for _n, text in sorted(out, key=lambda t: (-t[0], t[1]))]
 
 

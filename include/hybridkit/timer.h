@@ -21,6 +21,13 @@ typedef struct hk_stats {
  * provided level (the master thread at FUNNELED; any thread at MULTIPLE).  Errors: none. */
 HK_EXPORT double hk_wtime(void);
 
+/* hk_clock: seconds on a monotonic clock (CLOCK_MONOTONIC; only differences mean anything)
+ * that any thread may read, also inside parallel regions, for timers MPI_Wtime cannot serve
+ * there; under SimGrid SMPI the simulated clock outside parallel regions (inside them the
+ * host's: threads are not simulated, docs/simulate.md).  Collective: local.  Threads: any
+ * thread.  Errors: none. */
+HK_EXPORT double hk_clock(void);
+
 /* hk_stats_reduce: min/avg/max of `local` over the ranks of comm, on every rank.
  * HK_ERR_ARG on every rank when any rank's value is NaN or infinite.
  * Collective: comm.  Threads: outside parallel regions (masteronly).

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import List, NamedTuple
@@ -129,6 +131,27 @@ def python_env(**extra: str) -> dict:
 
 
 PYTHON = sys.executable
+
+
+def build_program(where: Path, source: str, compiler: str, *flags: str, out: str = "prog",
+                  needs: tuple = ()) -> Path:
+    """`source` written to where/<out's stem>.c (.f90 for a Fortran compiler) and built with
+    `compiler -o where/out SOURCE FLAGS...` in `where`; the test is skipped when the compiler
+    or one of `needs` (programs the test runs) is not installed, and fails with the
+    compiler's messages when the build does."""
+    missing = [p for p in (compiler, *needs) if shutil.which(p) is None]
+    if missing:
+        hint = " (SimGrid: apt-get install libsimgrid-dev)" if any(
+            p.startswith("smpi") for p in missing) else ""
+        pytest.skip(f"not installed: {', '.join(missing)}{hint}")
+    fortran = compiler.endswith(("f90", "fortran"))
+    src = where / (Path(out).name.split(".")[0] + (".f90" if fortran else ".c"))
+    src.write_text(source)
+    exe = where / out
+    built = subprocess.run([compiler, "-o", str(exe), str(src), *flags], capture_output=True,
+                           text=True, timeout=120, cwd=where)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    return exe
 
 
 def last_level_cache_bytes() -> int:

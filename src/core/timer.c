@@ -7,8 +7,9 @@
 
 double hk_wtime(void) { return MPI_Wtime(); }
 
-/* The phase timers read inside parallel regions (src/modes/engine.c, src/halo/modes.c) by
- * every thread need a clock that
+/* hk_clock (hk__clock inside the library): the phase timers read inside parallel regions
+ * (src/modes/engine.c, src/halo/modes.c) by every thread, and hk-bench's barrier timed on
+ * the master thread inside one, need a clock that
  *  - any thread may read: not MPI_Wtime, an MPI call, which at MPI_THREAD_FUNNELED only the
  *    master thread may make;
  *  - the simulator virtualises: not omp_get_wtime, which SimGrid's SMPI leaves alone, so
@@ -20,7 +21,7 @@ double hk_wtime(void) { return MPI_Wtime(); }
  * burst being timed, so the burst is charged before the clock is read).  SMPI runs ranks
  * with one thread (MPI_THREAD_SINGLE), so only a rank's own thread reads it there.
  * CLOCK_MONOTONIC, as omp_get_wtime in libgomp; only differences of it are used. */
-double hk__clock(void)
+double hk_clock(void)
 {
   struct timespec ts;
 #if HK_UNDER_SMPI

@@ -34,8 +34,9 @@ int hk__strlist_vadd(char ***list, int *n, const char *fmt, va_list ap);
 /* Converts an MPI error code into HK_ERR_MPI with MPI's error string. */
 int hk__mpi_error(int mpierr, const char *file, int line, const char *func, const char *expr);
 /* Seconds on a monotonic clock any thread may read, simulated under SMPI: the phase timers
- * inside parallel regions (src/core/timer.c says why not MPI_Wtime, not omp_get_wtime). */
-double hk__clock(void);
+ * inside parallel regions (src/core/timer.c says why not MPI_Wtime, not omp_get_wtime); the
+ * library's name of the public hk_clock (hybridkit/timer.h). */
+#define hk__clock hk_clock
 /* 1 in a build by SimGrid's smpicc: every source is compiled with its smpi_helpers.h, which
  * maps clock_gettime, gettimeofday and sleep to the simulated clock (docs/simulate.md) */
 #ifdef SMPI_HELPERS_H

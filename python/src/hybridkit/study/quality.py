@@ -2,7 +2,7 @@
 repeats.
 
     run.json (written by hybridkit.study.sweep)
-        load: {"others_cpu_s", "share", "busy", "cpus", "own_cpu_s", "busy_cpu_s"}
+        load: {"others_cpu_s", "share", "busy", "cpus", "own_cpu_s", "busy_cpu_s", "steal_cpu_s"}
               CPU time the rest of the machine used during the run: busy time of every CPU
               from /proc/stat minus the run's own CPU time (rusage of its children and of
               the front end itself)
@@ -73,7 +73,8 @@ FUNCTIONAL = "functional run, not a performance result"
 
 
 def _proc_stat() -> Optional[Dict[str, float]]:
-    """(busy, total) CPU seconds of all CPUs since boot, from /proc/stat's first line."""
+    """(busy, total, steal) CPU seconds of all CPUs since boot, from /proc/stat's first line
+    (steal: time the hypervisor gave to other guests, a part of busy)."""
     try:
         with open("/proc/stat") as f:
             fields = f.readline().split()
@@ -86,7 +87,8 @@ def _proc_stat() -> Optional[Dict[str, float]]:
     # user nice system idle iowait irq softirq steal (guest is inside user already)
     idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
     total = sum(ticks[:8])
-    return {"busy": (total - idle) / hz, "total": total / hz}
+    steal = ticks[7] if len(ticks) > 7 else 0
+    return {"busy": (total - idle) / hz, "total": total / hz, "steal": steal / hz}
 
 
 def _children_cpu() -> float:
@@ -129,6 +131,7 @@ class LoadProbe:
         share = others / (wall_s * cpus)
         return {"own_cpu_s": round(own, 3), "busy_cpu_s": round(busy, 3),
                 "others_cpu_s": round(others, 3), "share": round(share, 4),
+                "steal_cpu_s": round(stat1["steal"] - self.stat0["steal"], 3),
                 "busy": others_busy(others, wall_s, cpus), "cpus": cpus}
 
 
