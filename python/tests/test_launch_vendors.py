@@ -81,10 +81,17 @@ def test_intel_mpi_variables_kept_with_the_provenance():
 def test_a_plain_launcher_of_another_mpi_is_refused(monkeypatch, mpi, version, refused):
     """--mpi mpich where the only mpiexec on PATH is Open MPI's would start singletons: said
     before anything runs, naming what it found."""
-    import hybridkit.launch.launchers as launchers
+    from hybridkit.launch import mpivendor
 
     asked = []
-    monkeypatch.setattr(launchers, "launcher_version", lambda p: asked.append(p) or version)
+    real = mpivendor.subprocess.run
+
+    def fake_run(argv, **kwargs):
+        if argv[1:] != ["--version"]:
+            return real(argv, **kwargs)
+        asked.append(argv[0])
+        return mpivendor.subprocess.CompletedProcess(argv, 0 if version else 1, version, "")
+    monkeypatch.setattr(mpivendor.subprocess, "run", fake_run)
     lau = launcher_for("mpirun", mpi, which=lambda n: n in ("mpiexec", "mpirun") and f"/x/{n}")
     if refused:
         with pytest.raises(HKError, match="another MPI's"):

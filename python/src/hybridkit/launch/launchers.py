@@ -121,11 +121,8 @@ class Launcher:
     programs: Tuple[str, ...] = ()  # candidates, the first one on PATH wins
     unbound_flag = ""  # how the warning names "binding is off"
     env_prefixes: Tuple[str, ...] = ()  # its variables worth keeping with a run's provenance
-    # whether the MPI it starts lets a waiting rank give up its core when there are more ranks
-    # than cores: Open MPI's mpirun --oversubscribe turns on mpi_yield_when_idle; MPICH's
-    # ch4 (ucx/ofi) and its derivatives poll busily, so oversubscribed ranks that wait on each
-    # other take scheduler quanta per message (hk-bench beff, 4 MPICH ranks on 2 cores: over
-    # 200 s for 8 B-4 KiB at 3 MB/s where Open MPI takes 4 s at 2.5 GB/s)
+    # its waiting ranks yield their cores when oversubscribed (Open MPI's mpi_yield_when_idle;
+    # MPICH's ch4 polls: docs/study.md, beff.toml)
     yields_oversubscribed = False
 
     def __init__(self, which: Optional[Callable[[str], Optional[str]]] = None,
@@ -140,9 +137,7 @@ class Launcher:
                 return name
         return self.programs[0]
 
-    # what `PROGRAM --version` prints when a plain mpirun/mpiexec on PATH belongs to another
-    # MPI (Debian with both installed: the alternatives' mpiexec is Open MPI's; a site's module
-    # may put another MPI's first): the launch would start N singletons or fail in MPI_Init
+    # `--version` marks of another MPI's plain mpirun/mpiexec (it would start singletons)
     foreign_marks: Tuple[str, ...] = ()
 
     def check_available(self) -> None:
@@ -151,11 +146,10 @@ class Launcher:
         if not any(self.which(name) for name in self.programs):
             raise HKError(f"launcher not found: none of {', '.join(self.programs)} is on PATH")
         program = self.program()
-        if program in PLAIN_LAUNCHERS and self.foreign_marks:
-            text = launcher_version(self.which(program) or program)
-            marks = [m for m in self.foreign_marks if m in text]
-            if marks:
-                first = text.strip().splitlines()[0] if text.strip() else ""
+        if program in ("mpirun", "mpiexec") and self.foreign_marks:
+            first = mpivendor.foreign_launcher(self.which(program) or program,
+                                               self.foreign_marks)
+            if first is not None:
                 raise HKError(f"--mpi {self.mpi}: the {program} on PATH is another MPI's "
                               f"({first!r}; {', '.join(self.programs[:-1])} not found): load "
                               f"or install {self.mpi}'s launcher, or pick the MPI of that "
@@ -175,19 +169,6 @@ class Launcher:
 
     def env(self, spec: Optional[LaunchSpec] = None) -> Dict[str, str]:
         return {}
-
-
-PLAIN_LAUNCHERS = ("mpirun", "mpiexec")
-
-
-def launcher_version(program: str) -> str:
-    """`PROGRAM --version` (stdout and stderr), "" when it cannot be run in 10 s."""
-    try:
-        proc = subprocess.run([program, "--version"], capture_output=True, text=True,
-                              timeout=10, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return proc.stdout + proc.stderr
 
 
 class OpenMPI(Launcher):

@@ -70,6 +70,18 @@ def vendor_of_macros(text: str) -> str:
     return "other"
 
 
+def foreign_launcher(program: str, marks) -> Optional[str]:
+    """The first line of `PROGRAM --version` when it shows one of `marks` (another MPI's
+    launcher: OpenRTE, HYDRA, Intel(R) MPI), else None (also when it cannot run in 10 s)."""
+    try:
+        proc = subprocess.run([program, "--version"], capture_output=True, text=True,
+                              timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = (proc.stdout + proc.stderr).strip()
+    return text.splitlines()[0] if any(m in text for m in marks) else None
+
+
 def find_wrapper(environ: Optional[Dict[str, str]] = None) -> str:
     """The MPI C wrapper on PATH: mpicc, else Cray's cc with the cray-mpich module loaded."""
     env = os.environ if environ is None else environ
