@@ -121,9 +121,7 @@ class Launcher:
     programs: Tuple[str, ...] = ()  # candidates, the first one on PATH wins
     unbound_flag = ""  # how the warning names "binding is off"
     env_prefixes: Tuple[str, ...] = ()  # its variables worth keeping with a run's provenance
-    # its waiting ranks yield their cores when oversubscribed (Open MPI's mpi_yield_when_idle;
-    # MPICH's ch4 polls: docs/study.md, beff.toml)
-    yields_oversubscribed = False
+    yields_oversubscribed = False  # waiting ranks yield when oversubscribed (MPICH polls)
 
     def __init__(self, which: Optional[Callable[[str], Optional[str]]] = None,
                  euid: Optional[int] = None) -> None:
