@@ -245,3 +245,7 @@ hk_coll_conformance(coll.scan coll/reduce_conformance.c DEFINES HK_CONF_SCAN
 # rank, some zero, displacements with gaps, derived types, user ops, in place)
 hk_coll_conformance(coll.vcoll coll/vcoll_conformance.c
                     FALLBACKS "thread-level [1-9][0-9]*.*datatype [1-9][0-9]*.*unavailable [1-9]")
+# hk_alltoallv (tests/coll/alltoallv_conformance.c: unequal counts per pair, some zero,
+# gaps, derived types, in place with symmetric counts, the agreed decision)
+hk_coll_conformance(coll.alltoallv coll/alltoallv_conformance.c
+                    FALLBACKS "thread-level [1-9][0-9]*.*datatype [1-9][0-9]*.*unavailable [1-9]")

@@ -16,6 +16,7 @@
  *   numa.c          chunked-shifted's NUMA-aware order of the chunks over the threads
  *   scan.c          hk_scan, hk_exscan
  *   vcoll.c         hk_allgatherv, hk_reduce_scatter (per-rank counts)
+ *   alltoallv.c     hk_alltoallv (per-pair counts, an agreed decision)
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
@@ -65,6 +66,7 @@ typedef enum hk__coll_kind {
   HK__COLL_ALLTOALL,
   HK__COLL_SCAN,
   HK__COLL_EXSCAN,
+  HK__COLL_ALLTOALLV,
   HK__COLL_KINDS
 } hk__coll_kind_t;
 /* The row of the kind's table for a message of `bytes`, NULL without one. */
