@@ -258,10 +258,7 @@ int hk_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
   int err = decide(&k, comm, o, info);
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Alltoallv");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Alltoallv");
 }
