@@ -219,12 +219,20 @@ static int coll(const call_t *a)
 {
   tcount_t *n = counts();
   n->kcalls[a->kind]++;
+  if (a->kind == K_ALLTOALLV) { /* nothing rank-local may decide: hk_alltoallv agrees */
+    int size = 0;
+    if (!st.active || a->count <= 0 || a->comm == MPI_COMM_NULL ||
+        kmin[K_ALLTOALLV] == LLONG_MAX || PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS) {
+      n->ksmall[a->kind]++;
+      return pmpi_call(a);
+    }
+    return coll_hybrid(a, size, 0); /* one size class */
+  }
   int size = 0, tsize = 0, blocks = a->kind == K_REDUCE_SCATTER || a->kind == K_ALLGATHER ||
                                     a->kind == K_ALLTOALL;
   int reduces = a->kind == K_REDUCE || a->kind == K_REDUCE_SCATTER || a->kind == K_SCAN ||
                 a->kind == K_EXSCAN || a->kind == K_REDUCE_SCATTER_V;
-  int sends = a->kind == K_ALLGATHER || a->kind == K_ALLTOALL || a->kind == K_ALLGATHERV ||
-              a->kind == K_ALLTOALLV;
+  int sends = a->kind == K_ALLGATHER || a->kind == K_ALLTOALL || a->kind == K_ALLGATHERV;
   if (!st.active || a->count <= 0 || a->type == MPI_DATATYPE_NULL || a->comm == MPI_COMM_NULL ||
       (reduces && a->op == MPI_OP_NULL) ||
       (sends && a->sbuf != MPI_IN_PLACE && (a->stype == MPI_DATATYPE_NULL || a->scount < 0)) ||
@@ -234,12 +242,7 @@ static int coll(const call_t *a)
     return pmpi_call(a);
   }
   long long bytes = (long long)a->count * tsize * (blocks ? size : 1); /* P blocks of recvcount */
-  int below = bytes < kmin[a->kind];
-  if (a->kind == K_ALLTOALLV) { /* no size every rank knows: hk_alltoallv agrees on it */
-    below = kmin[K_ALLTOALLV] == LLONG_MAX;
-    bytes = 0; /* one size class */
-  }
-  if (below || (!blocks && PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS)) {
+  if (bytes < kmin[a->kind] || (!blocks && PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS)) {
     n->ksmall[a->kind]++;
     return pmpi_call(a);
   }

@@ -128,6 +128,12 @@ static void local_facts(a2av_t *k, int P, long long mine[4])
   int ssize = 0, rsize = 0;
   MPI_Aint lb = 0;
   long long sbytes = 0, rbytes = 0, maxc = 0, bad = 0;
+  /* a null type (with zero counts, say): refused here, agreed, and MPI judges the call */
+  if (k->rtype == MPI_DATATYPE_NULL || (k->sbuf && k->stype == MPI_DATATYPE_NULL)) {
+    mine[0] = mine[1] = 0;
+    mine[2] = mine[3] = 1;
+    return;
+  }
   PMPI_Type_get_extent(k->rtype, &lb, &k->rext);
   PMPI_Type_size(k->rtype, &rsize);
   if (k->sbuf) {
