@@ -1,6 +1,6 @@
 /* preload/hk_preload_colls.h: the preload's MPI_Reduce, MPI_Reduce_scatter_block,
- * MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Scan, MPI_Exscan, MPI_Allgatherv and
- * MPI_Reduce_scatter (issue 39), their thresholds and summary lines.  Not a header to include anywhere else: hk_preload.c includes it once, after st
+ * MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Scan, MPI_Exscan, MPI_Allgatherv,
+ * MPI_Reduce_scatter and MPI_Alltoallv (issue 39), their thresholds and summary lines.  Not a header to include anywhere else: hk_preload.c includes it once, after st
  * and size_class, whose static state it shares (a file of its own keeps hk_preload.c
  * within the size limit).
  *
@@ -14,17 +14,18 @@
  * scan, exscan), P x recvcount x type size (reduce-scatter, allgather, alltoall: all a
  * rank receives), the sum of recvcounts x type size (allgatherv, reduce-scatter's v form;
  * the thresholds of allgather and reduce_scatter), equal on every rank by MPI's type
- * rules.
+ * rules.  MPI_Alltoallv: no local size (see MPI_Alltoallv below).
  * Errors as MPI_Allreduce's. */
 
 #include <limits.h>
 
 /* the collectives: the allreduce (st's own fields, its fast path) and the others */
 enum { K_ALLREDUCE, K_REDUCE, K_REDUCE_SCATTER, K_BCAST, K_ALLGATHER, K_ALLTOALL, K_SCAN,
-       K_EXSCAN, K_ALLGATHERV, K_REDUCE_SCATTER_V, NK };
+       K_EXSCAN, K_ALLGATHERV, K_REDUCE_SCATTER_V, K_ALLTOALLV, NK };
 static const char *const kind_fn[NK] = {"MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter_block",
                                         "MPI_Bcast", "MPI_Allgather", "MPI_Alltoall", "MPI_Scan",
-                                        "MPI_Exscan", "MPI_Allgatherv", "MPI_Reduce_scatter"};
+                                        "MPI_Exscan", "MPI_Allgatherv", "MPI_Reduce_scatter",
+                                        "MPI_Alltoallv"};
 
 _Static_assert(NK <= 12, "tcount_t's kcalls, ksmall");
 
@@ -56,6 +57,7 @@ static int agree_thresholds(const hk_coll_config_t *cfg)
   kmin[K_EXSCAN] = cfg->exscan_min_bytes;
   kmin[K_ALLGATHERV] = cfg->allgather_min_bytes;
   kmin[K_REDUCE_SCATTER_V] = cfg->reduce_scatter_min_bytes;
+  kmin[K_ALLTOALLV] = cfg->alltoallv_min_bytes;
   long long mine[2 * NK], all[2 * NK];
   for (int k = 0; k < NK; k++) {
     mine[k] = kmin[k];
@@ -77,6 +79,8 @@ typedef struct call {
                              the v forms: the sum of their counts (0 when it is no int) */
   const int *counts;      /* the v forms: recvcounts; allgatherv: displs */
   const int *displs;
+  const int *scounts;     /* alltoallv: sendcounts, sdispls (counts, displs: the receive side) */
+  const int *sdispls;
   MPI_Datatype type;      /* datatype, recvtype (allgather, alltoall) */
   int scount;             /* allgather, alltoall: sendcount, sendtype */
   MPI_Datatype stype;
@@ -105,6 +109,9 @@ static int pmpi_call(const call_t *a)
                            a->comm);
   case K_REDUCE_SCATTER_V:
     return PMPI_Reduce_scatter(a->sbuf, a->rbuf, a->counts, a->type, a->op, a->comm);
+  case K_ALLTOALLV:
+    return PMPI_Alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf, a->counts,
+                          a->displs, a->type, a->comm);
   default:
     return PMPI_Alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm);
   }
@@ -130,6 +137,9 @@ static int hk_call(const call_t *a, const hk_allreduce_opts_t *o)
                          a->comm, o);
   case K_REDUCE_SCATTER_V:
     return hk_reduce_scatter(a->sbuf, a->rbuf, a->counts, a->type, a->op, a->comm, o);
+  case K_ALLTOALLV:
+    return hk_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf, a->counts, a->displs,
+                        a->type, a->comm, o);
   default:
     return hk_alltoall(a->sbuf, a->scount, a->stype, a->rbuf, a->count, a->type, a->comm, o);
   }
@@ -209,6 +219,15 @@ static int coll(const call_t *a)
 {
   tcount_t *n = counts();
   n->kcalls[a->kind]++;
+  if (a->kind == K_ALLTOALLV) { /* nothing rank-local may decide: hk_alltoallv agrees */
+    int size = 0;
+    if (!st.active || a->count <= 0 || a->comm == MPI_COMM_NULL ||
+        kmin[K_ALLTOALLV] == LLONG_MAX || PMPI_Comm_size(a->comm, &size) != MPI_SUCCESS) {
+      n->ksmall[a->kind]++;
+      return pmpi_call(a);
+    }
+    return coll_hybrid(a, size, 0); /* one size class */
+  }
   int size = 0, tsize = 0, blocks = a->kind == K_REDUCE_SCATTER || a->kind == K_ALLGATHER ||
                                     a->kind == K_ALLTOALL;
   int reduces = a->kind == K_REDUCE || a->kind == K_REDUCE_SCATTER || a->kind == K_SCAN ||
@@ -311,6 +330,22 @@ HK_PUBLIC int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts
   call_t a = {.kind = K_REDUCE_SCATTER_V, .sbuf = sbuf, .rbuf = rbuf,
               .count = total_of(rcounts, comm), .counts = rcounts, .type = type, .op = op,
               .comm = comm};
+  return coll(&a);
+}
+
+/* MPI_Alltoallv: a rank knows only its own counts, so nothing local decides: with the
+ * built-in threshold (never) straight to MPI, else every call to hk_alltoallv (it agrees
+ * on the size and applies the threshold itself), sampled in one size class (the same
+ * calls on every rank).  count 1 (0 when an array is NULL: MPI judges). */
+HK_PUBLIC int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                            MPI_Datatype stype, void *rbuf, const int rcounts[],
+                            const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+{
+  int in_place = sbuf == MPI_IN_PLACE;
+  call_t a = {.kind = K_ALLTOALLV, .sbuf = sbuf, .rbuf = rbuf,
+              .count = rcounts && rdispls && (in_place || (scounts && sdispls)), .counts = rcounts,
+              .displs = rdispls, .scounts = scounts, .sdispls = sdispls, .type = rtype,
+              .scount = 0, .stype = stype, .comm = comm};
   return coll(&a);
 }
 

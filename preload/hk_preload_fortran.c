@@ -8,7 +8,8 @@
  *
  * Open MPI: these take mpi_init_, mpi_init_thread_, mpi_query_thread_, mpi_finalize_,
  * mpi_allreduce_, mpi_reduce_, mpi_reduce_scatter_block_, mpi_bcast_, mpi_allgather_,
- * mpi_alltoall_, mpi_scan_, mpi_exscan_, mpi_allgatherv_, mpi_reduce_scatter_ and their
+ * mpi_alltoall_, mpi_scan_, mpi_exscan_, mpi_allgatherv_, mpi_reduce_scatter_,
+ * mpi_alltoallv_ and their
  * _f08_ names (counts and displacements: MPI_Fint arrays, int here) (mpi_f08 passes its one-INTEGER handles and its
  * buffers by address, the same common blocks for MPI_IN_PLACE / MPI_BOTTOM, and an
  * ierror that is NULL when the caller leaves it out): init and finalize run Open MPI's
@@ -56,6 +57,9 @@ void mpi_allgatherv_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype, void *rbuf,
                      MPI_Fint *ierr);
 void mpi_reduce_scatter_(void *sbuf, void *rbuf, MPI_Fint *rcounts, MPI_Fint *type,
                          MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr);
+void mpi_alltoallv_(void *sbuf, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *stype, void *rbuf,
+                    MPI_Fint *rcounts, MPI_Fint *rdispls, MPI_Fint *rtype, MPI_Fint *comm,
+                    MPI_Fint *ierr);
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran count arrays passed as int arrays");
 
 typedef void (*f_init_thread_t)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
@@ -198,6 +202,15 @@ HK_PUBLIC void mpi_reduce_scatter_(void *sbuf, void *rbuf, MPI_Fint *rcounts, MP
                                  PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm)));
 }
 
+HK_PUBLIC void mpi_alltoallv_(void *sbuf, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *stype,
+                              void *rbuf, MPI_Fint *rcounts, MPI_Fint *rdispls, MPI_Fint *rtype,
+                              MPI_Fint *comm, MPI_Fint *ierr)
+{
+  f_ret(ierr, MPI_Alltoallv(f_buf(sbuf), (const int *)scounts, (const int *)sdispls,
+                            PMPI_Type_f2c(*stype), f_buf(rbuf), (const int *)rcounts,
+                            (const int *)rdispls, PMPI_Type_f2c(*rtype), PMPI_Comm_f2c(*comm)));
+}
+
 /* use mpi_f08: the same entry points */
 HK_PUBLIC void mpi_init_f08_(MPI_Fint *ierr) __attribute__((alias("mpi_init_")));
 HK_PUBLIC void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
@@ -235,6 +248,10 @@ HK_PUBLIC void mpi_allgatherv_f08_(void *sbuf, MPI_Fint *scount, MPI_Fint *stype
 HK_PUBLIC void mpi_reduce_scatter_f08_(void *sbuf, void *rbuf, MPI_Fint *rcounts, MPI_Fint *type,
                                        MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
     __attribute__((alias("mpi_reduce_scatter_")));
+HK_PUBLIC void mpi_alltoallv_f08_(void *sbuf, MPI_Fint *scounts, MPI_Fint *sdispls,
+                                  MPI_Fint *stype, void *rbuf, MPI_Fint *rcounts,
+                                  MPI_Fint *rdispls, MPI_Fint *rtype, MPI_Fint *comm,
+                                  MPI_Fint *ierr) __attribute__((alias("mpi_alltoallv_")));
 
 #elif defined(MPICH_VERSION)
 /* MPICH's mpi_f08: init, finalize and query call PMPI_* directly; here they go through

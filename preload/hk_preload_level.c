@@ -37,7 +37,8 @@ static long env_count(const char *name)
 static int all_mpi(void)
 {
   static const char *const kinds[] = {"ALLREDUCE", "REDUCE", "REDUCE_SCATTER",
-                                      "BCAST", "ALLGATHER", "ALLTOALL", "SCAN", "EXSCAN"};
+                                      "BCAST", "ALLGATHER", "ALLTOALL", "SCAN", "EXSCAN",
+                                      "ALLTOALLV"};
   const char *coll = getenv("HK_COLL_ALGORITHM");
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
     char name[64];

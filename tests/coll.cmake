@@ -245,3 +245,11 @@ hk_coll_conformance(coll.scan coll/reduce_conformance.c DEFINES HK_CONF_SCAN
 # rank, some zero, displacements with gaps, derived types, user ops, in place)
 hk_coll_conformance(coll.vcoll coll/vcoll_conformance.c
                     FALLBACKS "thread-level [1-9][0-9]*.*datatype [1-9][0-9]*.*unavailable [1-9]")
+# hk_alltoallv (tests/coll/alltoallv_conformance.c: unequal counts per pair, some zero,
+# gaps, derived types, in place with symmetric counts, the agreed decision)
+hk_coll_conformance(coll.alltoallv coll/alltoallv_conformance.c
+                    FALLBACKS "thread-level [1-9][0-9]*.*datatype [1-9][0-9]*.*unavailable [1-9]")
+# the environment's threshold reaches the defaults (opts NULL) through the agreement
+hk_mpi_test(coll.alltoallv.env coll_alltoallv_conformance RANKS 2 3 THREADS 2
+            ENV HK_ALLTOALLV_MIN_BYTES=1 ${COLL_ENV})
+set_tests_properties(coll.alltoallv.env.np2.t2 coll.alltoallv.env.np3.t2 PROPERTIES TIMEOUT 300)

@@ -68,7 +68,8 @@ add_test(NAME coll.preload.colls.summary COMMAND ${PCOLLS} 2 ${PRELOAD_LIB} ${KI
          -- $<TARGET_FILE:coll_preload_colls>)
 set_tests_properties(coll.preload.colls.summary PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
   PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
-foreach(fn Reduce_scatter_block Bcast Allgather Alltoall Scan Exscan Allgatherv Reduce_scatter)
+foreach(fn Reduce_scatter_block Bcast Allgather Alltoall Scan Exscan Allgatherv Reduce_scatter
+           Alltoallv)
   add_test(NAME coll.preload.colls.summary.${fn} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB}
            "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [0-9]+ accelerated.*; threshold 0 bytes"
            -- $<TARGET_FILE:coll_preload_colls>)
@@ -100,6 +101,18 @@ foreach(np 1 2 3 4)
       LABELS "mpi;conformance" TIMEOUT 180 PROCESSORS ${np} SKIP_RETURN_CODE 77 ENVIRONMENT
       "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked hierarchical;${HK_TEST_ENV};${COLL_ENV}")
   endforeach()
+endforeach()
+# MPI_Alltoallv's Fortran entry points (mpi_alltoallv_, mpi_alltoallv_f08_) taken at 2 ranks,
+# accelerated under chunked
+foreach(binding IN ITEMS "" _f08)
+  add_test(NAME coll.preload.fortran_colls${binding}.alltoallv COMMAND ${COLL_DIR}/fortran_colls.sh
+           ${HK_MPI_IMPL} ${MPIEXEC_EXECUTABLE} 2 ${PRELOAD_LIB}
+           ${COLL_DIR}/fortran_colls${binding}.f90
+           ${CMAKE_CURRENT_BINARY_DIR}/fortran_colls${binding}.a2av
+           "MPI_Alltoallv: [1-9][0-9]* calls intercepted on 2 ranks, [1-9][0-9]* accelerated")
+  set_tests_properties(coll.preload.fortran_colls${binding}.alltoallv PROPERTIES
+    LABELS "mpi;conformance" TIMEOUT 180 PROCESSORS 2 SKIP_RETURN_CODE 77 ENVIRONMENT
+    "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
 endforeach()
 
 # the configuration hash covers every collective: HK_REDUCE_ALGORITHM=mpi on rank 0 only is a

@@ -51,7 +51,8 @@
  *   HK_ALLREDUCE_THREADS=T     threads for the hybrid algorithms
  *   HK_ALLREDUCE_MIN_BYTES=B   tiny-message threshold (default 16384)
  *   HK_<KIND>_ALGORITHM, _THREADS, _MIN_BYTES  the same for KIND = REDUCE,
- *                              REDUCE_SCATTER, BCAST, ALLGATHER, ALLTOALL, SCAN, EXSCAN
+ *                              REDUCE_SCATTER, BCAST, ALLGATHER, ALLTOALL, SCAN, EXSCAN,
+ *                              ALLTOALLV
  *                              (hk_reduce, hk_reduce_scatter_block, hk_bcast, ...)
  *   HK_COLL_ALGORITHM, HK_COLL_THREADS, HK_COLL_MIN_BYTES  for every kind (the
  *                              allreduce too) without its own HK_<KIND>_ variable
@@ -301,6 +302,34 @@ HK_EXPORT int hk_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
 HK_EXPORT int hk_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const int *recvcounts, const int *displs,
                             MPI_Datatype recvtype, MPI_Comm comm, const hk_allreduce_opts_t *opts);
+/* hk_alltoallv: MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+ * recvcounts, rdispls, recvtype, comm) by the algorithm of opts (NULL: defaults),
+ * options, info and fallbacks as hk_allgather.  sendbuf may be MPI_IN_PLACE (MPI-2.2:
+ * the data are in recvbuf, described by recvcounts and rdispls; sendcounts, sdispls and
+ * sendtype are ignored).  Block (i, j): what rank i sends rank j, known to i and j only.
+ *   chunked          every block split in T parts alike (part t of its count, aligned
+ *                    as hk_allreduce's chunks); thread t exchanges part t of every
+ *                    block on duplicate t (PMPI_Alltoallv with the parts' counts and
+ *                    displacements: no packing; empty parts too; in place too)
+ *   chunked-shifted  as chunked on the rotated communicators
+ *   hierarchical     not available (fallback `unavailable`)
+ *   auto             the alltoallv row of the tuning table / HK_ALLTOALLV_ALGORITHM /
+ *                    HK_COLL_ALGORITHM, else mpi (as hk_alltoall: no gain measured)
+ * Threshold: HK_ALLTOALLV_MIN_BYTES's kind, the most bytes any rank sends or receives;
+ * built in: never (LLONG_MAX), so by default this is PMPI_Alltoallv.  With a threshold
+ * in force (or opts->min_bytes) every call first agrees on the size, the largest count,
+ * the datatype verdict and the chunk granularity (one PMPI_Allreduce of 4 long longs
+ * over comm): ranks know only their own counts.
+ * Fallback `datatype`: on some rank sendtype and recvtype of different sizes (not in
+ * place), an extent <= 0 or a displacement + count beyond INT_MAX (agreed).
+ * info->mpi_error: PMPI_Alltoallv's code when `mpi` ran.
+ * Returns HK_SUCCESS, HK_ERR_ARG (a NULL count or displacement array, a negative count,
+ * an invalid algorithm, min_bytes < 0), HK_ERR_MPI, HK_ERR_NOMEM.
+ * Collective: comm.  Threads: any thread, as hk_allgather.  Errors: see above. */
+HK_EXPORT int hk_alltoallv(const void *sendbuf, const int *sendcounts, const int *sdispls,
+                           MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                           const int *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                           const hk_allreduce_opts_t *opts);
 /* hk_reduce_scatter: MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
  * comm): sendbuf holds P consecutive blocks, block j of recvcounts[j] elements; rank r
  * receives the reduction of block r.  MPI_IN_PLACE: the blocks are in recvbuf, the
@@ -386,6 +415,7 @@ typedef struct hk_coll_config {
    * each one's message size); min_bytes above is the allreduce's */
   long long reduce_min_bytes, reduce_scatter_min_bytes, bcast_min_bytes, allgather_min_bytes,
       alltoall_min_bytes, scan_min_bytes, exscan_min_bytes;
+  long long alltoallv_min_bytes; /* LLONG_MAX built in: never (hk_alltoallv) */
 } hk_coll_config_t;
 /* hk_coll_config: Collective: local.  Threads: any thread.
  * Errors: HK_ERR_ARG for NULL arguments. */

@@ -275,9 +275,6 @@ int hk_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
       return err;
   }
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Allreduce");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Allreduce");
 }

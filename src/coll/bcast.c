@@ -237,9 +237,6 @@ int hk_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm 
     if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
       return err;
   }
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Bcast(buffer, count, datatype, root, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Bcast");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Bcast");
 }

@@ -12,10 +12,12 @@
  *   bcast.c         hk_bcast
  *   gather.c        hk_allgather, hk_alltoall
  *   gather_node.c   their hierarchical variants
- *   decide.c        the steps the decisions of the collectives share
+ *   decide.c        the steps the decisions of the collectives share, and the
+ *                   bookkeeping of their MPI fallback
  *   numa.c          chunked-shifted's NUMA-aware order of the chunks over the threads
  *   scan.c          hk_scan, hk_exscan
  *   vcoll.c         hk_allgatherv, hk_reduce_scatter (per-rank counts)
+ *   alltoallv.c     hk_alltoallv (per-pair counts, an agreed decision)
  *
  * Every MPI call here goes to PMPI_*, so the preload library's MPI_Allreduce
  * can call hk_allreduce without recursion.
@@ -65,6 +67,7 @@ typedef enum hk__coll_kind {
   HK__COLL_ALLTOALL,
   HK__COLL_SCAN,
   HK__COLL_EXSCAN,
+  HK__COLL_ALLTOALLV,
   HK__COLL_KINDS
 } hk__coll_kind_t;
 /* The row of the kind's table for a message of `bytes`, NULL without one. */
@@ -243,5 +246,13 @@ int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
 
 /* An MPI return code as HK_ERR_MPI with MPI's text. */
 #define HK_COLL_MPI(rc, what) hk__mpi_error((rc), __FILE__, __LINE__, __func__, (what))
+
+/* decide.c: the bookkeeping after a collective handed the call to MPI (its PMPI_* call
+ * returned rc): info says algorithm mpi, 1 thread, mpi_error rc (info->fallback is
+ * the caller's); HK_SUCCESS, or HK_ERR_MPI naming `call` and the caller's place. */
+int hk__coll_mpi_done(hk_allreduce_info_t *info, int rc, const char *call, const char *file,
+                      int line, const char *func);
+#define HK_COLL_MPI_DONE(info, rc, call)                                                    \
+  hk__coll_mpi_done((info), (rc), (call), __FILE__, __LINE__, __func__)
 
 #endif

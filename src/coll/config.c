@@ -1,6 +1,7 @@
 /* src/coll/config.c: the configuration of the hybrid collectives, read once per
  * process from the environment and the tuning table, per kind of collective
- * (allreduce, reduce, reduce_scatter, bcast, allgather, alltoall, scan, exscan).
+ * (allreduce, reduce, reduce_scatter, bcast, allgather, alltoall, scan, exscan,
+ * alltoallv).
  *
  * Tuning table (HK_COLL_TUNING).  Version 2 (written by `hybridkit tune`), one
  * table per collective, any subset present:
@@ -26,7 +27,7 @@
  * warning line and no table is used, for any collective.  Read with jansson.
  *
  * Environment per kind K (ALLREDUCE, REDUCE, REDUCE_SCATTER, BCAST, ALLGATHER,
- * ALLTOALL, SCAN, EXSCAN): HK_K_ALGORITHM, HK_K_THREADS, HK_K_MIN_BYTES; HK_COLL_ALGORITHM,
+ * ALLTOALL, SCAN, EXSCAN, ALLTOALLV): HK_K_ALGORITHM, HK_K_THREADS, HK_K_MIN_BYTES; HK_COLL_ALGORITHM,
  * HK_COLL_THREADS, HK_COLL_MIN_BYTES for every kind without its own.  Threshold:
  * HK_K_MIN_BYTES > HK_COLL_MIN_BYTES > the kind's table > default_min_bytes[K].
  */
@@ -59,14 +60,16 @@ static const long long default_min_bytes[HK__COLL_KINDS] = {
   [HK__COLL_ALLTOALL] = 16384,
   [HK__COLL_SCAN] = 16384,
   [HK__COLL_EXSCAN] = 16384,
+  /* never: a rank knows only its own counts, a threshold costs an agreement (alltoallv.c) */
+  [HK__COLL_ALLTOALLV] = LLONG_MAX,
 };
 /* names in the table ("collectives") and in the environment (HK_<NAME>_...) */
 static const char *const kind_name[HK__COLL_KINDS] = {"allreduce", "reduce", "reduce_scatter",
                                                       "bcast", "allgather", "alltoall", "scan",
-                                                      "exscan"};
+                                                      "exscan", "alltoallv"};
 static const char *const kind_env[HK__COLL_KINDS] = {"ALLREDUCE", "REDUCE", "REDUCE_SCATTER",
                                                      "BCAST", "ALLGATHER", "ALLTOALL", "SCAN",
-                                                     "EXSCAN"};
+                                                     "EXSCAN", "ALLTOALLV"};
 
 /* for tests (tests/unit/test_coll_table_kinds.c): every kind's table from one text
  * (out[k].nrows, rows, table_min_bytes; version 1: out[HK__COLL_ALLREDUCE] only) */
@@ -183,7 +186,7 @@ static int read_v2(const json_t *root, hk__coll_config_t *out, char *why, size_t
       k++;
     if (k == HK__COLL_KINDS)
       return fail(why, nwhy, "collectives: unknown collective '%.32s' (allreduce, reduce, "
-                  "reduce_scatter, bcast, allgather, alltoall, scan, exscan)", key);
+                  "reduce_scatter, bcast, allgather, alltoall, scan, exscan, alltoallv)", key);
     char where[64];
     snprintf(where, sizeof where, "collectives.%s: ", kind_name[k]);
     if (!json_is_object(v))
@@ -491,5 +494,6 @@ int hk_coll_config(hk_coll_config_t *out)
   out->alltoall_min_bytes = kinds[HK__COLL_ALLTOALL].min_bytes;
   out->scan_min_bytes = kinds[HK__COLL_SCAN].min_bytes;
   out->exscan_min_bytes = kinds[HK__COLL_EXSCAN].min_bytes;
+  out->alltoallv_min_bytes = kinds[HK__COLL_ALLTOALLV].min_bytes;
   return HK_SUCCESS;
 }

@@ -12,6 +12,8 @@
  *   hk__coll_contiguous a type hierarchical can copy as bytes (no lower bound, no gaps)
  *   hk__coll_run        the checks' verdict or a failed set-up -> fallback; else the
  *                       algorithm runs and info says what ran
+ *   hk__coll_mpi_done   after the fallback's PMPI_* call: info says mpi ran (every
+ *                       hk_* collective, hk_allreduce too)
  *
  * Every input is equal on all ranks of the communicator (options, the agreed cache,
  * the configuration only where its hash agreed). */
@@ -129,4 +131,13 @@ hk_allreduce_fallback_t hk__coll_early(const hk_allreduce_opts_t *o, hk__coll_ki
   if (o->algorithm == HK_ALLREDUCE_MPI)
     return HK_FALLBACK_CHOSEN;
   return count == 0 || bytes < min_bytes ? HK_FALLBACK_SMALL : HK_FALLBACK_NONE;
+}
+
+int hk__coll_mpi_done(hk_allreduce_info_t *info, int rc, const char *call, const char *file,
+                      int line, const char *func)
+{
+  info->algorithm = HK_ALLREDUCE_MPI;
+  info->threads = 1;
+  info->mpi_error = rc;
+  return rc == MPI_SUCCESS ? HK_SUCCESS : hk__mpi_error(rc, file, line, func, call);
 }

@@ -263,11 +263,8 @@ int hk_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                    "hk_allgather");
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Allgather");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Allgather");
 }
 
 int hk_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -281,9 +278,6 @@ int hk_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                    "hk_alltoall");
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Alltoall");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Alltoall");
 }

@@ -345,11 +345,8 @@ int hk_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
   err = decide(&k, comm, o, tsize, (long long)count * tsize, info, "hk_reduce");
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = hk__pmpi_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Reduce");
 }
 
 int hk_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -371,9 +368,6 @@ int hk_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                "hk_reduce_scatter_block");
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce_scatter_block");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Reduce_scatter_block");
 }

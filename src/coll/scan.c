@@ -139,12 +139,9 @@ static int scan(scan_call_t *k, const void *sendbuf, MPI_Comm comm, const hk_all
     err = hybrid(k, comm, o, bytes, info);
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = k->ex ? PMPI_Exscan(sendbuf, k->rbuf, k->count, k->type, k->op, comm)
                  : PMPI_Scan(sendbuf, k->rbuf, k->count, k->type, k->op, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, k->ex ? "PMPI_Exscan" : "PMPI_Scan");
+  return HK_COLL_MPI_DONE(info, rc, k->ex ? "PMPI_Exscan" : "PMPI_Scan");
 }
 
 int hk_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -13,4 +13,5 @@ list(APPEND HK_LIB_SOURCES
   src/coll/gather_node.c
   src/coll/numa.c
   src/coll/scan.c
-  src/coll/vcoll.c)
+  src/coll/vcoll.c
+  src/coll/alltoallv.c)

@@ -329,12 +329,9 @@ int hk_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
   int err = decide(&k, comm, o, info);
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Allgatherv");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Allgatherv");
 }
 
 int hk_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
@@ -348,9 +345,6 @@ int hk_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
   int err = decide(&k, comm, o, info);
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  info->algorithm = HK_ALLREDUCE_MPI;
-  info->threads = 1;
   int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-  info->mpi_error = rc;
-  return rc == MPI_SUCCESS ? HK_SUCCESS : HK_COLL_MPI(rc, "PMPI_Reduce_scatter");
+  return HK_COLL_MPI_DONE(info, rc, "PMPI_Reduce_scatter");
 }

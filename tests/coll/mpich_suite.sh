@@ -31,8 +31,8 @@ MPICH_URL=http://deb.debian.org/debian/pool/main/m/mpich/mpich_${MPICH_VERSION}.
 # program:arguments (test/mpi/coll/testlist.in; the rank counts are ours, 1-4)
 PROGS="allred:-count=10 allred2 allred3 allred4 allred5 allred6 allredmany reduce red3 red4
        redscat redscat2 redscat3 redscatblk3 bcasttest bcastzerotype allgather2 allgather3
-       allgatherv2 allgatherv3 allgatherv4 alltoall1 scantst exscan exscan2 op_commutative
-       reduce_local"
+       allgatherv2 allgatherv3 allgatherv4 alltoall1 alltoallv alltoallv0 scantst exscan exscan2
+       op_commutative reduce_local"
 # built but run only with HK_MPICH_SUITE_ALL=1 (more allreduce cases; allredmany's thousands of
 # small calls take over 60 s at 3-4 oversubscribed MPICH ranks; MPI_Reduce_local, which
 # the preload does not take; allgatherv4, a timing loop over 128 MiB buffers that needs 3

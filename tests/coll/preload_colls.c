@@ -1,6 +1,7 @@
 /* tests/coll/preload_colls.c: a plain MPI+OpenMP program (no hybridkit header) calling
  * MPI_Reduce, MPI_Reduce_scatter_block, MPI_Bcast, MPI_Allgather, MPI_Alltoall, MPI_Scan,
- * MPI_Exscan, MPI_Allgatherv and MPI_Reduce_scatter (unequal counts, some 0), each
+ * MPI_Exscan, MPI_Allgatherv, MPI_Reduce_scatter and MPI_Alltoallv (unequal counts, some 0;
+ * alltoallv: what i sends j differs from what j sends i; in place symmetric), each
  * result checked against the program's own arithmetic: counts 0, 1, 3, 1000 and 20000
  * ints (80 KB: above 64 KiB, and P x that for the block collectives), MPI_IN_PLACE where
  * MPI allows it, a derived datatype (a pair of ints; a strided vector for bcast), a
@@ -282,6 +283,54 @@ static void v_tests(int n, int *a, int *b)
     check(a[i] == val(0, first + i), "reduce_scatter non-commutative in place", n, i);
 }
 
+/* alltoallv: i sends j a2av_count(i, j) elements (unequal: (i + 2j) % 3 == 1 -> 0, else
+ * n + i + 2j; symmetric for in place: (i + j) % 3 == 1 -> 0, else n + i + j); send blocks
+ * in reverse rank order, receive blocks in rank order with a gap of 1; value of element e
+ * from i to j: val(i, 7 j + e) */
+static int a2av_count(int sym, int n, int i, int j)
+{
+  if (sym)
+    return (i + j) % 3 == 1 ? 0 : n + i + j;
+  return (i + 2 * j) % 3 == 1 ? 0 : n + i + 2 * j;
+}
+
+static void a2av_tests(int n, int *a, int *b)
+{
+  int sc[64], sd[64], rc[64], rd[64];
+  for (int sym = 0; sym < 2; sym++) {
+    int at = 0;
+    for (int k = P - 1; k >= 0; k--) {
+      sc[k] = a2av_count(sym, n, R, k);
+      sd[k] = at;
+      at += sc[k];
+    }
+    at = 0;
+    for (int j = 0; j < P; j++) {
+      rc[j] = a2av_count(sym, n, j, R);
+      rd[j] = at;
+      at += rc[j] + 1;
+    }
+    for (int i = 0; i < at; i++)
+      b[i] = -3;
+    for (int k = 0; k < P; k++)
+      for (int e = 0; e < sc[k]; e++)
+        a[sd[k] + e] = val(R, 7 * k + e);
+    if (!sym) {
+      MPI_Alltoallv(a, sc, sd, MPI_INT, b, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    } else { /* in place: block k of b holds what goes to k (counts symmetric) */
+      for (int k = 0; k < P; k++)
+        for (int e = 0; e < rc[k]; e++)
+          b[rd[k] + e] = val(R, 7 * k + e);
+      MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b, rc, rd, MPI_INT,
+                    MPI_COMM_WORLD);
+    }
+    for (int j = 0; j < P; j++)
+      for (int e = 0; e <= rc[j]; e++) /* the gap after block j keeps its -3 */
+        check(b[rd[j] + e] == (e == rc[j] ? -3 : val(j, 7 * R + e)),
+              sym ? "alltoallv in place" : "alltoallv", n, rd[j] + e);
+  }
+}
+
 int main(int argc, char **argv)
 {
   int provided = 0;
@@ -312,6 +361,7 @@ int main(int argc, char **argv)
       alltoall_tests(n, a, b);
       scan_tests(n, a, b);
       v_tests(n, a, b);
+      a2av_tests(n, a, b);
     }
   /* from inside a parallel region: one thread calls, the others wait */
   if (provided >= MPI_THREAD_SERIALIZED) {
@@ -326,6 +376,7 @@ int main(int argc, char **argv)
         alltoall_tests(counts[c], a, b);
         scan_tests(counts[c], a, b);
         v_tests(counts[c], a, b);
+        a2av_tests(counts[c], a, b);
       }
     }
   }

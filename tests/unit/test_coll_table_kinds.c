@@ -68,7 +68,8 @@ int main(void)
   CHECK_EQ_INT(k[HK__COLL_ALLGATHER].table_min_bytes, -1);
   /* every kind by its name */
   CHECK_EQ_INT(parse(V2 "\"collectives\": {\"reduce_scatter\": " ROW1 ", \"bcast\": " ROW1
-                     ", \"allgather\": " ROW1 ", \"scan\": " ROW1 ", \"exscan\": " ROW1 "}}"),
+                     ", \"allgather\": " ROW1 ", \"scan\": " ROW1 ", \"exscan\": " ROW1
+                     ", \"alltoallv\": " ROW1 "}}"),
                HK_SUCCESS);
   CHECK_EQ_INT(k[HK__COLL_ALLREDUCE].nrows, 0);
   CHECK_EQ_INT(k[HK__COLL_REDUCE].nrows, 0);
@@ -78,6 +79,7 @@ int main(void)
   CHECK_EQ_INT(k[HK__COLL_ALLTOALL].nrows, 0);
   CHECK_EQ_INT(k[HK__COLL_SCAN].nrows, 1);
   CHECK_EQ_INT(k[HK__COLL_EXSCAN].nrows, 1);
+  CHECK_EQ_INT(k[HK__COLL_ALLTOALLV].nrows, 1);
   /* no collective at all: accepted, no table */
   CHECK_EQ_INT(parse(V2 "\"collectives\": {}}"), HK_SUCCESS);
   for (int i = 0; i < HK__COLL_KINDS; i++)
