@@ -94,6 +94,7 @@ typedef struct tcount {
   long long calls, small, one_rank;
   long long kcalls[12], ksmall[12]; /* the other collectives (hk_preload_colls.h: NK <= 12) */
   long long kmodel[12], kchosen[12]; /* memo hits per kind (K_ALLREDUCE too), by reason */
+  long long kone[12];                /* the other collectives on one rank */
   struct tcount *next;
 } tcount_t;
 static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */

@@ -184,8 +184,8 @@ static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long
 {
   kstat_t *k = &kst[a->kind];
   int c = size_class(bytes), inter = 0;
-  if (size == 1) { /* one rank: MPI only copies */
-    add_passed(k, HK_FALLBACK_ONE_RANK);
+  if (size == 1) { /* one rank: MPI only copies (counted per thread: no lock) */
+    counts()->kone[a->kind]++;
     return pmpi_call(a);
   }
   /* inter-communicators (the two groups may count different bytes) and roots MPI must
@@ -379,10 +379,10 @@ static void kinds_state(hk_preload_state_t *s)
   for (int k = 1; k < NK; k++) {
     s->calls += spare_counts.kcalls[k];
     s->passed += spare_counts.ksmall[k];
-    s->passed += spare_counts.kmodel[k] + spare_counts.kchosen[k];
+    s->passed += spare_counts.kmodel[k] + spare_counts.kchosen[k] + spare_counts.kone[k];
     for (const tcount_t *c = thread_counts; c; c = c->next) {
       s->calls += c->kcalls[k];
-      s->passed += c->ksmall[k] + c->kmodel[k] + c->kchosen[k];
+      s->passed += c->ksmall[k] + c->kmodel[k] + c->kchosen[k] + c->kone[k];
     }
     for (int r = 0; r < P_NREASONS; r++)
       s->passed += kst[k].passed[r];
@@ -410,11 +410,13 @@ static void summary_kinds(void)
     mine[k][2 + NALG + HK_FALLBACK_SMALL] = spare_counts.ksmall[k];
     mine[k][2 + NALG + HK_FALLBACK_MODEL] = spare_counts.kmodel[k];
     mine[k][2 + NALG + HK_FALLBACK_CHOSEN] = spare_counts.kchosen[k];
+    mine[k][2 + NALG + HK_FALLBACK_ONE_RANK] = spare_counts.kone[k];
     for (const tcount_t *c = thread_counts; c; c = c->next) {
       mine[k][0] += c->kcalls[k];
       mine[k][2 + NALG + HK_FALLBACK_SMALL] += c->ksmall[k];
       mine[k][2 + NALG + HK_FALLBACK_MODEL] += c->kmodel[k];
       mine[k][2 + NALG + HK_FALLBACK_CHOSEN] += c->kchosen[k];
+      mine[k][2 + NALG + HK_FALLBACK_ONE_RANK] += c->kone[k];
     }
     mine[k][1] = q->accelerated;
     memcpy(&mine[k][2], q->by_alg, sizeof q->by_alg);
