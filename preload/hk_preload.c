@@ -147,12 +147,11 @@ static void sum_counts(long long *calls, long long *small, long long *one_rank, 
   pthread_mutex_unlock(&st.lock);
 }
 
+/* floor(log2(bytes)), 0 for bytes < 2, at most NCLASS - 1 */
 static int size_class(long long bytes)
 {
-  int c = 0;
-  while (c < NCLASS - 1 && (1LL << (c + 1)) <= bytes)
-    c++;
-  return c;
+  int c = bytes > 1 ? 63 - __builtin_clzll((unsigned long long)bytes) : 0;
+  return c < NCLASS - 1 ? c : NCLASS - 1;
 }
 
 /* MPI_Reduce, MPI_Bcast, ...: a file of their own, compiled here (this file's state) */
