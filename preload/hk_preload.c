@@ -93,6 +93,8 @@ static struct {
 typedef struct tcount {
   long long calls, small, one_rank;
   long long kcalls[12], ksmall[12]; /* the other collectives (hk_preload_colls.h: NK <= 12) */
+  long long kmodel[12], kchosen[12]; /* memo hits per kind (K_ALLREDUCE too), by reason */
+  long long kone[12];                /* the other collectives on one rank */
   struct tcount *next;
 } tcount_t;
 static tcount_t *thread_counts, spare_counts; /* spare: if malloc fails (shared, racy) */
@@ -125,44 +127,42 @@ static inline tcount_t *counts(void)
   return fast.counts;
 }
 
-static void sum_counts(long long *calls, long long *small, long long *one_rank)
+/* the allreduce's counts summed over threads; memo[0], memo[1]: its memo hits (model,
+ * chosen) */
+static void sum_counts(long long *calls, long long *small, long long *one_rank, long long *memo)
 {
   pthread_mutex_lock(&st.lock);
   *calls = spare_counts.calls;
   *small = spare_counts.small;
   *one_rank = spare_counts.one_rank;
+  memo[0] = spare_counts.kmodel[0];
+  memo[1] = spare_counts.kchosen[0];
   for (tcount_t *c = thread_counts; c; c = c->next) {
     *calls += c->calls;
     *small += c->small;
     *one_rank += c->one_rank;
+    memo[0] += c->kmodel[0];
+    memo[1] += c->kchosen[0];
   }
   pthread_mutex_unlock(&st.lock);
 }
 
+/* floor(log2(bytes)), 0 for bytes < 2, at most NCLASS - 1 */
 static int size_class(long long bytes)
 {
-  int c = 0;
-  while (c < NCLASS - 1 && (1LL << (c + 1)) <= bytes)
-    c++;
-  return c;
+  int c = bytes > 1 ? 63 - __builtin_clzll((unsigned long long)bytes) : 0;
+  return c < NCLASS - 1 ? c : NCLASS - 1;
 }
 
 /* MPI_Reduce, MPI_Bcast, ...: a file of their own, compiled here (this file's state) */
 #include "hk_preload_colls.h"
+/* the per-communicator state: sampling counters and the memo (this file's state too) */
+#include "hk_preload_memo.h"
 
 int hk__preload_ask(int required)
 {
   st.asked_level = hk__preload_level(required, &st.mode, st.why, sizeof st.why);
   return st.asked_level;
-}
-
-static int delete_counters(MPI_Comm comm, int kv, void *value, void *extra)
-{
-  (void)comm;
-  (void)kv;
-  (void)extra;
-  free(value);
-  return MPI_SUCCESS;
 }
 
 static const char *level_name(int l) { return hk__mpi_level_short(l); }
@@ -267,22 +267,6 @@ HK_PUBLIC int MPI_Query_thread(int *provided)
   return MPI_SUCCESS;
 }
 
-/* the sampling counters of comm (an attribute: every rank of comm advances its
- * copy on the same calls); NULL if the attribute cannot be made */
-static long long *counters(MPI_Comm comm)
-{
-  void *v = NULL;
-  int found = 0;
-  if (PMPI_Comm_get_attr(comm, st.keyval, &v, &found) == MPI_SUCCESS && found)
-    return v;
-  long long *n = calloc(NCLASS * NK, sizeof *n); /* kind k: [k * NCLASS, (k + 1) * NCLASS) */
-  if (n && PMPI_Comm_set_attr(comm, st.keyval, n) != MPI_SUCCESS) {
-    free(n);
-    n = NULL;
-  }
-  return n;
-}
-
 /* out of line: the pass-through path of MPI_Allreduce keeps no stack frame */
 static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, int count,
                                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -296,8 +280,8 @@ static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, i
     counts()->one_rank++;
     return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
-  long long *seen = counters(comm);
-  if (!seen || seen[c]++ % SAMPLE_EVERY == 0) {
+  comm_state_t *cs = comm_state(comm);
+  if (!cs || cs->seen[c]++ % SAMPLE_EVERY == 0) {
     /* no counters: every rank of comm lacks them alike only by luck, so a rank
      * without them passes through as if sampled; allocation failure is the
      * only cause, and then the process is in trouble anyway */
@@ -310,6 +294,13 @@ static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, i
     st.cls[c].t_mpi += t;
     pthread_mutex_unlock(&st.lock);
     return rc;
+  }
+  memo_t key;
+  int keyed = memo_key(&key, K_ALLREDUCE, bytes, type, type, 1, op);
+  int why = keyed ? memo_get(cs, &key, c) : HK_FALLBACK_NONE;
+  if (why != HK_FALLBACK_NONE) { /* no clock, no lock: what MPI_Allreduce pays here */
+    memo_count(K_ALLREDUCE, why);
+    return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
   }
   hk_allreduce_info_t info;
   hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = HK_DEFAULT, .info = &info};
@@ -326,6 +317,8 @@ static __attribute__((noinline)) int hybrid_call(const void *sbuf, void *rbuf, i
     PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
     return MPI_ERR_OTHER;
   }
+  if (keyed)
+    memo_put(cs, &key, c, info.fallback);
   pthread_mutex_lock(&st.lock);
   if (info.fallback == HK_FALLBACK_NONE && info.algorithm != HK_ALLREDUCE_MPI) {
     st.accelerated++;
@@ -400,8 +393,9 @@ HK_PUBLIC int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
 
 HK_PUBLIC int hk_preload_query(hk_preload_state_t *s)
 {
-  long long calls = 0, passed = 0, one = 0;
-  sum_counts(&calls, &passed, &one);
+  long long calls = 0, passed = 0, one = 0, memo[2];
+  sum_counts(&calls, &passed, &one, memo);
+  passed += memo[0] + memo[1];
   pthread_mutex_lock(&st.lock);
   for (int r = 0; r < P_NREASONS; r++)
     passed += st.passed[r];
@@ -420,12 +414,14 @@ static void summary(void)
   double tmine[ND], tall[ND]; /* per algorithm: time, estimated saving */
   memset(mine, 0, sizeof mine);
   memset(tmine, 0, sizeof tmine);
-  long long one = 0;
-  sum_counts(&mine[0], &mine[2], &one);
+  long long one = 0, memo[2];
+  sum_counts(&mine[0], &mine[2], &one, memo);
   mine[1] = st.accelerated;
   memcpy(mine + 3, st.by_alg, sizeof st.by_alg);
   memcpy(mine + 3 + NALG, st.passed, sizeof st.passed);
   mine[3 + NALG + HK_FALLBACK_ONE_RANK] += one;
+  mine[3 + NALG + HK_FALLBACK_MODEL] += memo[0];
+  mine[3 + NALG + HK_FALLBACK_CHOSEN] += memo[1];
   mine[3 + NALG + HK_FALLBACK_SMALL] += mine[2]; /* one "small" in the summary */
   for (int a = 0; a < NALG; a++)
     for (int c = 0; c < NCLASS; c++) {

@@ -39,8 +39,45 @@ typedef struct kstat {
 static kstat_t kst[NK];
 static long long kmin[NK]; /* the agreed thresholds (kmin[K_ALLREDUCE] == st.min_bytes) */
 
+/* The memo (issue 42): per communicator, the library's answer for a shape of call that it
+ * handed back to MPI (the model's mpi, or mpi chosen by the table or the environment), so
+ * the next call of that shape goes straight to MPI: no clock, no lock, no decision.  Key:
+ * the kind, the bytes, a predefined type (handles never freed: one cannot come back as
+ * another type), send type the same or in place, a predefined op or none; the v forms
+ * (per-rank counts) are not memoised.  Everything else the library decides from is fixed
+ * on the communicator or only takes hybrid algorithms away (set-up failures), and the
+ * configuration is read once per process, so such an answer never goes stale.  Each rank
+ * decides from its own memo; a hit returns what its decision would, so ranks whose memos
+ * differ (eviction) still run the same MPI call. */
+#define NMEMO 16
+typedef struct memo {
+  long long bytes;
+  MPI_Datatype type;
+  MPI_Op op;
+  int kind, in_place, why; /* why: HK_FALLBACK_MODEL or _CHOSEN; NONE: empty */
+} memo_t;
+typedef struct comm_state {
+  long long seen[NCLASS * NK]; /* sampling: kind k's classes [k * NCLASS, (k + 1) * NCLASS) */
+  memo_t memo[NMEMO];          /* slot (kind x 7 + class) mod NMEMO */
+} comm_state_t;
+
+static int predefined_op(MPI_Op op)
+{
+  const MPI_Op ops[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND,
+                        MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (op == ops[i])
+      return 1;
+  return 0;
+}
+
 /* defined in hk_preload.c after this file's inclusion */
-static long long *counters(MPI_Comm comm);
+static comm_state_t *comm_state(MPI_Comm comm);
+static int memo_key(memo_t *m, int kind, long long bytes, MPI_Datatype type, MPI_Datatype stype,
+                    int in_place, MPI_Op op);
+static int memo_get(comm_state_t *cs, const memo_t *m, int cls);
+static void memo_put(comm_state_t *cs, const memo_t *m, int cls, int why);
+static void memo_count(int kind, int why);
 static inline int type_size(MPI_Datatype type);
 
 /* the thresholds of every kind agreed over MPI_COMM_WORLD (one PMPI_Allreduce): 1 when
@@ -157,8 +194,8 @@ static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long
 {
   kstat_t *k = &kst[a->kind];
   int c = size_class(bytes), inter = 0;
-  if (size == 1) { /* one rank: MPI only copies */
-    add_passed(k, HK_FALLBACK_ONE_RANK);
+  if (size == 1) { /* one rank: MPI only copies (counted per thread: no lock) */
+    counts()->kone[a->kind]++;
     return pmpi_call(a);
   }
   /* inter-communicators (the two groups may count different bytes) and roots MPI must
@@ -171,8 +208,8 @@ static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long
     counts()->ksmall[a->kind]++; /* counted with "small" */
     return pmpi_call(a);
   }
-  long long *seen = counters(a->comm);
-  if (!seen || seen[a->kind * NCLASS + c]++ % SAMPLE_EVERY == 0) {
+  comm_state_t *cs = comm_state(a->comm);
+  if (!cs || cs->seen[a->kind * NCLASS + c]++ % SAMPLE_EVERY == 0) {
     double t0 = PMPI_Wtime();
     int rc = pmpi_call(a);
     double t = PMPI_Wtime() - t0;
@@ -182,6 +219,18 @@ static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long
     k->cls[c].t_mpi += t;
     pthread_mutex_unlock(&st.lock);
     return rc;
+  }
+  memo_t key;
+  int reduces = a->kind == K_REDUCE || a->kind == K_REDUCE_SCATTER || a->kind == K_SCAN ||
+                a->kind == K_EXSCAN;
+  int keyed = a->kind != K_ALLGATHERV && a->kind != K_REDUCE_SCATTER_V &&
+              memo_key(&key, a->kind, bytes, a->type, a->kind == K_ALLGATHER ||
+                       a->kind == K_ALLTOALL ? a->stype : a->type, a->sbuf == MPI_IN_PLACE,
+                       reduces ? a->op : MPI_OP_NULL);
+  int why = keyed ? memo_get(cs, &key, c) : HK_FALLBACK_NONE;
+  if (why != HK_FALLBACK_NONE) { /* no clock, no lock */
+    memo_count(a->kind, why);
+    return pmpi_call(a);
   }
   hk_allreduce_info_t info;
   hk_allreduce_opts_t o = {.algorithm = HK_ALLREDUCE_AUTO, .min_bytes = HK_DEFAULT, .info = &info};
@@ -199,6 +248,8 @@ static __attribute__((noinline)) int coll_hybrid(const call_t *a, int size, long
     PMPI_Comm_call_errhandler(a->comm, MPI_ERR_OTHER);
     return MPI_ERR_OTHER;
   }
+  if (keyed)
+    memo_put(cs, &key, c, info.fallback);
   pthread_mutex_lock(&st.lock);
   if (info.fallback == HK_FALLBACK_NONE && info.algorithm != HK_ALLREDUCE_MPI) {
     k->accelerated++;
@@ -363,9 +414,10 @@ static void kinds_state(hk_preload_state_t *s)
   for (int k = 1; k < NK; k++) {
     s->calls += spare_counts.kcalls[k];
     s->passed += spare_counts.ksmall[k];
+    s->passed += spare_counts.kmodel[k] + spare_counts.kchosen[k] + spare_counts.kone[k];
     for (const tcount_t *c = thread_counts; c; c = c->next) {
       s->calls += c->kcalls[k];
-      s->passed += c->ksmall[k];
+      s->passed += c->ksmall[k] + c->kmodel[k] + c->kchosen[k] + c->kone[k];
     }
     for (int r = 0; r < P_NREASONS; r++)
       s->passed += kst[k].passed[r];
@@ -391,9 +443,15 @@ static void summary_kinds(void)
     const kstat_t *q = &kst[k];
     mine[k][0] = spare_counts.kcalls[k];
     mine[k][2 + NALG + HK_FALLBACK_SMALL] = spare_counts.ksmall[k];
+    mine[k][2 + NALG + HK_FALLBACK_MODEL] = spare_counts.kmodel[k];
+    mine[k][2 + NALG + HK_FALLBACK_CHOSEN] = spare_counts.kchosen[k];
+    mine[k][2 + NALG + HK_FALLBACK_ONE_RANK] = spare_counts.kone[k];
     for (const tcount_t *c = thread_counts; c; c = c->next) {
       mine[k][0] += c->kcalls[k];
       mine[k][2 + NALG + HK_FALLBACK_SMALL] += c->ksmall[k];
+      mine[k][2 + NALG + HK_FALLBACK_MODEL] += c->kmodel[k];
+      mine[k][2 + NALG + HK_FALLBACK_CHOSEN] += c->kchosen[k];
+      mine[k][2 + NALG + HK_FALLBACK_ONE_RANK] += c->kone[k];
     }
     mine[k][1] = q->accelerated;
     memcpy(&mine[k][2], q->by_alg, sizeof q->by_alg);

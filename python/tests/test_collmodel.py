@@ -190,3 +190,27 @@ def test_fit_overhead_ignores_one_noisy_run():
                      "results": {"time": {"avg": sec * 1e6, "max": sec * 1e6}}})
     got = cm.fit_overhead(PARAMS, recs)
     assert got.overhead == pytest.approx(PARAMS.overhead, rel=1e-3)
+
+
+def test_scan_and_exscan_are_a_chain_in_rank_order():
+    # P = 4 on one node, n = 64 KiB: scan copies, then 3 hops of (a + n/b + n/r1); exscan
+    # has no copy and one reduction fewer
+    n = 1 << 16
+    assert cm.predict(PARAMS, "scan", "mpi", 1, n, 4, 4) == pytest.approx(
+        n / 2e9 + 3 * (1e-6 + n / 1e9 + n / 1e9))
+    assert cm.predict(PARAMS, "exscan", "mpi", 1, n, 4, 4) == pytest.approx(
+        3 * (1e-6 + n / 1e9) + 2 * n / 1e9)
+    # chunked: MPI's chain on T chunks at the T-thread rates, plus the hybrid overheads
+    assert cm.predict(PARAMS, "scan", "chunked", 2, n, 4, 4) == pytest.approx(
+        2e-6 + 1e-6 + n / 3e9 + 3 * (1e-6 + n / 1e9 + n / 1.5e9))
+    # one rank: scan copies its buffer, exscan moves nothing
+    assert cm.predict(PARAMS, "scan", "mpi", 1, 2000, 1, 1) == pytest.approx(2000 / 2e9)
+    assert cm.predict(PARAMS, "exscan", "mpi", 1, 2000, 1, 1) == 0.0
+
+
+def test_scan_has_no_shifted_or_hierarchical():
+    for coll in ("scan", "exscan"):
+        for alg in ("chunked-shifted", "hierarchical"):
+            assert cm.predict(PARAMS, coll, alg, 2, 1 << 20, 4, 4) == math.inf
+        assert math.isfinite(cm.predict(PARAMS, coll, "chunked", 2, 1 << 20, 4, 4))
+        assert cm.best(PARAMS, coll, 1 << 20, 4, 4, 2)[0] in ("mpi", "chunked")

@@ -107,6 +107,8 @@ def test_cli_from_records_writes_the_table(cli, fixtures, tmp_path):
     (["tune", "allreduce", "--np", "0"], 2, "argument --np: 0 is out of range (allowed: 1 to 65536)"),
     (["tune", "allreduce", "--sizes", "big"], 2, "expected MIN:MAX bytes"),
     (["tune", "allreduce", "--from-records", "/no/such.jsonl"], 1, "no such file"),
+    (["tune", "scan"], 2, "'hk-bench coll' does not measure scan; use --predict"),
+    (["tune", "exscan", "--np", "2"], 2, "'hk-bench coll' does not measure exscan"),
 ])
 def test_cli_errors(cli, args, code, err):
     res = cli(args)
@@ -165,7 +167,7 @@ def test_predicted_table_is_the_models_pick_per_size():
     assert sizes[0] == 1024 and sizes[-1] == 16 << 20 and len(sizes) == 15
     table = tunemod.predict_table(PARAMS, tunemod.COLLECTIVES, sizes, 2, 2, 2)
     assert set(table["collectives"]) == {"allreduce", "reduce", "reduce_scatter", "bcast",
-                                         "allgather", "alltoall"}
+                                         "allgather", "alltoall", "scan", "exscan"}
     assert collmodel.MachineParams.from_json(table["model"]) == PARAMS
     for name, entry in table["collectives"].items():
         cname = name.replace("_", "-")
@@ -202,10 +204,30 @@ def test_cli_predict_with_params(tmp_path, capsys):
     assert main(["tune", "all", "--predict", "--params", str(params), "--np", "2",
                  "--threads", "2", "--sizes", "1K:1M", "--output", str(out)]) == 0
     table = json.loads(out.read_text())
-    assert table["version"] == 2 and len(table["collectives"]) == 6
+    assert table["version"] == 2 and len(table["collectives"]) == 8
+    assert {"scan", "exscan"} <= set(table["collectives"]) <= set(table["predicted"])
     assert main(["tune", "reduce-scatter", "--predict", "--params", str(out), "--np", "4",
                  "--ranks-per-node", "2", "--threads", "1", "--sizes", "1K:1M",
                  "--output", str(out)]) == 0
     table = json.loads(out.read_text())
     assert list(table["collectives"]) == ["reduce_scatter"]
     assert table["shape"] == {"ranks": 4, "ranks_per_node": 2, "threads": 1}
+
+
+def test_cli_predict_scan_and_exscan(tmp_path):
+    from hybridkit.cli import main
+    params = tmp_path / "params.json"
+    params.write_text(json.dumps(PARAMS.to_json()))
+    for coll in ("scan", "exscan"):
+        out = tmp_path / f"{coll}.json"
+        assert main(["tune", coll, "--predict", "--params", str(params), "--np", "4",
+                     "--threads", "2", "--sizes", "1K:16M", "--output", str(out)]) == 0
+        table = json.loads(out.read_text())
+        assert list(table["collectives"]) == [coll]
+        rows = table["collectives"][coll]["rows"]
+        assert rows[-1]["max_bytes"] is None
+        assert {r["algorithm"] for r in rows} <= {"mpi", "chunked"}  # what hk_scan has
+        for s in tunemod.sizes_of("1K:16M"):
+            row = next(r for r in rows if r["max_bytes"] is None or s <= r["max_bytes"])
+            alg, thr, _ = collmodel.best(PARAMS, coll, s, 4, 4, 2)
+            assert (row["algorithm"], row["threads"]) == (alg, thr), (coll, s)

@@ -28,6 +28,16 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int keyval = MPI_KEYVAL_INVALID;
 static int self_keyval = MPI_KEYVAL_INVALID;
 static hk__coll_cache_t *registry; /* caches alive */
+/* The look-up without the lock or the attribute: this thread's last communicator and its
+ * cache, valid while no cache has been freed since (gen: +1 on every free, so a handle MPI
+ * reuses for a new communicator never finds the old cache).  Caches are freed only with
+ * their communicator (MPI_Comm_free, MPI_Finalize), which no other call may overlap on it. */
+static unsigned gen;
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+  MPI_Comm comm;
+  hk__coll_cache_t *cache;
+  unsigned gen;
+} last;
 
 static void free_comms(MPI_Comm *comms, int n)
 {
@@ -61,6 +71,7 @@ static int delete_cb(MPI_Comm comm, int kv, void *value, void *extra)
   (void)extra;
   hk__coll_cache_t *c = value;
   pthread_mutex_lock(&lock);
+  __atomic_add_fetch(&gen, 1, __ATOMIC_ACQ_REL);
   for (hk__coll_cache_t **p = &registry; *p; p = &(*p)->next)
     if (*p == c) {
       *p = c->next;
@@ -222,17 +233,25 @@ int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache)
 {
   int err = HK_SUCCESS, found = 0;
   void *value = NULL;
+  unsigned now = __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
+  if (last.cache && last.comm == comm && last.gen == now) {
+    *cache = last.cache; /* one compare of the handle and the generation */
+    return HK_SUCCESS;
+  }
   pthread_mutex_lock(&lock);
   err = lookup(comm, &value, &found);
   pthread_mutex_unlock(&lock);
   if (err != HK_SUCCESS)
     return err;
-  if (found) {
-    *cache = value;
-    return HK_SUCCESS;
+  hk__coll_cache_t *c = value;
+  if (!found) /* creation is collective: never under the lock (other threads may need it) */
+    err = create(comm, &c);
+  if (err == HK_SUCCESS) {
+    *cache = c;
+    last.comm = comm;
+    last.cache = c;
+    last.gen = now; /* read before the look-up: a free since then makes it stale at once */
   }
-  /* creation is collective: never under the lock (other threads may need it) */
-  err = create(comm, cache);
   return err;
 }
 

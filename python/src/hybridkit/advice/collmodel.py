@@ -30,6 +30,11 @@ point SMALL = 64 KiB is not measured), + o_mpi:
               else scatter + allgather        (lg + P - 1) a + 2 f n/b
   allgather   own block copied + recursive doubling / ring:  n/(P c1) + lg a + f n/b
   alltoall    pairwise exchange               (P - 1)(a + n/(P b)) + n/(P c1)
+  scan        a chain in rank order (Open MPI 4.1's basic component; not measured): the
+              send buffer copied, then each rank waits for its left neighbour's prefix,
+              folds it in and passes it on:   n/c1 + (P - 1)(a + n/b + n/r1)
+  exscan      the same chain without the copy and one reduction fewer:
+              (P - 1)(a + n/b) + (P - 2) n/r1
   (r1 = r(1), c1 = c(1): MPI reduces and copies on one thread.)
 
 chunked with T threads: T chunks of n/T bytes, each an MPI call of the same collective on its
@@ -40,6 +45,8 @@ of memory bandwidth shows), and MPI picks its algorithm by the chunk's size n/T:
   t = o + o_t (T - 1) + o_mpi + mpi(n, a, b, r(T), c(T); switch on n/T)
 chunked-shifted: the same cost (assumption: starting the threads at different chunks changes
   the contention, not the volume; the model cannot tell them apart and prefers chunked).
+  scan and exscan have no chunked-shifted (a rotated communicator folds the ranks in
+  another order) and no hierarchical (src/coll/scan.c): inf for both.
 
 hierarchical with T threads (needs L >= 2; alltoall also N == 1): node phases through a shared
 window at c(T) / r(T) (data another core wrote: the memory rates), then, with N >= 2 nodes,
@@ -57,7 +64,7 @@ one node there is no leaders' step (src/coll/hierarchical.c, reduce_node.c, gath
 
 P == 1: the library calls MPI (fallback "one rank"); MPI copies the send buffer into the
 receive buffer at c_loc(n) (reduce-scatter: twice, into the reduction's buffer and out of
-it; bcast: nothing), so predict() gives that for mpi and inf for the hybrid algorithms.
+it; bcast and exscan: nothing), so predict() gives that for mpi and inf for the hybrid algorithms.
 
 Every algorithm that would fall back returns math.inf.  Times are seconds.
 
@@ -77,7 +84,13 @@ import statistics
 from dataclasses import asdict, dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall")
+COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall", "scan",
+               "exscan")
+# what 'hk-bench coll' measures (the reference of the tests, `tune` without --predict)
+MEASURED = COLLECTIVES[:6]
+# the algorithms src/coll/scan.c has not: their calls fall back ("unavailable")
+UNAVAILABLE = {"scan": ("chunked-shifted", "hierarchical"),
+               "exscan": ("chunked-shifted", "hierarchical")}
 ALGORITHMS = ("mpi", "chunked", "chunked-shifted", "hierarchical")
 SMALL = 64 * 1024          # bytes: MPI's assumed switch from latency- to bandwidth-optimal
 DEFAULT_OVERHEAD = 2e-6    # s per hybrid call (used when no bench.coll records were fitted)
@@ -163,7 +176,7 @@ def mpi_time(collective: str, n: float, p: int, a: float, b: float, r: float, c:
     size MPI decides by (default n).  Out-of-place buffers."""
     if p <= 1:  # the send buffer copied to the receive buffer (reduce-scatter: twice,
         # into the reduction's buffer, then the "scatter" of the one block)
-        return {"bcast": 0.0, "reduce-scatter": 2 * n / c}.get(collective, n / c)
+        return {"bcast": 0.0, "exscan": 0.0, "reduce-scatter": 2 * n / c}.get(collective, n / c)
     lg, f = _lg(p), (p - 1) / p
     small = (n if switch is None else switch) <= SMALL
     if collective == "allreduce":
@@ -189,6 +202,10 @@ def mpi_time(collective: str, n: float, p: int, a: float, b: float, r: float, c:
         return n / (p * c) + lg * a + f * n / b
     if collective == "alltoall":
         return (p - 1) * (a + n / (p * b)) + n / (p * c)
+    if collective == "scan":
+        return n / c + (p - 1) * (a + n / b + n / r)
+    if collective == "exscan":
+        return (p - 1) * (a + n / b) + max(0, p - 2) * n / r
     raise ValueError(f"unknown collective {collective!r}")
 
 
@@ -199,6 +216,8 @@ def predict(params: MachineParams, collective: str, algorithm: str, threads: int
         raise ValueError(f"unknown collective {collective!r}")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}")
+    if algorithm in UNAVAILABLE.get(collective, ()):
+        return math.inf
     p, local = max(1, ranks), max(1, min(ranks_per_node, ranks))
     n, t = float(size), max(1, threads)
     nodes = max(1, math.ceil(p / local))

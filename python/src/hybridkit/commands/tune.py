@@ -215,7 +215,9 @@ def run_allreduce(ns: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- version 2: every collective
 
 FORMAT_V2 = "hybridkit-coll-tuning"
-COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall")
+COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall", "scan",
+               "exscan")
+MEASURED = collmodel.MEASURED  # what 'hk-bench coll' measures (scan, exscan: --predict only)
 COLL_HELP = "tune one hybrid collective (or all): measured, or predicted by the cost model"
 COLL_DESCRIPTION = """\
 Without --predict: run 'hk-bench coll' for the collective(s) (every algorithm, 1..T threads,
@@ -225,7 +227,8 @@ With --predict: fit the cost model (hybridkit.advice.collmodel) to 'hk-bench col
 thread count per size for --np ranks, --ranks-per-node per node, and write the table from the
 predictions ("predicted", "model" keep them). --check K also measures K sizes per collective
 with 'hk-bench coll' and prints predicted vs measured and how often the model's pick is the
-measured best ("check" in the table).
+measured best ("check" in the table). scan and exscan: --predict only ('hk-bench coll' does
+not measure them; 'all' measures the others, and --check leaves them out).
 
 examples:
   hybridkit tune all --predict --np 2 --threads 1
@@ -415,6 +418,9 @@ def load_params(path: Path):
 
 def run_collective(ns: argparse.Namespace) -> int:
     colls = list(COLLECTIVES) if ns.collective == "all" else [ns.collective]
+    if not ns.predict and ns.collective != "all" and ns.collective not in MEASURED:
+        raise UsageError(f"tune {ns.collective}: 'hk-bench coll' does not measure "
+                         f"{ns.collective}; use --predict (the cost model)")
     threads = ns.threads or max(1, local_cores() // ns.np)
     out = ns.output if ns.output != DEFAULT_OUTPUT else DEFAULT_OUTPUT.with_name(
         f"{table_name(ns.collective)}{'.predicted' if ns.predict else ''}.json")
@@ -426,7 +432,7 @@ def run_collective(ns: argparse.Namespace) -> int:
         else:
             path = out.with_suffix(".records.jsonl")
             path.unlink(missing_ok=True)
-            for coll in colls:
+            for coll in (c for c in colls if c in MEASURED):
                 run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
                                "--min-bytes", "0", "-m", ns.sizes], path, threads)
             records = load([path])
@@ -447,7 +453,7 @@ def run_collective(ns: argparse.Namespace) -> int:
             some = sorted({every[round(i * (len(every) - 1) / max(1, k - 1))] for i in range(k)})
             path = out.with_suffix(".check.jsonl")
             path.unlink(missing_ok=True)
-            for coll in colls:
+            for coll in (c for c in colls if c in MEASURED):
                 for s in some:
                     run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
                                    "--min-bytes", "0", "-m", f"{s}:{s}"], path, threads)

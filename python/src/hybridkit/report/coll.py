@@ -36,7 +36,8 @@ except ImportError:  # pragma: no cover - depends on the installed package
     collmodel = None  # type: ignore[assignment]
 
 KINDS = ("bench.coll", "bench.allreduce")
-COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall")
+COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall", "scan",
+               "exscan")
 MODEL_ERRORS = (HKError, ValueError, KeyError, TypeError, ZeroDivisionError)
 
 Row = Tuple[str, int]  # (algorithm, threads asked); mpi: threads 1
