@@ -209,6 +209,10 @@ int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, M
  * gives a copy of its operand instead (MPICH 4.0.2 crashes there: reduce.c) */
 int hk__pmpi_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm);
+/* PMPI_Reduce_scatter, except that under MPICH MPI_IN_PLACE gives a copy of the `total`
+ * elements of the operand instead (MPICH 4.0.2 aborts there: reduce.c) */
+int hk__pmpi_reduce_scatter(const void *sbuf, void *rbuf, const int *counts, long long total,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 /* reduce_node.c: hierarchical variants (nodes, leaders made by the caller) */
 int hk__reduce_hierarchical(const hk__red_call_t *k, int threads);
 int hk__reduce_scatter_hierarchical(const hk__red_call_t *k, int threads);

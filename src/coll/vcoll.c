@@ -38,6 +38,9 @@
  * reduce_scatter's): allgatherv mpi as hk_allgather's (no gain measured on 2 cores);
  * reduce-scatter chunked as hk_reduce_scatter_block's chunked (not oversubscribed,
  * MULTIPLE, spare cores for 2 useful parts), else mpi.
+ *
+ * reduce-scatter's mpi runs hk__pmpi_reduce_scatter (reduce.c): under MPICH an in-place
+ * call gives MPI a copy of the operand (MPICH 4.0.2 aborts in place with unequal counts).
  */
 #include <limits.h>
 #include <omp.h>
@@ -343,6 +346,6 @@ int hk_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
   int err = decide(&k, comm, o, info);
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  int rc = hk__pmpi_reduce_scatter(sendbuf, recvbuf, recvcounts, k.total, datatype, op, comm);
   return HK_COLL_MPI_DONE(info, rc, "PMPI_Reduce_scatter");
 }
