@@ -31,7 +31,8 @@
  * Inside a parallel region the team of the chunks is one thread (nested regions off):
  * the calling thread runs the same messages in the same order.
  *
- * auto: the kind's tuning-table row, else its environment, else model().
+ * auto: the kind's tuning-table row, else its environment, else mpi (measured: see the
+ * decision).
  *
  * Datatypes: a contiguous type (count x extent bytes fitting an int) is moved as bytes,
  * so ranks may describe the message by different (count, datatype) pairs of one
@@ -134,7 +135,7 @@ static int run(const void *call, hk_allreduce_alg_t alg, int threads)
 }
 
 /* ---- the decision ---- */
-/* auto without a table or environment: mpi.  Measured on 2 cores (docs/coll.md,
+/* auto without a table or environment: mpi (no model).  Measured on 2 cores (docs/coll.md,
  * "Broadcast"), 2 ranks x 1 thread on one node, Open MPI 4: a back-to-back loop with the
  * root rotating gave hierarchical 0.64-0.82x of PMPI_Bcast's time from 4 KiB to 256 KiB,
  * but osu_bcast (root 0, a barrier after each call) gives it 2.1-3.4x PMPI_Bcast's time
@@ -144,7 +145,6 @@ static int run(const void *call, hk_allreduce_alg_t alg, int threads)
  * hierarchical (the table or HK_BCAST_ALGORITHM can), and the chunked families need a
  * spare core per rank, which 2 cores only give oversubscribed.  The built-in threshold
  * (src/coll/config.c) keeps every broadcast off the decision path as well. */
-static hk_allreduce_alg_t model(void) { return HK_ALLREDUCE_MPI; }
 
 static int check_chunked(const bc_call_t *k, hk_allreduce_alg_t alg, int *threads,
                          hk_allreduce_fallback_t *why)
@@ -187,18 +187,14 @@ static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, lon
   MPI_Aint lb = 0;
   PMPI_Type_get_extent(k->type, &lb, &k->extent);
   k->contiguous = hk__coll_contiguous(k->type) && (long long)k->count * k->extent <= INT_MAX;
-  int t_table = 0;
-  hk_allreduce_alg_t alg = hk__coll_pick(c, o, HK__COLL_BCAST, bytes, &t_table);
-  int modelled = alg == HK_ALLREDUCE_AUTO;
-  int threads = hk__coll_threads(c, o, t_table, HK__COLL_BCAST, "hk_bcast");
-  if (alg == HK_ALLREDUCE_AUTO)
-    alg = model();
-  hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
-  if (alg == HK_ALLREDUCE_MPI)
-    why = modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN;
-  else if (alg == HK_ALLREDUCE_HIERARCHICAL)
+  hk__coll_choice_t ch = {.kind = HK__COLL_BCAST, .bytes = bytes, .fn = "hk_bcast"};
+  hk__coll_choose(c, o, &ch);
+  hk_allreduce_alg_t alg = ch.alg;
+  int threads = ch.threads;
+  hk_allreduce_fallback_t why = ch.why;
+  if (why == HK_FALLBACK_NONE && alg == HK_ALLREDUCE_HIERARCHICAL)
     HK_TRY(err, check_hierarchical(k, &threads, &why));
-  else
+  else if (why == HK_FALLBACK_NONE)
     HK_TRY(err, check_chunked(k, alg, &threads, &why));
   return hk__coll_run(c, alg, threads, why, run, k, info);
 cleanup:

@@ -211,6 +211,10 @@ int hk__reduce_chunks(const char *in, char *out, int count, MPI_Datatype type, M
  * gives a copy of its operand instead (MPICH 4.0.2 crashes there: reduce.c) */
 int hk__pmpi_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm);
+/* PMPI_Reduce_scatter, except that under MPICH MPI_IN_PLACE gives a copy of the `total`
+ * elements of the operand instead (MPICH 4.0.2 aborts there: reduce.c) */
+int hk__pmpi_reduce_scatter(const void *sbuf, void *rbuf, const int *counts, long long total,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 /* reduce_node.c: hierarchical variants (nodes, leaders made by the caller) */
 int hk__reduce_hierarchical(const hk__red_call_t *k, int threads);
 int hk__reduce_scatter_hierarchical(const hk__red_call_t *k, int threads);
@@ -239,6 +243,26 @@ int hk__coll_threads(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o, in
 int hk__coll_hier_nodes(hk__coll_cache_t *c, int across_nodes, hk_allreduce_fallback_t *why);
 int hk__coll_enter(MPI_Comm comm, hk__coll_cache_t **c, hk_allreduce_info_t *info);
 int hk__coll_contiguous(MPI_Datatype type);
+/* hk__coll_choose: after hk__coll_early, the algorithm and threads of a call.  model:
+ * auto's own choice for `call`, mpi or a hybrid algorithm (*threads in: the threads in
+ * force, out: those to use); NULL: auto is mpi.  A model that makes a collective (that
+ * may fail) is called by its file instead (reduce.c: lint.agree sees no collective
+ * behind a function pointer). */
+typedef hk_allreduce_alg_t (*hk__coll_model_fn)(const void *call, int *threads);
+typedef struct hk__coll_choice {
+  /* in */
+  hk__coll_kind_t kind;
+  long long bytes;            /* the table row's key */
+  const char *fn;             /* named in the thread warning */
+  hk__coll_model_fn model;
+  const void *call;           /* model's argument */
+  /* out */
+  hk_allreduce_alg_t alg;     /* never AUTO */
+  int threads;
+  hk_allreduce_fallback_t why; /* alg mpi: model (auto's model) or chosen; else none */
+} hk__coll_choice_t;
+void hk__coll_choose(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o,
+                     hk__coll_choice_t *ch);
 typedef int (*hk__coll_run_fn)(const void *call, hk_allreduce_alg_t alg, int threads);
 int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
                  hk_allreduce_fallback_t why, hk__coll_run_fn run, const void *call,

@@ -6,6 +6,8 @@
  *                       kind's environment algorithm; AUTO left means "the model"
  *   hk__coll_threads    options, else the table row's, else the environment's, else
  *                       the agreed OpenMP threads; capped at the cores (one warning)
+ *   hk__coll_choose     pick, threads, then auto's model; the fallback when mpi is the
+ *                       answer (model or chosen); not reduce.c's (its model may fail)
  *   hk__coll_hier_nodes hierarchical: the nodes (and across nodes the leaders), or
  *                       fallback `nodes`
  *   hk__coll_enter      an inter-communicator or one rank -> fallback; else the cache
@@ -52,6 +54,20 @@ int hk__coll_threads(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o, in
     return cap;
   }
   return t;
+}
+
+void hk__coll_choose(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o,
+                     hk__coll_choice_t *ch)
+{
+  int t_table = 0;
+  ch->alg = hk__coll_pick(c, o, ch->kind, ch->bytes, &t_table);
+  int modelled = ch->alg == HK_ALLREDUCE_AUTO;
+  ch->threads = hk__coll_threads(c, o, t_table, ch->kind, ch->fn);
+  if (modelled)
+    ch->alg = ch->model ? ch->model(ch->call, &ch->threads) : HK_ALLREDUCE_MPI;
+  ch->why = ch->alg != HK_ALLREDUCE_MPI ? HK_FALLBACK_NONE
+            : modelled                  ? HK_FALLBACK_MODEL
+                                        : HK_FALLBACK_CHOSEN;
 }
 
 int hk__coll_hier_nodes(hk__coll_cache_t *c, int across_nodes, hk_allreduce_fallback_t *why)

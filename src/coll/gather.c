@@ -31,7 +31,7 @@
  * and fewer than 2 useful chunks (chunked families), nodes (hierarchical), a set-up
  * that failed somewhere (agreed).
  *
- * auto: the kind's tuning-table row, else its environment, else mpi (measured: model()).
+ * auto: the kind's tuning-table row, else its environment, else mpi (measured: see the decision).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -133,14 +133,13 @@ static int run(const void *call, hk_allreduce_alg_t alg, int threads)
 }
 
 /* ---- the decision ---- */
-/* auto without a table or environment: mpi.  Measured on 2 cores (docs/coll.md,
+/* auto without a table or environment: mpi (no model).  Measured on 2 cores (docs/coll.md,
  * "Allgather and alltoall"), 2 ranks x 1 thread, min of 5 interleaved rounds under chrt:
  * hierarchical 0.32-0.71x PMPI_Allgather and 0.36-0.61x PMPI_Alltoall from 32 KiB to
  * 16 MiB; chunked needs 2 threads per rank, which only an oversubscribed 2 x 2 gives
  * (0.16-0.94x).  No gain shown anywhere, so auto keeps MPI (fallback `model`) until a
  * machine with spare cores per rank shows one; the table and the environment can still
  * name an algorithm. */
-static hk_allreduce_alg_t model(void) { return HK_ALLREDUCE_MPI; }
 
 static int check_chunked(const hk__ga_call_t *k, const facts_t *f, hk_allreduce_alg_t alg,
                          int *threads, hk_allreduce_fallback_t *why)
@@ -196,18 +195,14 @@ static int hybrid(hk__ga_call_t *k, int scount, MPI_Comm comm, const hk_allreduc
   type_facts(k, scount, &f);
   /* auto: the kind's table row, else its environment, else the model (a configuration
    * that differs between ranks is not used on this communicator) */
-  int t_table = 0;
-  hk_allreduce_alg_t alg = hk__coll_pick(c, o, kind, bytes, &t_table);
-  int modelled = alg == HK_ALLREDUCE_AUTO;
-  int threads = hk__coll_threads(c, o, t_table, kind, "hk_allgather/hk_alltoall");
-  if (alg == HK_ALLREDUCE_AUTO)
-    alg = model();
-  hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
-  if (alg == HK_ALLREDUCE_MPI)
-    why = modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN;
-  else if (alg == HK_ALLREDUCE_HIERARCHICAL)
+  hk__coll_choice_t ch = {.kind = kind, .bytes = bytes, .fn = "hk_allgather/hk_alltoall"};
+  hk__coll_choose(c, o, &ch);
+  hk_allreduce_alg_t alg = ch.alg;
+  int threads = ch.threads;
+  hk_allreduce_fallback_t why = ch.why;
+  if (why == HK_FALLBACK_NONE && alg == HK_ALLREDUCE_HIERARCHICAL)
     HK_TRY(err, check_hierarchical(k, &f, &threads, &why));
-  else
+  else if (why == HK_FALLBACK_NONE)
     HK_TRY(err, check_chunked(k, &f, alg, &threads, &why));
   return hk__coll_run(c, alg, threads, why, run, k, info);
 cleanup:

@@ -41,31 +41,58 @@ typedef struct {
   const MPI_Comm *comms;
 } reduce_chunk_t;
 
+#ifdef MPICH_VERSION
+/* MPICH 4.0.2 (Debian 12) fails inside two collectives given MPI_IN_PLACE (plain MPICH, no
+ * hybridkit): MPI_Reduce segfaults at a root other than rank 0 from about a thousand ints
+ * on (tests/coll/reduce_conformance.c's in-place cases at the last rank), and
+ * MPI_Reduce_scatter aborts with unequal counts at 65537 elements on 3-4 ranks ("memcpy
+ * argument memory ranges overlap" in typerep_yaksa_pack.c: tests/coll/vcoll_conformance.c).
+ * Both get a copy of the operand as the send buffer instead: *sbuf is the copy's element 0,
+ * the return the memory to free; NULL (no memory, extent <= 0, nothing to copy): the call
+ * as made.  MPI_IN_PLACE is a local property there (the root's, or every rank's), so the
+ * calls of the other ranks are unchanged. */
+static char *operand_copy(const void *buf, long long count, MPI_Datatype type, const void **sbuf)
+{
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  if (count <= 0 || PMPI_Type_get_extent(type, &lb, &ext) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(type, &tlb, &text) != MPI_SUCCESS || ext <= 0 || text <= 0)
+    return NULL;
+  size_t span = (size_t)(count - 1) * (size_t)ext + (size_t)text;
+  char *copy = malloc(span);
+  if (copy) {
+    memcpy(copy, (const char *)buf + tlb, span);
+    *sbuf = copy - tlb;
+  }
+  return copy;
+}
+#endif
+
 int hk__pmpi_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm)
 {
+  char *copy = NULL;
 #ifdef MPICH_VERSION
-  /* MPICH 4.0.2 (Debian 12) segfaults inside MPI_Reduce when a root other than rank 0
-   * passes MPI_IN_PLACE, from about a thousand ints on (plain MPICH, no hybridkit:
-   * tests/coll/reduce_conformance.c's in-place cases at the last rank): the root gives
-   * a copy of its operand.  MPI_IN_PLACE is the root's only (an intra-communicator's),
-   * so the condition is local and the other ranks' calls are unchanged.  No copy (no
-   * memory, negative extent): the call as made. */
-  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
-  if (sbuf == MPI_IN_PLACE && root != 0 && count > 0 &&
-      PMPI_Type_get_extent(type, &lb, &ext) == MPI_SUCCESS &&
-      PMPI_Type_get_true_extent(type, &tlb, &text) == MPI_SUCCESS && ext > 0 && text > 0) {
-    size_t span = (size_t)(count - 1) * (size_t)ext + (size_t)text;
-    char *copy = malloc(span);
-    if (copy) {
-      memcpy(copy, (const char *)rbuf + tlb, span);
-      int rc = PMPI_Reduce(copy - tlb, rbuf, count, type, op, root, comm);
-      free(copy);
-      return rc;
-    }
-  }
+  if (sbuf == MPI_IN_PLACE && root != 0)
+    copy = operand_copy(rbuf, count, type, &sbuf);
 #endif
-  return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+  int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+  free(copy);
+  return rc;
+}
+
+int hk__pmpi_reduce_scatter(const void *sbuf, void *rbuf, const int *counts, long long total,
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+  char *copy = NULL;
+#ifdef MPICH_VERSION
+  if (sbuf == MPI_IN_PLACE)
+    copy = operand_copy(rbuf, total, type, &sbuf);
+#else
+  (void)total;
+#endif
+  int rc = PMPI_Reduce_scatter(sbuf, rbuf, counts, type, op, comm);
+  free(copy);
+  return rc;
 }
 
 static int reduce_chunk(void *arg, int c, long long lo, long long n)

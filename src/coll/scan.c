@@ -67,12 +67,13 @@ static int run(const void *call, hk_allreduce_alg_t alg, int threads)
 }
 
 /* auto without a table row or environment: hk_reduce's model */
-static hk_allreduce_alg_t model(const scan_call_t *k, long long gran, int *threads)
+static hk_allreduce_alg_t model(const void *call, int *threads)
 {
+  const scan_call_t *k = call;
   const hk__coll_cache_t *c = k->c;
   int t = *threads < c->usable ? *threads : c->usable;
   if (c->oversubscribed || !c->multiple || k->extent <= 0 ||
-      hk__chunks_useful(k->count, gran, t) < 2)
+      hk__chunks_useful(k->count, hk__chunk_granularity(k->extent), t) < 2)
     return HK_ALLREDUCE_MPI;
   *threads = t;
   return HK_ALLREDUCE_CHUNKED;
@@ -90,16 +91,14 @@ static int hybrid(scan_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, l
     return HK_SUCCESS; /* inter-communicator, one rank */
   PMPI_Type_get_extent(k->type, &lb, &k->extent);
   long long gran = hk__chunk_granularity(k->extent);
-  int t_table = 0;
-  hk_allreduce_alg_t alg = hk__coll_pick(c, o, kind_of(k), bytes, &t_table);
-  int modelled = alg == HK_ALLREDUCE_AUTO;
-  int threads = hk__coll_threads(c, o, t_table, kind_of(k), fn_of(k));
-  if (modelled)
-    alg = model(k, gran, &threads);
-  hk_allreduce_fallback_t why = HK_FALLBACK_NONE;
-  if (alg == HK_ALLREDUCE_MPI)
-    why = modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN;
-  else if (alg != HK_ALLREDUCE_CHUNKED)
+  hk__coll_choice_t ch = {.kind = kind_of(k), .bytes = bytes, .fn = fn_of(k), .model = model,
+                          .call = k};
+  hk__coll_choose(c, o, &ch);
+  int threads = ch.threads;
+  hk_allreduce_fallback_t why = ch.why;
+  if (why != HK_FALLBACK_NONE)
+    return hk__coll_run(c, ch.alg, threads, why, run, k, info);
+  if (ch.alg != HK_ALLREDUCE_CHUNKED)
     why = HK_FALLBACK_UNAVAILABLE;
   else if (k->extent <= 0)
     why = HK_FALLBACK_DATATYPE;
@@ -109,7 +108,7 @@ static int hybrid(scan_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, l
     why = HK_FALLBACK_ONE_THREAD;
   else
     HK_TRY(err, hk__coll_cache_dups(c, 0));
-  return hk__coll_run(c, alg, threads, why, run, k, info);
+  return hk__coll_run(c, ch.alg, threads, why, run, k, info);
 cleanup:
   return err;
 }

@@ -38,6 +38,9 @@
  * reduce_scatter's): allgatherv mpi as hk_allgather's (no gain measured on 2 cores);
  * reduce-scatter chunked as hk_reduce_scatter_block's chunked (not oversubscribed,
  * MULTIPLE, spare cores for 2 useful parts), else mpi.
+ *
+ * reduce-scatter's mpi runs hk__pmpi_reduce_scatter (reduce.c): under MPICH an in-place
+ * call gives MPI a copy of the operand (MPICH 4.0.2 aborts in place with unequal counts).
  */
 #include <limits.h>
 #include <omp.h>
@@ -198,12 +201,13 @@ static hk__coll_kind_t kind_of(const vcall_t *k)
   return k->kind == V_ALLGATHERV ? HK__COLL_ALLGATHER : HK__COLL_REDUCE_SCATTER;
 }
 
-static hk_allreduce_alg_t model(const vcall_t *k, long long gran, int *threads)
+static hk_allreduce_alg_t model(const void *call, int *threads)
 {
+  const vcall_t *k = call;
   const hk__coll_cache_t *c = k->c;
   int t = *threads < c->usable ? *threads : c->usable;
   if (k->kind == V_ALLGATHERV || c->oversubscribed || !c->multiple || k->rext <= 0 ||
-      k->text > k->rext || hk__chunks_useful(k->maxcount, gran, t) < 2)
+      k->text > k->rext || hk__chunks_useful(k->maxcount, hk__chunk_granularity(k->rext), t) < 2)
     return HK_ALLREDUCE_MPI;
   *threads = t;
   return HK_ALLREDUCE_CHUNKED;
@@ -252,15 +256,12 @@ static int hybrid(vcall_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, long 
     PMPI_Type_size(k->rtype, &k->rsize);
   }
   long long gran = hk__chunk_granularity(k->rext);
-  int t_table = 0;
-  hk_allreduce_alg_t alg = hk__coll_pick(c, o, kind_of(k), bytes, &t_table);
-  int modelled = alg == HK_ALLREDUCE_AUTO;
-  int threads = hk__coll_threads(c, o, t_table, kind_of(k), fn_of(k));
-  if (modelled)
-    alg = model(k, gran, &threads);
-  hk_allreduce_fallback_t why = alg == HK_ALLREDUCE_MPI
-                                    ? (modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN)
-                                    : check(k, alg, commute);
+  hk__coll_choice_t ch = {.kind = kind_of(k), .bytes = bytes, .fn = fn_of(k), .model = model,
+                          .call = k};
+  hk__coll_choose(c, o, &ch);
+  hk_allreduce_alg_t alg = ch.alg;
+  int threads = ch.threads;
+  hk_allreduce_fallback_t why = ch.why != HK_FALLBACK_NONE ? ch.why : check(k, alg, commute);
   if (why == HK_FALLBACK_NONE && (threads = hk__chunks_useful(k->maxcount, gran, threads)) < 2)
     why = HK_FALLBACK_ONE_THREAD;
   if (why == HK_FALLBACK_NONE) {
@@ -345,6 +346,6 @@ int hk_reduce_scatter(const void *sendbuf, void *recvbuf, const int *recvcounts,
   int err = decide(&k, comm, o, info);
   if (err != HK_SUCCESS || info->fallback == HK_FALLBACK_NONE)
     return err;
-  int rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  int rc = hk__pmpi_reduce_scatter(sendbuf, recvbuf, recvcounts, k.total, datatype, op, comm);
   return HK_COLL_MPI_DONE(info, rc, "PMPI_Reduce_scatter");
 }

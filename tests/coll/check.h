@@ -10,6 +10,8 @@
  *     a check failed anywhere);
  *   - cells: a datatype described as elements of `stride` cells of one base type
  *     (i int, d double, c char), cells first..first+used-1 carrying data (bcast, gather);
+ *   - ck_sum_ints, ck_matmul: the user ops of the reductions (reduce_conformance.c,
+ *     vcoll_conformance.c);
  *   - gran_of(): elements per 64-byte chunk granule of an extent (the library's chunk
  *     granularity, hk__chunk_granularity, computed independently).
  */
@@ -111,4 +113,38 @@ static inline long long gran_of(long long ext)
   }
   return 64 / a;
 }
+
+/* commutative: the ints of a derived type (at tlb + 4 j, j < size / 4) summed mod 1000003 */
+static inline void ck_sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  int sz = 0;
+  MPI_Aint lb, ext, tlb, text;
+  MPI_Type_size(*type, &sz);
+  MPI_Type_get_extent(*type, &lb, &ext);
+  MPI_Type_get_true_extent(*type, &tlb, &text);
+  for (long long e = 0; e < *len; e++)
+    for (int j = 0; j < sz / 4; j++) {
+      size_t at = (size_t)(e * ext + tlb) + 4 * (size_t)j;
+      int a, b;
+      memcpy(&a, (char *)in + at, 4);
+      memcpy(&b, (char *)inout + at, 4);
+      b = (a + b) % 1000003;
+      memcpy((char *)inout + at, &b, 4);
+    }
+}
+
+/* non-commutative: 2x2 int matrices mod 1009, inout = in x inout (in comes from the lower
+ * ranks) */
+static inline void ck_matmul(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  (void)type;
+  for (int e = 0; e < *len; e++) {
+    const int *a = (const int *)in + 4 * e;
+    int *b = (int *)inout + 4 * e;
+    int c[4] = {(a[0] * b[0] + a[1] * b[2]) % 1009, (a[0] * b[1] + a[1] * b[3]) % 1009,
+                (a[2] * b[0] + a[3] * b[2]) % 1009, (a[2] * b[1] + a[3] * b[3]) % 1009};
+    memcpy(b, c, sizeof c);
+  }
+}
+
 #endif

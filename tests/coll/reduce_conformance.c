@@ -365,38 +365,7 @@ static void pairs(const call_t *k, long long count, int salt)
     }
 }
 
-/* ---- derived types with a commutative user op: ints at tlb + 4 j, j < size / 4 ---- */
-static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-  int sz = 0;
-  MPI_Aint lb, ext, tlb, text;
-  MPI_Type_size(*type, &sz);
-  MPI_Type_get_extent(*type, &lb, &ext);
-  MPI_Type_get_true_extent(*type, &tlb, &text);
-  for (long long e = 0; e < *len; e++)
-    for (int j = 0; j < sz / 4; j++) {
-      size_t at = (size_t)(e * ext + tlb) + 4 * (size_t)j;
-      int a, b;
-      memcpy(&a, (char *)in + at, 4);
-      memcpy(&b, (char *)inout + at, 4);
-      b = (a + b) % 1000003;
-      memcpy((char *)inout + at, &b, 4);
-    }
-}
-
-/* 2x2 matrices mod 1009: inout = in x inout (in comes from the lower ranks) */
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *type)
-{
-  (void)type;
-  for (int e = 0; e < *len; e++) {
-    const int *a = (const int *)in + 4 * e;
-    int *b = (int *)inout + 4 * e;
-    int c[4] = {(a[0] * b[0] + a[1] * b[2]) % 1009, (a[0] * b[1] + a[1] * b[3]) % 1009,
-                (a[2] * b[0] + a[3] * b[2]) % 1009, (a[2] * b[1] + a[3] * b[3]) % 1009};
-    memcpy(b, c, sizeof c);
-  }
-}
-
+/* ---- derived types with a commutative user op (ck_sum_ints: check.h) ---- */
 static MPI_Op op_sum_ints, op_matmul;
 static MPI_Datatype t_vec, t_shift, t_mat;
 
@@ -620,8 +589,8 @@ int main(int argc, char **argv)
   MPI_Type_commit(&t_mat);
   MPI_Type_free(&v);
   MPI_Type_free(&s);
-  MPI_Op_create(sum_ints, 1, &op_sum_ints);
-  MPI_Op_create(matmul, 0, &op_matmul);
+  MPI_Op_create(ck_sum_ints, 1, &op_sum_ints);
+  MPI_Op_create(ck_matmul, 0, &op_matmul);
 
   for (int a = 0; a < NALGS; a++) {
 #ifdef HK_CONF_SCAN
