@@ -179,7 +179,7 @@ static hk_allreduce_fallback_t check(const hk__coll_cache_t *c, hk_allreduce_alg
 static int hybrid(a2av_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o,
                   hk_allreduce_info_t *info)
 {
-  int err = HK_SUCCESS, ok = 1;
+  int err = HK_SUCCESS;
   long long mine[4], all[4];
   HK_TRY(err, hk__coll_enter(comm, &k->c, info));
   hk__coll_cache_t *c = k->c;
@@ -204,14 +204,7 @@ static int hybrid(a2av_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o,
                                     : check(c, alg, all[2]);
   if (why == HK_FALLBACK_NONE && (threads = hk__chunks_useful(all[1], k->gran, threads)) < 2)
     why = HK_FALLBACK_ONE_THREAD;
-  if (why == HK_FALLBACK_NONE) {
-    HK_TRY(err, hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED));
-    if (!c->failed[alg]) {
-      HK_TRY(err, hk__coll_scratch_grow(c, scratch_bytes(c->size, threads), &ok));
-      if (!ok)
-        why = HK_FALLBACK_SETUP; /* this call only: the next one tries again */
-    }
-  }
+  HK_TRY(err, hk__coll_chunked_setup(c, alg, scratch_bytes(c->size, threads), &why));
   return hk__coll_run(c, alg, threads, why, run, k, info);
 cleanup:
   return err;

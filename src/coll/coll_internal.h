@@ -263,6 +263,11 @@ typedef struct hk__coll_choice {
 } hk__coll_choice_t;
 void hk__coll_choose(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o,
                      hk__coll_choice_t *ch);
+/* The chunked algorithms' set-up of one call (nothing when *why is set): the duplicates
+ * (rotated for chunked-shifted) and `scratch` bytes of scratch (0: none); scratch that
+ * cannot grow makes *why HK_FALLBACK_SETUP for this call only. */
+int hk__coll_chunked_setup(hk__coll_cache_t *c, hk_allreduce_alg_t alg, size_t scratch,
+                           hk_allreduce_fallback_t *why);
 typedef int (*hk__coll_run_fn)(const void *call, hk_allreduce_alg_t alg, int threads);
 int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
                  hk_allreduce_fallback_t why, hk__coll_run_fn run, const void *call,

@@ -129,6 +129,22 @@ cleanup:
   return err;
 }
 
+int hk__coll_chunked_setup(hk__coll_cache_t *c, hk_allreduce_alg_t alg, size_t scratch,
+                           hk_allreduce_fallback_t *why)
+{
+  int err = HK_SUCCESS, ok = 1;
+  if (*why != HK_FALLBACK_NONE)
+    return HK_SUCCESS;
+  HK_TRY(err, hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED));
+  if (scratch > 0 && !c->failed[alg]) {
+    HK_TRY(err, hk__coll_scratch_grow(c, scratch, &ok));
+    if (!ok)
+      *why = HK_FALLBACK_SETUP; /* this call only: the next one tries again */
+  }
+cleanup:
+  return err;
+}
+
 int hk__coll_contiguous(MPI_Datatype type)
 {
   int size = 0;

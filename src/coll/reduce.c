@@ -245,8 +245,8 @@ cleanup:
 static int check_chunked(const hk__red_call_t *k, const facts_t *f, hk_allreduce_alg_t alg,
                          int *threads, hk_allreduce_fallback_t *why)
 {
-  int err = HK_SUCCESS, ok = 1;
   hk__coll_cache_t *c = k->c;
+  size_t base;
   *threads = hk__chunks_useful(k->count, f->gran, *threads);
   if (k->kind == HK__RED_SCATTER && !f->packable)
     *why = HK_FALLBACK_DATATYPE;
@@ -256,15 +256,8 @@ static int check_chunked(const hk__red_call_t *k, const facts_t *f, hk_allreduce
     *why = HK_FALLBACK_ONE_THREAD;
   if (*why != HK_FALLBACK_NONE)
     return HK_SUCCESS;
-  HK_TRY(err, hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED));
-  if (k->kind == HK__RED_SCATTER && !c->failed[alg]) {
-    size_t base;
-    HK_TRY(err, hk__coll_scratch_grow(c, scratch_need(k, &base), &ok));
-    if (!ok)
-      *why = HK_FALLBACK_SETUP; /* this call only: the next one tries again */
-  }
-cleanup:
-  return err;
+  return hk__coll_chunked_setup(c, alg, k->kind == HK__RED_SCATTER ? scratch_need(k, &base) : 0,
+                                why);
 }
 
 static int check_hierarchical(const hk__red_call_t *k, const facts_t *f, int *threads,

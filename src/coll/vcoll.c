@@ -240,7 +240,7 @@ static hk_allreduce_fallback_t check(const vcall_t *k, hk_allreduce_alg_t alg, i
 static int hybrid(vcall_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, long long bytes,
                   hk_allreduce_info_t *info)
 {
-  int err = HK_SUCCESS, commute = 1, ok = 1;
+  int err = HK_SUCCESS, commute = 1;
   MPI_Aint lb = 0;
   HK_TRY(err, hk__coll_enter(comm, &k->c, info));
   hk__coll_cache_t *c = k->c;
@@ -264,14 +264,7 @@ static int hybrid(vcall_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, long 
   hk_allreduce_fallback_t why = ch.why != HK_FALLBACK_NONE ? ch.why : check(k, alg, commute);
   if (why == HK_FALLBACK_NONE && (threads = hk__chunks_useful(k->maxcount, gran, threads)) < 2)
     why = HK_FALLBACK_ONE_THREAD;
-  if (why == HK_FALLBACK_NONE) {
-    HK_TRY(err, hk__coll_cache_dups(c, alg == HK_ALLREDUCE_CHUNKED_SHIFTED));
-    if (!c->failed[alg]) {
-      HK_TRY(err, hk__coll_scratch_grow(c, scratch_bytes(k, threads), &ok));
-      if (!ok)
-        why = HK_FALLBACK_SETUP; /* this call only: the next one tries again */
-    }
-  }
+  HK_TRY(err, hk__coll_chunked_setup(c, alg, scratch_bytes(k, threads), &why));
   return hk__coll_run(c, alg, threads, why, run, k, info);
 cleanup:
   return err;
