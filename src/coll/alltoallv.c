@@ -193,15 +193,13 @@ static int hybrid(a2av_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o,
   if (info->fallback != HK_FALLBACK_NONE)
     return HK_SUCCESS;
   k->gran = all[3];
-  int t_table = 0;
-  hk_allreduce_alg_t alg = hk__coll_pick(c, o, HK__COLL_ALLTOALLV, all[0], &t_table);
-  int modelled = alg == HK_ALLREDUCE_AUTO;
-  int threads = hk__coll_threads(c, o, t_table, HK__COLL_ALLTOALLV, fn);
-  if (modelled)
-    alg = HK_ALLREDUCE_MPI; /* as hk_alltoall's model: no gain measured on 2 cores */
-  hk_allreduce_fallback_t why = alg == HK_ALLREDUCE_MPI
-                                    ? (modelled ? HK_FALLBACK_MODEL : HK_FALLBACK_CHOSEN)
-                                    : check(c, alg, all[2]);
+  /* auto: mpi, as hk_alltoall's model (no gain measured on 2 cores) */
+  hk__coll_choice_t ch = {.kind = HK__COLL_ALLTOALLV, .bytes = all[0], .fn = fn, .model = NULL,
+                          .call = k};
+  hk__coll_choose(c, o, &ch);
+  hk_allreduce_alg_t alg = ch.alg;
+  int threads = ch.threads;
+  hk_allreduce_fallback_t why = ch.why != HK_FALLBACK_NONE ? ch.why : check(c, alg, all[2]);
   if (why == HK_FALLBACK_NONE && (threads = hk__chunks_useful(all[1], k->gran, threads)) < 2)
     why = HK_FALLBACK_ONE_THREAD;
   HK_TRY(err, hk__coll_chunked_setup(c, alg, scratch_bytes(c->size, threads), &why));
