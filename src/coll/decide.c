@@ -12,6 +12,7 @@
  *                       fallback `nodes`
  *   hk__coll_enter      an inter-communicator or one rank -> fallback; else the cache
  *   hk__coll_contiguous a type hierarchical can copy as bytes (no lower bound, no gaps)
+ *   hk__coll_chunked_setup  the chunked algorithms' duplicates and scratch of one call
  *   hk__coll_run        the checks' verdict or a failed set-up -> fallback; else the
  *                       algorithm runs and info says what ran
  *   hk__coll_mpi_done   after the fallback's PMPI_* call: info says mpi ran (every
