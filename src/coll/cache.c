@@ -33,7 +33,14 @@ static hk__coll_cache_t *registry; /* caches alive */
  * reuses for a new communicator never finds the old cache).  Caches are freed only with
  * their communicator (MPI_Comm_free, MPI_Finalize), which no other call may overlap on it. */
 static unsigned gen;
+#if HK_UNDER_SMPI
+/* smpirun dlopens the binary once per rank: initial-exec TLS in a dlopened object takes the
+ * static TLS block's small surplus, gone after a few ranks ("cannot allocate memory in
+ * static TLS block", test_simulate at 4-8 ranks) */
+static _Thread_local struct {
+#else
 static __thread __attribute__((tls_model("initial-exec"))) struct {
+#endif
   MPI_Comm comm;
   hk__coll_cache_t *cache;
   unsigned gen;
