@@ -68,6 +68,16 @@ add_test(NAME coll.preload.colls.summary COMMAND ${PCOLLS} 2 ${PRELOAD_LIB} ${KI
          -- $<TARGET_FILE:coll_preload_colls>)
 set_tests_properties(coll.preload.colls.summary PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
   PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
+# the fast pass-through of reduce, bcast, scan and exscan (preload/hk_preload_colls.h
+# fast_small) takes only calls below the threshold: at threshold 0 and chunked the scans
+# are accelerated (a fast path ignoring the threshold passes all 60 through as small)
+foreach(fn Scan Exscan)
+  add_test(NAME coll.preload.colls.fast.${fn} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB}
+           "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [1-9][0-9]* accelerated \\(chunked"
+           -- $<TARGET_FILE:coll_preload_colls>)
+  set_tests_properties(coll.preload.colls.fast.${fn} PROPERTIES LABELS "mpi;conformance"
+    TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
+endforeach()
 foreach(fn Reduce_scatter_block Bcast Allgather Alltoall Scan Exscan Allgatherv Reduce_scatter
            Alltoallv)
   add_test(NAME coll.preload.colls.summary.${fn} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB}

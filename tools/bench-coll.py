@@ -74,7 +74,8 @@ def parse_args(argv):
                    help="environment of the preloaded runs (repeatable), e.g. HK_COLL_MIN_BYTES=0")
     p.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE,...",
                    help="one more preloaded run per pair, with this environment on top of --hk-env "
-                   "(repeatable), e.g. nomodel:HK_COLL_MIN_BYTES=1073741824 or bcastmpi:HK_BCAST_ALGORITHM=mpi")
+                   "(repeatable), e.g. nomodel:HK_COLL_MIN_BYTES=1073741824 or bcastmpi:HK_BCAST_ALGORITHM=mpi; "
+                   "LD_PRELOAD=another libhybridkit-preload.so compares two builds")
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3)")
     p.add_argument("--max-busy", type=float, default=0.05, help="others' CPU share above which a run is repeated")
     p.add_argument("--retries", type=int, default=None, help="repeats of a busy run (default 2; 0 with --quick)")
@@ -142,7 +143,7 @@ def make_cases(a, exes):
             prog = COLLS[coll][0]
             for part, sizes, iters in size_parts(a):
                 for var, extra in a.variants:
-                    env = {} if extra is None else dict(a.hk_env, LD_PRELOAD=preload, HK_PRELOAD_VERBOSE="1", **extra)
+                    env = {} if extra is None else {**a.hk_env, "LD_PRELOAD": preload, "HK_PRELOAD_VERBOSE": "1", **extra}
                     launch = (vcluster_launch(a, nodes, P, T, env) if nodes
                               else C.launcher(a.mpirun, P, T, env))
                     argv = [exes[prog], "-m", sizes, "-i", str(iters), "-x", str(max(10, iters // 10))] + (
