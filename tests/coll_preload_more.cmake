@@ -61,30 +61,28 @@ foreach(np 1 2 3 4)
       "OMP_NUM_THREADS=${nt};HK_TEST_ALGS=${PCOLLS_ALGS};${HK_TEST_ENV};${COLL_ENV}")
   endforeach()
 endforeach()
+# 2 ranks x 2 threads of tests/coll/preload_colls.c under HK_TEST_ALGS=algs: the preload's
+# summary must match pat
+function(hk_pcolls_2x2 name algs pat)
+  add_test(NAME ${name} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB} "${pat}" -- $<TARGET_FILE:coll_preload_colls>)
+  set_tests_properties(${name} PROPERTIES LABELS "mpi;conformance" TIMEOUT 120 PROCESSORS 2
+    ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=${algs};${HK_TEST_ENV};${COLL_ENV}")
+endfunction()
 # the summary: reduce chunked with 2 threads is accelerated, and every other collective
 # is named with its calls
-set(KINDS_PAT "MPI_Reduce: [1-9][0-9]* calls intercepted on 2 ranks, [1-9][0-9]* accelerated \\(chunked [1-9]")
-add_test(NAME coll.preload.colls.summary COMMAND ${PCOLLS} 2 ${PRELOAD_LIB} ${KINDS_PAT}
-         -- $<TARGET_FILE:coll_preload_colls>)
-set_tests_properties(coll.preload.colls.summary PROPERTIES LABELS "mpi;conformance" TIMEOUT 120
-  PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
+hk_pcolls_2x2(coll.preload.colls.summary chunked
+  "MPI_Reduce: [1-9][0-9]* calls intercepted on 2 ranks, [1-9][0-9]* accelerated \\(chunked [1-9]")
+foreach(fn Reduce_scatter_block Bcast Allgather Alltoall Scan Exscan Allgatherv Reduce_scatter
+           Alltoallv)
+  hk_pcolls_2x2(coll.preload.colls.summary.${fn} auto
+    "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [0-9]+ accelerated.*; threshold 0 bytes")
+endforeach()
 # the fast pass-through of reduce, bcast, scan and exscan (preload/hk_preload_colls.h
 # fast_small) takes only calls below the threshold: at threshold 0 and chunked the scans
 # are accelerated (a fast path ignoring the threshold passes all 60 through as small)
 foreach(fn Scan Exscan)
-  add_test(NAME coll.preload.colls.fast.${fn} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB}
-           "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [1-9][0-9]* accelerated \\(chunked"
-           -- $<TARGET_FILE:coll_preload_colls>)
-  set_tests_properties(coll.preload.colls.fast.${fn} PROPERTIES LABELS "mpi;conformance"
-    TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=chunked;${HK_TEST_ENV};${COLL_ENV}")
-endforeach()
-foreach(fn Reduce_scatter_block Bcast Allgather Alltoall Scan Exscan Allgatherv Reduce_scatter
-           Alltoallv)
-  add_test(NAME coll.preload.colls.summary.${fn} COMMAND ${PCOLLS} 2 ${PRELOAD_LIB}
-           "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [0-9]+ accelerated.*; threshold 0 bytes"
-           -- $<TARGET_FILE:coll_preload_colls>)
-  set_tests_properties(coll.preload.colls.summary.${fn} PROPERTIES LABELS "mpi;conformance"
-    TIMEOUT 120 PROCESSORS 2 ENVIRONMENT "OMP_NUM_THREADS=2;HK_TEST_ALGS=auto;${HK_TEST_ENV};${COLL_ENV}")
+  hk_pcolls_2x2(coll.preload.colls.fast.${fn} chunked
+    "hybridkit-preload: MPI_${fn}: [1-9][0-9]* calls intercepted on 2 ranks, [1-9][0-9]* accelerated \\(chunked")
 endforeach()
 
 # Fortran (`use mpi`, `use mpi_f08`; one body, tests/coll/fortran_colls_body.inc): Open MPI's
