@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict
 
+from hybridkit.simulate.seedvalues import BEFF
+
 
 @dataclass(frozen=True)
 class Number:
@@ -56,7 +58,9 @@ HARDWARE: Dict[str, Dict[str, Number]] = {
         # b_hybrid per node, 3D-cyclic at Lmax (8 MB): 470 MB/s -- one MPI process per node
         # sending to its 6 neighbours on other nodes, i.e. what one CPU sends per second
         # (b_eff counts the bytes a process sends); the b_eff average at Lmax gives 464
-        "cpu_rate": Number(470e6, "B/s", SEED003_T1),
+        # (the value is seedvalues.py's, the single source of the seeds' numbers)
+        "cpu_rate": Number(BEFF["b_hybrid_per_node"]["cyclic3d_lmax"].value * 1e6, "B/s",
+                           SEED003_T1),
         "nodes": Number(12, "", "seed 003 line 67: 16 nodes, 12 available for MPI"),
         "cpus": Number(8, "", "seed 003 line 67: 'Each node has 8 CPUs'; seed 000 lines 672-676"),
         "nics": Number(1, "", PRIMEUR_1999, "one crossbar port per node"),
