@@ -218,6 +218,28 @@ def test_masteronly_slower_than_pure_only_with_the_injection_limit(tmp_path):
     assert ratio["none"] <= 1.02
 
 
+def test_orthogonal_crossover_moves_with_per_message_costs(tmp_path):
+    """The seed's 32 kB crossover (docs/simulate-report.md, row 5): with the seed's pattern
+    masteronly saves pure MPI's horizontal phase's fixed cost and loses per byte, so on 2
+    SR8000 nodes of 4 CPUs it is faster at 128 B and slower at 16 KiB (crossover 1 KiB), and
+    the crossover (the largest L with T_hybrid/T_pure <= 1) moves up (to 8-16 KiB) when each
+    message costs 30 us of CPU
+    overhead (SMPI's smpi/os and smpi/or, which the platform does not model): the missing
+    piece the explanation names."""
+    cross = {}
+    for tag, extra in (("base", []), ("overhead", ["--cfg", "smpi/os:0:3e-05:0",
+                                                  "--cfg", "smpi/or:0:3e-05:0"])):
+        records = simulate(tmp_path / tag, "--platform", "sr8000", "--use-nodes", "2",
+                           "--ranks-per-node", "4", *extra, "hk-bench", "--", "orthogonal",
+                           "-m", "128:16K", "-i", "2", "-x", "1")
+        ratio = {L: r["t_hybrid_over_t_pure"]["value"]
+                 for L, r in _by_size(records, "bench.orthogonal").items()}
+        assert ratio[128] < 1.0, ratio
+        assert tag != "base" or ratio[16384] > 1.0, ratio
+        cross[tag] = max(L for L, v in ratio.items() if v <= 1.0)
+    assert cross["overhead"] >= 4 * cross["base"], cross
+
+
 def test_jacobi_pure_mode_verifies_in_simulation(tmp_path):
     """hk-jacobi's pure-MPI modes run under SMPI and verify (bit-identical to the serial
     reference); compute phases are measured."""
