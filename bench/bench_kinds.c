@@ -164,14 +164,17 @@ static const hk_field_decl_t orthogonal_fields[] = {
   {"size", PI, NULL, SAME, 0, 0, "bytes each rank exchanges with each neighbour (pure MPI)"},
   {"hybrid_size", PI, NULL, SAME, 0, 0, "bytes a node leader exchanges with each neighbour node (size x ranks per node)"},
   F_ITERS,
-  {"t_pure", ST, "us", GIVEN, 0, 0, "pure MPI: time of one exchange with all four neighbours, min/avg/max over the ranks"},
+  {"pattern", PS, NULL, SAME, 0, OPT, "sendrecv (the seed's: vertical then horizontal MPI_Sendrecv) or concurrent (all four neighbours at once); absent before session 20: concurrent"},
+  {"t_pure", ST, "us", GIVEN, 0, 0, "pure MPI: time of one exchange (sendrecv: vertical + horizontal phase; concurrent: all four neighbours), min/avg/max over the ranks"},
+  {"t_pure_inter", ST, "us", GIVEN, 0, OPT, "sendrecv: the vertical (inter-node) phase, min/avg/max over the ranks"},
+  {"t_pure_intra", ST, "us", GIVEN, 0, OPT, "sendrecv: the horizontal (intra-node) phase, min/avg/max over the ranks"},
   {"t_hybrid", ST, "us", GIVEN, 0, 0, "masteronly: time of one exchange of the node leaders, min/avg/max over them"},
   {"t_hybrid_over_t_pure", V, "ratio", SAME, 0, 0, "slowest masteronly time over slowest pure MPI time"},
 };
 
 const hk_kind_decl_t bench_kind_orthogonal = {
   .kind = "bench.orthogonal",
-  .caption = "hk-bench orthogonal: pure MPI with simultaneous intra- and inter-node messages against masteronly",
+  .caption = "hk-bench orthogonal: pure MPI with inter- and intra-node messages against masteronly",
   .metric = "t_hybrid_over_t_pure",
   .better = "lower",
   HK_KIND_FIELDS(orthogonal_fields),

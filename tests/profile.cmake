@@ -72,3 +72,14 @@ set_tests_properties(check.unseen.np2 PROPERTIES LABELS "mpi;check" TIMEOUT 120 
 
 # Fortran programs (mpif.h, use mpi, use mpi_f08) under the profiler and the checker
 include(${CMAKE_CURRENT_SOURCE_DIR}/profile/fortran/fortran.cmake)
+
+# hk-bench orthogonal sends what the seed's experiment sends (issue 43 item 4): every
+# point-to-point call counted by the profiler (PMPI), 2 virtual nodes x 2 ranks, both
+# patterns; tests/profile/check_orthogonal.py derives the expected calls and bytes
+foreach(pat sendrecv concurrent)
+  set(bout ${CMAKE_CURRENT_BINARY_DIR}/profile.orthogonal.${pat}.bench.jsonl)
+  profile_test(orthogonal.${pat} 4 1 ENV HK_NODE_SIZE=2
+               COMMAND $<TARGET_FILE:hk-bench> orthogonal --pattern ${pat} -m 1K:4K -i 3 -x 1
+                       --output ${bout}
+               CHECK ${HK_PYTHON} ${PROF_DIR}/check_orthogonal.py @OUT@ ${bout} ${pat} 2 2)
+endforeach()

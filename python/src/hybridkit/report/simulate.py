@@ -151,11 +151,16 @@ def orthogonal_section(platform: str, views: Sequence[Run]) -> Optional[Section]
     sec = Section(_title(platform, TITLES["orthogonal"]))
     sec.text.append(_shape_note(entries(views, kind="bench.orthogonal"), "Hitachi SR8000",
                                 sv.ORTHOGONAL_SHAPE))
-    sec.text.append("hk-bench orthogonal: pure MPI exchanges L with the same CPU of the next "
-                    "and previous node and with the next and previous CPU of its node at once "
-                    "(the seed: MPI_Sendrecv); masteronly: one leader per node exchanges "
-                    "L x CPUs-per-node with the neighbouring leaders. T = the slowest rank's "
-                    "time per exchange (median of the repeats).")
+    patterns = sorted({str(e.params.get("pattern", "concurrent"))
+                       for e in entries(views, kind="bench.orthogonal")})
+    sec.text.append("hk-bench orthogonal --pattern sendrecv (the seed's experiment): pure MPI "
+                    "MPI_Sendrecv's L to the same CPU of the next node, then L to the next CPU "
+                    "of its node, T_pure = the two phases' sum; masteronly: one leader per node "
+                    "MPI_Sendrecv's L x CPUs-per-node to the next node's leader. --pattern "
+                    "concurrent (records without a pattern, before session 20): pure MPI "
+                    "exchanges L with all four neighbours at once, the leaders with both "
+                    "neighbouring leaders. T = the slowest rank's time per exchange (median of "
+                    f"the repeats). Pattern of these records: {', '.join(patterns)}.")
     rows = []
     series: Dict[str, List[Tuple[float, float]]] = {}
     for ranks, by_size in data.items():

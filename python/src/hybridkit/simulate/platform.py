@@ -37,6 +37,7 @@ from typing import Dict, List, Optional
 
 from hybridkit.cliargs import MAX_CORES, MAX_NODES, MAX_RANKS, count
 from hybridkit.errors import UsageError
+from hybridkit.simulate.calibration import derive
 
 _UNITS = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
           "Ki": 1024.0, "Mi": 1024.0 ** 2, "Gi": 1024.0 ** 3, "Ti": 1024.0 ** 4}
@@ -193,24 +194,18 @@ class Platform:
 
 # The named platforms.  Numbers from the seeds where they give them (docs/simulate.md).
 NAMED: Dict[str, Platform] = {
-    # Hitachi SR8000 (HLRS), Rabenseifner, EuroPVM/MPI 2002 (seed 003) and the 2007 tutorial
-    # (seed 000), orthogonal-communication experiment: 8 nodes x 8 CPUs exchanging 8 x 1 MB per
-    # node took 9.6 ms inter-node with all CPUs (8 MiB / 9.6 ms = 874 MB/s per node) and
-    # 19.2 ms when the master alone sent 8 MB (437 MB/s per CPU); 12 of the 16 nodes run MPI
-    # jobs (2002 paper, Table 1).  Latencies are not in the seeds: 10 us is an assumption.
-    "sr8000": Platform(name="sr8000", nodes=12, cores=8, link_bw="874MBps", link_lat="10us",
-                       nic_per_node=1, cpu_injection="437MBps", intra_lat="4us",
-                       source="Rabenseifner 2002/2003 (SR8000 orthogonal experiment: 874 MB/s "
-                              "per node, 437 MB/s per CPU); latencies assumed"),
-    # IBM SP (Juelich, Power4+, Federation switch with 4 adapters per node), tutorial 2007
-    # (seed 000), "multiple inter-node communication paths": more than 4 CPUs per node are
-    # needed for the full inter-node bandwidth, and a second CPU doubles it only when it sits
-    # on the second adapter.  The figures' numbers are lost from the seed text: 1 GB/s per
-    # adapter and 0.75 GB/s per CPU are illustrative, chosen to show both effects.
-    "ibm-sp": Platform(name="ibm-sp", nodes=16, cores=16, link_bw="1GBps", link_lat="6us",
-                       nic_per_node=4, cpu_injection="750MBps", intra_lat="3us",
-                       source="Rabenseifner tutorial 2007 (IBM SP, 4 adapters per node; "
-                              "bandwidths illustrative, the seed's figures are lost)"),
+    # Hitachi SR8000 (HLRS) and IBM SP (Juelich): parameters derived from published hardware
+    # numbers (calibration.py names each source; docs/simulate.md has the calibration
+    # table), not from the seeds' figures they are used to reproduce.  Latencies inside a
+    # node are published for neither: assumed.
+    "sr8000": Platform(**derive("sr8000"),
+                       source="SR8000-F1: 1 GB/s per direction and 19 us between nodes (vendor, "
+                              "1999); one CPU 470 MB/s (b_eff, 1 process per node, seed 003 "
+                              "Table 1); intra-node latency assumed (calibration.py)"),
+    "ibm-sp": Platform(**derive("ibm-sp"),
+                       source="IBM p690 + Federation (HPS), 4 adapters per node: 2 GB/s per "
+                              "direction, 6 us (van der Steen); one task 1.8 GB/s (HPS paper, "
+                              "2004); intra-node latency assumed (calibration.py)"),
     # A modern cluster: 128 nodes x 64 cores, one 200 Gb/s NIC per node (25 GB/s), a
     # non-blocking fat tree; one core injects about half the NIC's rate (illustrative).
     "fat-tree": Platform(name="fat-tree", nodes=128, cores=64, link_bw="25GBps",
