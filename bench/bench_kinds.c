@@ -257,14 +257,14 @@ const hk_kind_decl_t bench_kind_collparams = {
 };
 
 static const hk_field_decl_t coll_fields[] = {
-  {"collective", PS, NULL, SAME, 0, 0, "allreduce, reduce, reduce-scatter, bcast, allgather or alltoall"},
-  {"type", PS, NULL, SAME, 0, 0, "element type: double or int (sums), byte (bcast, allgather, alltoall)"},
+  {"collective", PS, NULL, SAME, 0, 0, "allreduce, reduce, reduce-scatter, bcast, allgather, alltoall, scan, exscan or alltoallv"},
+  {"type", PS, NULL, SAME, 0, 0, "element type: double or int (sums and scans), byte (bcast, allgather, alltoall(v))"},
   {"algorithm", PS, NULL, SAME, 0, 0, "the row: mpi (the MPI call) or an hk_<collective> algorithm"},
   F_THREADS,
   {"ran", PS, NULL, SAME, 0, 0, "the algorithm that ran"},
   {"threads_used", PI, NULL, SAME, 0, 0, "threads the hybrid collective used"},
   {"fallback", PS, NULL, SAME, 0, 0, "why a hybrid row fell back (none: it did not)"},
-  {"size", PI, NULL, SAME, 0, 0, "message bytes as the tuning table counts them (reduce-scatter, allgather, alltoall: P x per-rank bytes)"},
+  {"size", PI, NULL, SAME, 0, 0, "message bytes as the tuning table counts them (reduce-scatter, allgather, alltoall(v): P x per-rank bytes; alltoallv: the same count for every pair)"},
   {"count", PI, NULL, SAME, 0, 0, "the count argument of the call (per rank where it is one)"},
   F_ITERS,
   {"timing", PS, NULL, SAME, 0, 0, "back-to-back (one timer around the calls) or osu (each call timed, a barrier after it)"},

@@ -1,24 +1,31 @@
 /* bench/coll.c: hk-bench coll -- plain MPI against the hybrid collectives of
  * hybridkit/coll.h, one collective per run (--collective allreduce, reduce,
- * reduce-scatter, bcast, allgather, alltoall), records bench.coll; and hk-bench
+ * reduce-scatter, bcast, allgather, alltoall, scan, exscan, alltoallv), records
+ * bench.coll; and hk-bench
  * allreduce, the same measurement of the allreduce alone with its own record kind
  * bench.allreduce (the kind `hybridkit tune allreduce` reads; no collective, ranks and
  * node fields).
  *
  * Rows: "mpi" (the MPI call itself, which the preload library intercepts when it is
  * loaded) and hk_<collective> with a fixed algorithm (chunked, chunked-shifted,
- * hierarchical) x --threads, from the library's tiny-message threshold on (below it a
+ * hierarchical; default: the ones the collective has, scan/exscan mpi and chunked,
+ * alltoallv mpi, chunked, chunked-shifted) x --threads, from the library's tiny-message
+ * threshold on (below it a
  * hybrid row is the MPI call again: not measured; --min-bytes 0 measures every size, as
  * `hybridkit tune` does); a hybrid row that falls back (one thread, no
  * MPI_THREAD_MULTIPLE, one chunk) is still measured and its record says what ran
  * ("ran", "fallback").  Sizes are message bytes as the tuning table counts them:
- * allreduce, reduce, bcast count x type size; reduce-scatter, allgather, alltoall P x
- * per-rank count x type size (sizes P x type size does not divide are skipped).
- * Types: double and int sums for the reductions, bytes for bcast/allgather/alltoall.
+ * allreduce, reduce, bcast, scan, exscan count x type size; reduce-scatter, allgather,
+ * alltoall P x per-rank count x type size; alltoallv the same with the same count for
+ * every pair (the most bytes a rank sends, what hk_alltoallv compares with its
+ * threshold) (sizes P x type size does not divide are skipped).
+ * Types: double and int sums for the reductions and scans, bytes for the others.
  * Every element is checked: for the reductions rank r gives (r+1)(1 + g mod 13) to
  * element g, so the sum is exactly (1 + g mod 13) P(P+1)/2 (small integers: exact in
- * double too); bcast the root's pattern, allgather block j the pattern of rank j,
- * alltoall block j at rank r the pattern of the pair (j, r).
+ * double too), rank r's scan (1 + g mod 13)(r+1)(r+2)/2, its exscan (1 + g mod 13)
+ * r(r+1)/2 (rank 0's exscan result is undefined: not checked); bcast the root's
+ * pattern, allgather block j the pattern of rank j, alltoall(v) block j at rank r the
+ * pattern of the pair (j, r).
  * --timing back-to-back (default): one timer around `iters` calls in a row; --timing
  * osu: each call timed alone and a barrier after it, as the OSU benchmarks (the barrier
  * keeps a fast rank from running ahead into the next call); warm-up not timed.  Time
@@ -32,13 +39,12 @@
 static struct {
   const char *collective, *algorithms, *threads, *timing;
   int min_bytes;
-} copt = {.collective = "allreduce", .algorithms = "mpi,chunked,chunked-shifted,hierarchical",
-          .timing = "back-to-back", .min_bytes = -1};
+} copt = {.collective = "allreduce", .timing = "back-to-back", .min_bytes = -1};
 
 /* --collective last: hk-bench allreduce takes the others */
 static const hk_opt_t coll_opts[] = {
   {"algorithms", HK_OPT_STR, &copt.algorithms, "LIST",
-   "comma-separated: mpi, chunked, chunked-shifted, hierarchical", 0},
+   "comma-separated: mpi, chunked, chunked-shifted, hierarchical (default: the collective's)", 0},
   {"threads", HK_OPT_STR, &copt.threads, "LIST",
    "thread counts of the hybrid algorithms, e.g. 1,2,4 (default: OMP_NUM_THREADS)", 0},
   {"min-bytes", HK_OPT_INT, &copt.min_bytes, "B",
@@ -46,20 +52,37 @@ static const hk_opt_t coll_opts[] = {
   {"timing", HK_OPT_STR, &copt.timing, "MODE",
    "back-to-back (one timer around all calls) or osu (each call timed, barrier between)", 0},
   {"collective", HK_OPT_STR, &copt.collective, "C",
-   "allreduce, reduce, reduce-scatter, bcast, allgather or alltoall", 0},
+   "allreduce, reduce, reduce-scatter, bcast, allgather, alltoall, scan, exscan or alltoallv", 0},
 };
 enum { NOPTS = sizeof coll_opts / sizeof coll_opts[0] };
 
-typedef enum { C_ALLREDUCE, C_REDUCE, C_REDUCE_SCATTER, C_BCAST, C_ALLGATHER, C_ALLTOALL, C_N } coll_t;
-static const char *const coll_names[C_N] = {"allreduce", "reduce", "reduce-scatter",
-                                            "bcast", "allgather", "alltoall"};
+typedef enum {
+  C_ALLREDUCE, C_REDUCE, C_REDUCE_SCATTER, C_BCAST, C_ALLGATHER, C_ALLTOALL, C_SCAN, C_EXSCAN,
+  C_ALLTOALLV, C_N
+} coll_t;
+static const char *const coll_names[C_N] = {"allreduce", "reduce", "reduce-scatter", "bcast",
+                                            "allgather", "alltoall", "scan", "exscan",
+                                            "alltoallv"};
+/* the algorithms the library has for each (the default of --algorithms) */
+static const char *const coll_algorithms[C_N] = {
+  [C_SCAN] = "mpi,chunked", [C_EXSCAN] = "mpi,chunked",
+  [C_ALLTOALLV] = "mpi,chunked,chunked-shifted"};
 static coll_t coll;
 static int osu;
 static const hk_kind_decl_t *kind = &bench_kind_coll; /* bench_kind_allreduce: hk-bench allreduce */
 
 /* sizes per rank (reduce-scatter, allgather, alltoall) or of the whole vector */
-static int per_rank(void) { return coll == C_REDUCE_SCATTER || coll == C_ALLGATHER || coll == C_ALLTOALL; }
-static int reduces(void) { return coll <= C_REDUCE_SCATTER; }
+static int per_rank(void)
+{
+  return coll == C_REDUCE_SCATTER || coll == C_ALLGATHER || coll == C_ALLTOALL ||
+         coll == C_ALLTOALLV;
+}
+static int scans(void) { return coll == C_SCAN || coll == C_EXSCAN; }
+static int reduces(void) { return coll <= C_REDUCE_SCATTER || scans(); }
+static int exchanges(void) { return coll == C_ALLTOALL || coll == C_ALLTOALLV; }
+
+/* alltoallv: the same count n for every pair, block j at j x n (set by measure) */
+static int *vcounts, *vdispls;
 
 typedef struct row {
   hk_allreduce_alg_t alg;
@@ -77,6 +100,11 @@ static int mpi_call(coll_t k, const void *s, void *r, int n, MPI_Datatype t, MPI
   case C_REDUCE_SCATTER: rc = MPI_Reduce_scatter_block(s, r, n, t, MPI_SUM, comm); break;
   case C_BCAST: rc = MPI_Bcast(r, n, t, 0, comm); break;
   case C_ALLGATHER: rc = MPI_Allgather(s, n, t, r, n, t, comm); break;
+  case C_SCAN: rc = MPI_Scan(s, r, n, t, MPI_SUM, comm); break;
+  case C_EXSCAN: rc = MPI_Exscan(s, r, n, t, MPI_SUM, comm); break;
+  case C_ALLTOALLV:
+    rc = MPI_Alltoallv(s, vcounts, vdispls, t, r, vcounts, vdispls, t, comm);
+    break;
   default: rc = MPI_Alltoall(s, n, t, r, n, t, comm); break;
   }
   return hk_bench_mpi(rc, coll_names[k]);
@@ -99,6 +127,10 @@ static int call(row_t *w, const void *s, void *r, int n, MPI_Datatype t, MPI_Com
   case C_REDUCE_SCATTER: return hk_reduce_scatter_block(s, r, n, t, MPI_SUM, comm, &o);
   case C_BCAST: return hk_bcast(r, n, t, 0, comm, &o);
   case C_ALLGATHER: return hk_allgather(s, n, t, r, n, t, comm, &o);
+  case C_SCAN: return hk_scan(s, r, n, t, MPI_SUM, comm, &o);
+  case C_EXSCAN: return hk_exscan(s, r, n, t, MPI_SUM, comm, &o);
+  case C_ALLTOALLV:
+    return hk_alltoallv(s, vcounts, vdispls, t, r, vcounts, vdispls, t, comm, &o);
   default: return hk_alltoall(s, n, t, r, n, t, comm, &o);
   }
 }
@@ -113,7 +145,10 @@ static int rows(row_t *out, int *n)
   if (err != HK_SUCCESS)
     return err;
   unsigned seen = 0; /* each algorithm at most once: out has room for 4 x MAXT rows */
-  snprintf(buf, sizeof buf, "%s", copt.algorithms);
+  const char *algs = copt.algorithms ? copt.algorithms
+                     : coll_algorithms[coll] ? coll_algorithms[coll]
+                     : "mpi,chunked,chunked-shifted,hierarchical";
+  snprintf(buf, sizeof buf, "%s", algs);
   for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
     hk_allreduce_alg_t a;
     if (hk_allreduce_alg_parse(s, &a) != HK_SUCCESS)
@@ -122,7 +157,7 @@ static int rows(row_t *out, int *n)
     if (a == HK_ALLREDUCE_AUTO)
       return hk_error_set(HK_ERR_ARG, "--algorithms: name the algorithm, not auto");
     if (seen & (1u << a))
-      return hk_error_set(HK_ERR_ARG, "--algorithms %s: '%s' named twice", copt.algorithms, s);
+      return hk_error_set(HK_ERR_ARG, "--algorithms %s: '%s' named twice", algs, s);
     seen |= 1u << a;
     for (int t = 0; t < (a == HK_ALLREDUCE_MPI ? 1 : nt) && *n < MAXROWS; t++)
       out[(*n)++] = (row_t){a, a == HK_ALLREDUCE_MPI ? 1 : threads[t], {0}};
@@ -142,8 +177,8 @@ static void put(void *buf, type_t t, long long i, int v)
     ((int *)buf)[i] = v;
 }
 
-/* inputs: reductions (r+1)(1 + g mod 13); bcast the root's pattern (others zero);
- * allgather the rank's pattern; alltoall block j the pattern of (rank, j) */
+/* inputs: reductions and scans (r+1)(1 + g mod 13); bcast the root's pattern (others
+ * zero); allgather the rank's pattern; alltoall(v) block j the pattern of (rank, j) */
 static void fill(void *s, void *r, type_t t, long long n, int rank, int P)
 {
   long long total = per_rank() ? n * P : n;
@@ -155,7 +190,7 @@ static void fill(void *s, void *r, type_t t, long long n, int rank, int P)
     hk_bench_fill(r, n, 0);
   else if (coll == C_ALLGATHER)
     hk_bench_fill(s, n, rank);
-  else if (coll == C_ALLTOALL)
+  else if (exchanges())
     for (int j = 0; j < P; j++)
       hk_bench_fill((unsigned char *)s + j * n, n, rank * P + j);
 }
@@ -164,8 +199,11 @@ static void fill(void *s, void *r, type_t t, long long n, int rank, int P)
 static long long check(const void *r, type_t t, long long n, int rank, int P)
 {
   long long bad = 0, tri = (long long)P * (P + 1) / 2;
+  if (scans()) /* the sum over ranks 0..rank (exscan: 0..rank-1) */
+    tri = coll == C_SCAN ? (long long)(rank + 1) * (rank + 2) / 2
+                         : (long long)rank * (rank + 1) / 2;
   if (reduces()) {
-    if (coll == C_REDUCE && rank != 0)
+    if ((coll == C_REDUCE && rank != 0) || (coll == C_EXSCAN && rank == 0))
       return 0;
     long long off = coll == C_REDUCE_SCATTER ? rank * n : 0;
     for (long long i = 0; i < n; i++) {
@@ -205,6 +243,10 @@ static int measure(hk_bench_ctx_t *c, row_t *w, type_t t, long long size, void *
   int iters, warmup, err = HK_SUCCESS;
   hk_bench_iters(c->common, size, &iters, &warmup);
   MPI_Datatype type = t == T_DOUBLE ? MPI_DOUBLE : t == T_INT ? MPI_INT : MPI_BYTE;
+  for (int j = 0; coll == C_ALLTOALLV && j < c->size; j++) {
+    vcounts[j] = (int)n;
+    vdispls[j] = j * (int)n;
+  }
   fill(s, r, t, n, c->rank, c->size);
   for (int i = 0; i < warmup; i++)
     HK_LOCAL(err, call(w, s, r, (int)n, type, c->comm));
@@ -257,7 +299,8 @@ static int options(void)
       coll = (coll_t)k;
   if (coll == C_N)
     return hk_error_set(HK_ERR_ARG, "--collective %s: allreduce, reduce, reduce-scatter, bcast, "
-                        "allgather or alltoall", copt.collective ? copt.collective : "");
+                        "allgather, alltoall, scan, exscan or alltoallv",
+                        copt.collective ? copt.collective : "");
   osu = copt.timing && !strcmp(copt.timing, "osu");
   if (!osu && copt.timing && strcmp(copt.timing, "back-to-back"))
     return hk_error_set(HK_ERR_ARG, "--timing %s: back-to-back or osu", copt.timing);
@@ -273,6 +316,8 @@ static int run(hk_bench_ctx_t *c)
   hk_nodes_info_t ni = {0};
   HK_LOCAL(err, options());
   HK_LOCAL(err, rows(ws, &nw));
+  HK_ALLOC_LOCAL(err, vcounts, (size_t)c->size * sizeof(int));
+  HK_ALLOC_LOCAL(err, vdispls, (size_t)c->size * sizeof(int));
   HK_LOCAL(err, hk_nodes_info(c->nodes, &ni));
   /* the smallest message: one int (reductions) or byte, per rank where counts are */
   long long least = (reduces() ? (long long)sizeof(int) : 1) * (per_rank() ? c->size : 1);
@@ -286,7 +331,10 @@ static int run(hk_bench_ctx_t *c)
   HK_ALLOC_LOCAL(err, r, cm->max_size);
   int agreed = hk_agree(c->comm, err);
   hk_reporter_config(c->rep, "collective", "%s, algorithms %s, threads %s", copt.collective,
-                     copt.algorithms, copt.threads ? copt.threads : "OMP_NUM_THREADS");
+                     copt.algorithms ? copt.algorithms
+                     : coll < C_N && coll_algorithms[coll] ? coll_algorithms[coll]
+                     : "mpi,chunked,chunked-shifted,hierarchical",
+                     copt.threads ? copt.threads : "OMP_NUM_THREADS");
   hk_reporter_config(c->rep, "timing", "%s", osu ? "osu: each call timed, a barrier after each"
                      : "back-to-back: one timer around all calls");
   hk_coll_config_t cfg;
@@ -304,6 +352,9 @@ static int run(hk_bench_ctx_t *c)
 cleanup:
   free(s);
   free(r);
+  free(vcounts);
+  free(vdispls);
+  vcounts = vdispls = NULL;
   return err;
 }
 
@@ -344,10 +395,12 @@ const hk_experiment_t hk_exp_coll = {
   .summary = "plain MPI vs the hybrid collectives (--collective C), 8 B to 16 MiB",
   .description =
       "For one collective (--collective allreduce, reduce, reduce-scatter, bcast, allgather,\n"
-      "alltoall), each type (double and int sums for the reductions, bytes otherwise),\n"
-      "algorithm (mpi: the MPI call; chunked, chunked-shifted, hierarchical: hk_<collective>\n"
-      "with --threads threads) and size (message bytes; reduce-scatter, allgather, alltoall:\n"
-      "P x per-rank bytes, sizes P x type size does not divide skipped), times the call\n"
+      "alltoall, scan, exscan, alltoallv), each type (double and int sums for the reductions\n"
+      "and scans, bytes otherwise), algorithm (mpi: the MPI call; chunked, chunked-shifted,\n"
+      "hierarchical: hk_<collective> with --threads threads; default: the ones the\n"
+      "collective has) and size (message bytes; reduce-scatter, allgather, alltoall(v): P x\n"
+      "per-rank bytes, alltoallv the same count for every pair; sizes P x type size does\n"
+      "not divide skipped), times the call\n"
       "after a barrier and a warm-up as hk-bench allreduce does (--timing back-to-back or\n"
       "osu): time per call min/avg/max over ranks, bandwidth size / slowest time.  Every\n"
       "element of the result is checked (sums in closed form, the root's pattern, blocks\n"

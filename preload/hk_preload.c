@@ -65,6 +65,7 @@
 #include "hybridkit/preload.h"
 #include "preload_internal.h"
 #include "internal/hk_env_word.h"
+#include "internal/hk_last_comm.h"
 #include "internal/hk_launcher.h"
 #include "hybridkit/coll.h"
 #include "hybridkit/env.h"

@@ -4,22 +4,17 @@
  * Not a header to include anywhere else: hk_preload.c includes it once, after
  * hk_preload_colls.h, and shares its static state (fast, counts(), st). */
 
-/* comm_state's look-up without the attribute: this thread's last communicator, valid
- * while no state has been freed since (+1 on every free: a handle MPI reuses for a new
- * communicator never finds the old state) */
+/* comm_state's look-up without the attribute: this thread's last communicator and its
+ * state (internal/hk_last_comm.h), state_gen +1 on every free */
 static unsigned state_gen;
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-  MPI_Comm comm;
-  comm_state_t *cs;
-  unsigned gen;
-} last_state;
+static HK__LAST_TLS hk__last_comm_t last_state;
 
 static int delete_counters(MPI_Comm comm, int kv, void *value, void *extra)
 {
   (void)comm;
   (void)kv;
   (void)extra;
-  __atomic_add_fetch(&state_gen, 1, __ATOMIC_ACQ_REL);
+  hk__last_comm_bump(&state_gen);
   free(value);
   return MPI_SUCCESS;
 }
@@ -31,21 +26,18 @@ static comm_state_t *comm_state(MPI_Comm comm)
 {
   void *v = NULL;
   int found = 0;
-  unsigned now = __atomic_load_n(&state_gen, __ATOMIC_ACQUIRE);
-  if (last_state.cs && last_state.comm == comm && last_state.gen == now)
-    return last_state.cs;
-  comm_state_t *n = NULL;
+  unsigned now;
+  comm_state_t *n = hk__last_comm_get(&last_state, &state_gen, comm, &now);
+  if (n)
+    return n;
   if (PMPI_Comm_get_attr(comm, st.keyval, &v, &found) == MPI_SUCCESS && found) {
     n = v;
   } else if ((n = calloc(1, sizeof *n)) && PMPI_Comm_set_attr(comm, st.keyval, n) != MPI_SUCCESS) {
     free(n);
     n = NULL;
   }
-  if (n) {
-    last_state.comm = comm;
-    last_state.cs = n;
-    last_state.gen = now;
-  }
+  if (n)
+    hk__last_comm_put(&last_state, comm, n, now);
   return n;
 }
 

@@ -214,3 +214,19 @@ def test_scan_has_no_shifted_or_hierarchical():
             assert cm.predict(PARAMS, coll, alg, 2, 1 << 20, 4, 4) == math.inf
         assert math.isfinite(cm.predict(PARAMS, coll, "chunked", 2, 1 << 20, 4, 4))
         assert cm.best(PARAMS, coll, 1 << 20, 4, 4, 2)[0] in ("mpi", "chunked")
+
+
+def test_alltoallv_is_alltoall_with_per_pair_counts():
+    # uniform counts: n = P x the per-pair bytes, as hk-bench coll and the table count it;
+    # MPI's pairwise exchange, the chunked runs alike; no hierarchical (alltoallv.c)
+    for p, l in ((2, 2), (4, 4), (4, 2)):
+        for n in (1024, 1 << 20):
+            for alg in ("mpi", "chunked", "chunked-shifted"):
+                assert cm.predict(PARAMS, "alltoallv", alg, 2, n, p, l) == pytest.approx(
+                    cm.predict(PARAMS, "alltoall", alg, 2, n, p, l))
+            assert cm.predict(PARAMS, "alltoallv", "hierarchical", 2, n, p, l) == math.inf
+    n = 1 << 16  # P = 4 on one node: 3 x (a + n/(4 b)) + n/(4 c1)
+    assert cm.predict(PARAMS, "alltoallv", "mpi", 1, n, 4, 4) == pytest.approx(
+        3 * (1e-6 + n / 4e9) + n / 8e9)
+    assert cm.best(PARAMS, "alltoallv", 1 << 20, 4, 4, 2)[0] != "hierarchical"
+    assert cm.MEASURED == cm.COLLECTIVES and "alltoallv" in cm.COLLECTIVES

@@ -107,8 +107,6 @@ def test_cli_from_records_writes_the_table(cli, fixtures, tmp_path):
     (["tune", "allreduce", "--np", "0"], 2, "argument --np: 0 is out of range (allowed: 1 to 65536)"),
     (["tune", "allreduce", "--sizes", "big"], 2, "expected MIN:MAX bytes"),
     (["tune", "allreduce", "--from-records", "/no/such.jsonl"], 1, "no such file"),
-    (["tune", "scan"], 2, "'hk-bench coll' does not measure scan; use --predict"),
-    (["tune", "exscan", "--np", "2"], 2, "'hk-bench coll' does not measure exscan"),
 ])
 def test_cli_errors(cli, args, code, err):
     res = cli(args)
@@ -167,7 +165,8 @@ def test_predicted_table_is_the_models_pick_per_size():
     assert sizes[0] == 1024 and sizes[-1] == 16 << 20 and len(sizes) == 15
     table = tunemod.predict_table(PARAMS, tunemod.COLLECTIVES, sizes, 2, 2, 2)
     assert set(table["collectives"]) == {"allreduce", "reduce", "reduce_scatter", "bcast",
-                                         "allgather", "alltoall", "scan", "exscan"}
+                                         "allgather", "alltoall", "scan", "exscan",
+                                         "alltoallv"}
     assert collmodel.MachineParams.from_json(table["model"]) == PARAMS
     for name, entry in table["collectives"].items():
         cname = name.replace("_", "-")
@@ -204,8 +203,8 @@ def test_cli_predict_with_params(tmp_path, capsys):
     assert main(["tune", "all", "--predict", "--params", str(params), "--np", "2",
                  "--threads", "2", "--sizes", "1K:1M", "--output", str(out)]) == 0
     table = json.loads(out.read_text())
-    assert table["version"] == 2 and len(table["collectives"]) == 8
-    assert {"scan", "exscan"} <= set(table["collectives"]) <= set(table["predicted"])
+    assert table["version"] == 2 and len(table["collectives"]) == 9
+    assert {"scan", "exscan", "alltoallv"} <= set(table["collectives"]) <= set(table["predicted"])
     assert main(["tune", "reduce-scatter", "--predict", "--params", str(out), "--np", "4",
                  "--ranks-per-node", "2", "--threads", "1", "--sizes", "1K:1M",
                  "--output", str(out)]) == 0
@@ -214,11 +213,11 @@ def test_cli_predict_with_params(tmp_path, capsys):
     assert table["shape"] == {"ranks": 4, "ranks_per_node": 2, "threads": 1}
 
 
-def test_cli_predict_scan_and_exscan(tmp_path):
+def test_cli_predict_scan_exscan_and_alltoallv(tmp_path):
     from hybridkit.cli import main
     params = tmp_path / "params.json"
     params.write_text(json.dumps(PARAMS.to_json()))
-    for coll in ("scan", "exscan"):
+    for coll in ("scan", "exscan", "alltoallv"):
         out = tmp_path / f"{coll}.json"
         assert main(["tune", coll, "--predict", "--params", str(params), "--np", "4",
                      "--threads", "2", "--sizes", "1K:16M", "--output", str(out)]) == 0
@@ -226,8 +225,42 @@ def test_cli_predict_scan_and_exscan(tmp_path):
         assert list(table["collectives"]) == [coll]
         rows = table["collectives"][coll]["rows"]
         assert rows[-1]["max_bytes"] is None
-        assert {r["algorithm"] for r in rows} <= {"mpi", "chunked"}  # what hk_scan has
+        has = {"mpi", "chunked"} | ({"chunked-shifted"} if coll == "alltoallv" else set())
+        assert {r["algorithm"] for r in rows} <= has  # what hk_scan / hk_alltoallv have
         for s in tunemod.sizes_of("1K:16M"):
             row = next(r for r in rows if r["max_bytes"] is None or s <= r["max_bytes"])
             alg, thr, _ = collmodel.best(PARAMS, coll, s, 4, 4, 2)
             assert (row["algorithm"], row["threads"]) == (alg, thr), (coll, s)
+
+
+@pytest.mark.parametrize("collective", ["scan", "exscan", "alltoallv"])
+def test_measured_table_of_the_newer_kinds(cli, fixtures, tmp_path, collective):
+    """measured `tune scan|exscan|alltoallv` (from bench.coll records): the fastest per size,
+    a hybrid row that fell back (scan's hierarchical: unavailable) not counted"""
+    recs = [coll(collective, 1024, "mpi", 1, 2.0), coll(collective, 1024, "chunked", 2, 4.0),
+            coll(collective, 1 << 20, "mpi", 1, 900.0),
+            coll(collective, 1 << 20, "chunked", 2, 500.0),
+            coll(collective, 1 << 20, "hierarchical", 2, 100.0, ran="mpi")]
+    src = tmp_path / "coll.jsonl"
+    src.write_text("".join(json.dumps(valid_record(fixtures, r)) + "\n" for r in recs))
+    out = tmp_path / "t.json"
+    res = cli(["tune", collective, "--from-records", str(src), "--output", str(out)])
+    assert res.code == 0, res.err
+    table = json.loads(out.read_text())
+    assert list(table["collectives"]) == [collective]
+    assert table["collectives"][collective] == {"min_bytes": 1025, "rows": [
+        {"max_bytes": 1024, "algorithm": "mpi", "threads": 1},
+        {"max_bytes": None, "algorithm": "chunked", "threads": 2}]}
+
+
+def test_check_of_the_newer_kinds_compares_pick_and_best():
+    recs = []
+    for c in ("scan", "exscan", "alltoallv"):
+        for size in (1024, 1 << 20):
+            for alg, t in (("mpi", 1), ("chunked", 2)):
+                sec = collmodel.predict(PARAMS, c, alg, t, size, 2, 2)
+                recs.append(coll(c, size, alg, t, sec * 1e6))
+    result = tunemod.check(PARAMS, recs)
+    assert {c["collective"] for c in result["cases"]} == {"scan", "exscan", "alltoallv"}
+    assert len(result["picks"]) == 6 and result["agree"] == 1.0
+    assert [c["ratio"] for c in result["cases"]] == pytest.approx([1.0] * 12)

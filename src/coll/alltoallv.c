@@ -197,13 +197,12 @@ static int hybrid(a2av_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o,
   hk__coll_choice_t ch = {.kind = HK__COLL_ALLTOALLV, .bytes = all[0], .fn = fn, .model = NULL,
                           .call = k};
   hk__coll_choose(c, o, &ch);
-  hk_allreduce_alg_t alg = ch.alg;
-  int threads = ch.threads;
-  hk_allreduce_fallback_t why = ch.why != HK_FALLBACK_NONE ? ch.why : check(c, alg, all[2]);
-  if (why == HK_FALLBACK_NONE && (threads = hk__chunks_useful(all[1], k->gran, threads)) < 2)
-    why = HK_FALLBACK_ONE_THREAD;
-  HK_TRY(err, hk__coll_chunked_setup(c, alg, scratch_bytes(c->size, threads), &why));
-  return hk__coll_run(c, alg, threads, why, run, k, info);
+  ch.why = ch.why != HK_FALLBACK_NONE ? ch.why : check(c, ch.alg, all[2]);
+  if (ch.why == HK_FALLBACK_NONE &&
+      (ch.threads = hk__chunks_useful(all[1], k->gran, ch.threads)) < 2)
+    ch.why = HK_FALLBACK_ONE_THREAD;
+  HK_TRY(err, hk__coll_chunked_setup(c, ch.alg, scratch_bytes(c->size, ch.threads), &ch.why));
+  return hk__coll_run(c, &ch, run, k, info);
 cleanup:
   return err;
 }

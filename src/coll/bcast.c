@@ -189,14 +189,11 @@ static int hybrid(bc_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, lon
   k->contiguous = hk__coll_contiguous(k->type) && (long long)k->count * k->extent <= INT_MAX;
   hk__coll_choice_t ch = {.kind = HK__COLL_BCAST, .bytes = bytes, .fn = "hk_bcast"};
   hk__coll_choose(c, o, &ch);
-  hk_allreduce_alg_t alg = ch.alg;
-  int threads = ch.threads;
-  hk_allreduce_fallback_t why = ch.why;
-  if (why == HK_FALLBACK_NONE && alg == HK_ALLREDUCE_HIERARCHICAL)
-    HK_TRY(err, check_hierarchical(k, &threads, &why));
-  else if (why == HK_FALLBACK_NONE)
-    HK_TRY(err, check_chunked(k, alg, &threads, &why));
-  return hk__coll_run(c, alg, threads, why, run, k, info);
+  if (ch.why == HK_FALLBACK_NONE && ch.alg == HK_ALLREDUCE_HIERARCHICAL)
+    HK_TRY(err, check_hierarchical(k, &ch.threads, &ch.why));
+  else if (ch.why == HK_FALLBACK_NONE)
+    HK_TRY(err, check_chunked(k, ch.alg, &ch.threads, &ch.why));
+  return hk__coll_run(c, &ch, run, k, info);
 cleanup:
   return err;
 }

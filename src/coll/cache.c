@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "coll/coll_internal.h"
+#include "internal/hk_last_comm.h"
 #include "internal/hk_launcher.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -29,22 +30,9 @@ static int keyval = MPI_KEYVAL_INVALID;
 static int self_keyval = MPI_KEYVAL_INVALID;
 static hk__coll_cache_t *registry; /* caches alive */
 /* The look-up without the lock or the attribute: this thread's last communicator and its
- * cache, valid while no cache has been freed since (gen: +1 on every free, so a handle MPI
- * reuses for a new communicator never finds the old cache).  Caches are freed only with
- * their communicator (MPI_Comm_free, MPI_Finalize), which no other call may overlap on it. */
+ * cache (internal/hk_last_comm.h), gen +1 on every free. */
 static unsigned gen;
-#if HK_UNDER_SMPI
-/* smpirun dlopens the binary once per rank: initial-exec TLS in a dlopened object takes the
- * static TLS block's small surplus, gone after a few ranks ("cannot allocate memory in
- * static TLS block", test_simulate at 4-8 ranks) */
-static _Thread_local struct {
-#else
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-#endif
-  MPI_Comm comm;
-  hk__coll_cache_t *cache;
-  unsigned gen;
-} last;
+static HK__LAST_TLS hk__last_comm_t last;
 
 static void free_comms(MPI_Comm *comms, int n)
 {
@@ -78,7 +66,7 @@ static int delete_cb(MPI_Comm comm, int kv, void *value, void *extra)
   (void)extra;
   hk__coll_cache_t *c = value;
   pthread_mutex_lock(&lock);
-  __atomic_add_fetch(&gen, 1, __ATOMIC_ACQ_REL);
+  hk__last_comm_bump(&gen);
   for (hk__coll_cache_t **p = &registry; *p; p = &(*p)->next)
     if (*p == c) {
       *p = c->next;
@@ -240,11 +228,9 @@ int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache)
 {
   int err = HK_SUCCESS, found = 0;
   void *value = NULL;
-  unsigned now = __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
-  if (last.cache && last.comm == comm && last.gen == now) {
-    *cache = last.cache; /* one compare of the handle and the generation */
-    return HK_SUCCESS;
-  }
+  unsigned now;
+  if ((*cache = hk__last_comm_get(&last, &gen, comm, &now)))
+    return HK_SUCCESS; /* one compare of the handle and the generation */
   pthread_mutex_lock(&lock);
   err = lookup(comm, &value, &found);
   pthread_mutex_unlock(&lock);
@@ -255,9 +241,7 @@ int hk__coll_cache_get(MPI_Comm comm, hk__coll_cache_t **cache)
     err = create(comm, &c);
   if (err == HK_SUCCESS) {
     *cache = c;
-    last.comm = comm;
-    last.cache = c;
-    last.gen = now; /* read before the look-up: a free since then makes it stale at once */
+    hk__last_comm_put(&last, comm, c, now);
   }
   return err;
 }

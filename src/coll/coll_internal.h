@@ -268,10 +268,11 @@ void hk__coll_choose(const hk__coll_cache_t *c, const hk_allreduce_opts_t *o,
  * cannot grow makes *why HK_FALLBACK_SETUP for this call only. */
 int hk__coll_chunked_setup(hk__coll_cache_t *c, hk_allreduce_alg_t alg, size_t scratch,
                            hk_allreduce_fallback_t *why);
+/* hk__coll_run: the choice (after the caller's own checks set its threads and why) ->
+ * run(call, alg, threads), or the fallback in info */
 typedef int (*hk__coll_run_fn)(const void *call, hk_allreduce_alg_t alg, int threads);
-int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
-                 hk_allreduce_fallback_t why, hk__coll_run_fn run, const void *call,
-                 hk_allreduce_info_t *info);
+int hk__coll_run(hk__coll_cache_t *c, const hk__coll_choice_t *ch, hk__coll_run_fn run,
+                 const void *call, hk_allreduce_info_t *info);
 
 /* An MPI return code as HK_ERR_MPI with MPI's text. */
 #define HK_COLL_MPI(rc, what) hk__mpi_error((rc), __FILE__, __LINE__, __func__, (what))

@@ -106,11 +106,12 @@ cleanup:
   return err;
 }
 
-int hk__coll_run(hk__coll_cache_t *c, hk_allreduce_alg_t alg, int threads,
-                 hk_allreduce_fallback_t why, hk__coll_run_fn run, const void *call,
-                 hk_allreduce_info_t *info)
+int hk__coll_run(hk__coll_cache_t *c, const hk__coll_choice_t *ch, hk__coll_run_fn run,
+                 const void *call, hk_allreduce_info_t *info)
 {
-  int err = HK_SUCCESS;
+  int err = HK_SUCCESS, threads = ch->threads;
+  hk_allreduce_alg_t alg = ch->alg;
+  hk_allreduce_fallback_t why = ch->why;
   if (why == HK_FALLBACK_NONE && c->failed[alg])
     why = HK_FALLBACK_SETUP; /* agreed on every rank when it failed */
   info->fallback = why;

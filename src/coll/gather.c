@@ -197,14 +197,11 @@ static int hybrid(hk__ga_call_t *k, int scount, MPI_Comm comm, const hk_allreduc
    * that differs between ranks is not used on this communicator) */
   hk__coll_choice_t ch = {.kind = kind, .bytes = bytes, .fn = "hk_allgather/hk_alltoall"};
   hk__coll_choose(c, o, &ch);
-  hk_allreduce_alg_t alg = ch.alg;
-  int threads = ch.threads;
-  hk_allreduce_fallback_t why = ch.why;
-  if (why == HK_FALLBACK_NONE && alg == HK_ALLREDUCE_HIERARCHICAL)
-    HK_TRY(err, check_hierarchical(k, &f, &threads, &why));
-  else if (why == HK_FALLBACK_NONE)
-    HK_TRY(err, check_chunked(k, &f, alg, &threads, &why));
-  return hk__coll_run(c, alg, threads, why, run, k, info);
+  if (ch.why == HK_FALLBACK_NONE && ch.alg == HK_ALLREDUCE_HIERARCHICAL)
+    HK_TRY(err, check_hierarchical(k, &f, &ch.threads, &ch.why));
+  else if (ch.why == HK_FALLBACK_NONE)
+    HK_TRY(err, check_chunked(k, &f, ch.alg, &ch.threads, &ch.why));
+  return hk__coll_run(c, &ch, run, k, info);
 cleanup:
   return err;
 }

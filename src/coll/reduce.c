@@ -325,7 +325,8 @@ static int hybrid(hk__red_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o
     HK_TRY(err, check_hierarchical(k, &f, &threads, &why));
   else
     HK_TRY(err, check_chunked(k, &f, alg, &threads, &why));
-  return hk__coll_run(c, alg, threads, why, run, k, info);
+  return hk__coll_run(c, &(hk__coll_choice_t){.alg = alg, .threads = threads, .why = why}, run, k,
+                      info);
 cleanup:
   return err;
 }

@@ -94,21 +94,19 @@ static int hybrid(scan_call_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, l
   hk__coll_choice_t ch = {.kind = kind_of(k), .bytes = bytes, .fn = fn_of(k), .model = model,
                           .call = k};
   hk__coll_choose(c, o, &ch);
-  int threads = ch.threads;
-  hk_allreduce_fallback_t why = ch.why;
-  if (why != HK_FALLBACK_NONE)
-    return hk__coll_run(c, ch.alg, threads, why, run, k, info);
+  if (ch.why != HK_FALLBACK_NONE)
+    return hk__coll_run(c, &ch, run, k, info);
   if (ch.alg != HK_ALLREDUCE_CHUNKED)
-    why = HK_FALLBACK_UNAVAILABLE;
+    ch.why = HK_FALLBACK_UNAVAILABLE;
   else if (k->extent <= 0)
-    why = HK_FALLBACK_DATATYPE;
+    ch.why = HK_FALLBACK_DATATYPE;
   else if (!c->multiple)
-    why = HK_FALLBACK_THREAD_LEVEL;
-  else if ((threads = hk__chunks_useful(k->count, gran, threads)) < 2)
-    why = HK_FALLBACK_ONE_THREAD;
+    ch.why = HK_FALLBACK_THREAD_LEVEL;
+  else if ((ch.threads = hk__chunks_useful(k->count, gran, ch.threads)) < 2)
+    ch.why = HK_FALLBACK_ONE_THREAD;
   else
     HK_TRY(err, hk__coll_cache_dups(c, 0));
-  return hk__coll_run(c, ch.alg, threads, why, run, k, info);
+  return hk__coll_run(c, &ch, run, k, info);
 cleanup:
   return err;
 }

@@ -259,13 +259,12 @@ static int hybrid(vcall_t *k, MPI_Comm comm, const hk_allreduce_opts_t *o, long 
   hk__coll_choice_t ch = {.kind = kind_of(k), .bytes = bytes, .fn = fn_of(k), .model = model,
                           .call = k};
   hk__coll_choose(c, o, &ch);
-  hk_allreduce_alg_t alg = ch.alg;
-  int threads = ch.threads;
-  hk_allreduce_fallback_t why = ch.why != HK_FALLBACK_NONE ? ch.why : check(k, alg, commute);
-  if (why == HK_FALLBACK_NONE && (threads = hk__chunks_useful(k->maxcount, gran, threads)) < 2)
-    why = HK_FALLBACK_ONE_THREAD;
-  HK_TRY(err, hk__coll_chunked_setup(c, alg, scratch_bytes(k, threads), &why));
-  return hk__coll_run(c, alg, threads, why, run, k, info);
+  ch.why = ch.why != HK_FALLBACK_NONE ? ch.why : check(k, ch.alg, commute);
+  if (ch.why == HK_FALLBACK_NONE &&
+      (ch.threads = hk__chunks_useful(k->maxcount, gran, ch.threads)) < 2)
+    ch.why = HK_FALLBACK_ONE_THREAD;
+  HK_TRY(err, hk__coll_chunked_setup(c, ch.alg, scratch_bytes(k, ch.threads), &ch.why));
+  return hk__coll_run(c, &ch, run, k, info);
 cleanup:
   return err;
 }

@@ -15,7 +15,8 @@ Machine parameters (MachineParams, fitted from `hk-bench collparams` records):
             median residual of bench.coll records at <= 4 KiB when given, else 0, 2 us, 1 us
 
 n is the message size as bench.coll and the tuning table count it (allreduce, reduce, bcast:
-the buffer; reduce-scatter, allgather, alltoall: P x the per-rank count).  lg = ceil(log2 P),
+the buffer; reduce-scatter, allgather, alltoall: P x the per-rank count; alltoallv: the most
+bytes a rank sends, P x the per-pair count when every pair has the same, as hk-bench coll runs it).  lg = ceil(log2 P),
 f = (P - 1) / P.  Out-of-place buffers.
 
 mpi -- what MPI itself is assumed to run (Open MPI 4.1's tuned/basic components; the switch
@@ -30,6 +31,8 @@ point SMALL = 64 KiB is not measured), + o_mpi:
               else scatter + allgather        (lg + P - 1) a + 2 f n/b
   allgather   own block copied + recursive doubling / ring:  n/(P c1) + lg a + f n/b
   alltoall    pairwise exchange               (P - 1)(a + n/(P b)) + n/(P c1)
+  alltoallv   as alltoall with the per-pair counts n/P (Open MPI 4.1's tuned alltoallv is a
+              pairwise exchange too; uneven counts are not modelled)
   scan        a chain in rank order (Open MPI 4.1's basic component; not measured): the
               send buffer copied, then each rank waits for its left neighbour's prefix,
               folds it in and passes it on:   n/c1 + (P - 1)(a + n/b + n/r1)
@@ -46,7 +49,8 @@ of memory bandwidth shows), and MPI picks its algorithm by the chunk's size n/T:
 chunked-shifted: the same cost (assumption: starting the threads at different chunks changes
   the contention, not the volume; the model cannot tell them apart and prefers chunked).
   scan and exscan have no chunked-shifted (a rotated communicator folds the ranks in
-  another order) and no hierarchical (src/coll/scan.c): inf for both.
+  another order) and no hierarchical (src/coll/scan.c): inf for both; alltoallv has no
+  hierarchical (src/coll/alltoallv.c): inf.
 
 hierarchical with T threads (needs L >= 2; alltoall also N == 1): node phases through a shared
 window at c(T) / r(T) (data another core wrote: the memory rates), then, with N >= 2 nodes,
@@ -85,12 +89,14 @@ from dataclasses import asdict, dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall", "scan",
-               "exscan")
-# what 'hk-bench coll' measures (the reference of the tests, `tune` without --predict)
-MEASURED = COLLECTIVES[:6]
-# the algorithms src/coll/scan.c has not: their calls fall back ("unavailable")
+               "exscan", "alltoallv")
+# what 'hk-bench coll' measures (`tune` without --predict, --check): every one
+MEASURED = COLLECTIVES
+# the algorithms src/coll/scan.c and alltoallv.c have not: their calls fall back
+# ("unavailable")
 UNAVAILABLE = {"scan": ("chunked-shifted", "hierarchical"),
-               "exscan": ("chunked-shifted", "hierarchical")}
+               "exscan": ("chunked-shifted", "hierarchical"),
+               "alltoallv": ("hierarchical",)}
 ALGORITHMS = ("mpi", "chunked", "chunked-shifted", "hierarchical")
 SMALL = 64 * 1024          # bytes: MPI's assumed switch from latency- to bandwidth-optimal
 DEFAULT_OVERHEAD = 2e-6    # s per hybrid call (used when no bench.coll records were fitted)
@@ -200,7 +206,7 @@ def mpi_time(collective: str, n: float, p: int, a: float, b: float, r: float, c:
     if collective == "allgather":
         # the own block copied into place, the others received
         return n / (p * c) + lg * a + f * n / b
-    if collective == "alltoall":
+    if collective in ("alltoall", "alltoallv"):
         return (p - 1) * (a + n / (p * b)) + n / (p * c)
     if collective == "scan":
         return n / c + (p - 1) * (a + n / b + n / r)

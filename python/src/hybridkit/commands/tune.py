@@ -215,9 +215,7 @@ def run_allreduce(ns: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- version 2: every collective
 
 FORMAT_V2 = "hybridkit-coll-tuning"
-COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall", "scan",
-               "exscan")
-MEASURED = collmodel.MEASURED  # what 'hk-bench coll' measures (scan, exscan: --predict only)
+COLLECTIVES = collmodel.COLLECTIVES  # every one 'hk-bench coll' measures and the model predicts
 COLL_HELP = "tune one hybrid collective (or all): measured, or predicted by the cost model"
 COLL_DESCRIPTION = """\
 Without --predict: run 'hk-bench coll' for the collective(s) (every algorithm, 1..T threads,
@@ -227,14 +225,15 @@ With --predict: fit the cost model (hybridkit.advice.collmodel) to 'hk-bench col
 thread count per size for --np ranks, --ranks-per-node per node, and write the table from the
 predictions ("predicted", "model" keep them). --check K also measures K sizes per collective
 with 'hk-bench coll' and prints predicted vs measured and how often the model's pick is the
-measured best ("check" in the table). scan and exscan: --predict only ('hk-bench coll' does
-not measure them; 'all' measures the others, and --check leaves them out).
+measured best ("check" in the table). alltoallv: 'hk-bench coll' gives every pair the same
+count; the table's bytes are the most a rank sends (P x the per-pair bytes).
 
 examples:
   hybridkit tune all --predict --np 2 --threads 1
   hybridkit tune reduce --predict --params collparams.jsonl --np 4 --ranks-per-node 2
   hybridkit tune all --predict --check 4 --np 2
-  hybridkit tune bcast --np 2 --threads 1"""
+  hybridkit tune bcast --np 2 --threads 1
+  hybridkit tune alltoallv --predict --np 4 --threads 2"""
 
 
 def table_name(collective: str) -> str:
@@ -418,9 +417,6 @@ def load_params(path: Path):
 
 def run_collective(ns: argparse.Namespace) -> int:
     colls = list(COLLECTIVES) if ns.collective == "all" else [ns.collective]
-    if not ns.predict and ns.collective != "all" and ns.collective not in MEASURED:
-        raise UsageError(f"tune {ns.collective}: 'hk-bench coll' does not measure "
-                         f"{ns.collective}; use --predict (the cost model)")
     threads = ns.threads or max(1, local_cores() // ns.np)
     out = ns.output if ns.output != DEFAULT_OUTPUT else DEFAULT_OUTPUT.with_name(
         f"{table_name(ns.collective)}{'.predicted' if ns.predict else ''}.json")
@@ -432,7 +428,7 @@ def run_collective(ns: argparse.Namespace) -> int:
         else:
             path = out.with_suffix(".records.jsonl")
             path.unlink(missing_ok=True)
-            for coll in (c for c in colls if c in MEASURED):
+            for coll in colls:
                 run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
                                "--min-bytes", "0", "-m", ns.sizes], path, threads)
             records = load([path])
@@ -453,7 +449,7 @@ def run_collective(ns: argparse.Namespace) -> int:
             some = sorted({every[round(i * (len(every) - 1) / max(1, k - 1))] for i in range(k)})
             path = out.with_suffix(".check.jsonl")
             path.unlink(missing_ok=True)
-            for coll in (c for c in colls if c in MEASURED):
+            for coll in colls:
                 for s in some:
                     run_bench(ns, ["coll", "--collective", coll, "--threads", tlist,
                                    "--min-bytes", "0", "-m", f"{s}:{s}"], path, threads)

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - depends on the installed package
 
 KINDS = ("bench.coll", "bench.allreduce")
 COLLECTIVES = ("allreduce", "reduce", "reduce-scatter", "bcast", "allgather", "alltoall", "scan",
-               "exscan")
+               "exscan", "alltoallv")
 MODEL_ERRORS = (HKError, ValueError, KeyError, TypeError, ZeroDivisionError)
 
 Row = Tuple[str, int]  # (algorithm, threads asked); mpi: threads 1
