@@ -73,7 +73,7 @@ MPI_Test/MPI_Iprobe (SMPI's default: 100 us, growing), unless --smpi-factors def
 Compute phases (--compute): 'off' (default for hk-bench) costs them nothing; 'measured'
 (default for hk-jacobi and your own programs) replays each compute burst for the time it
 took on this machine (smpi/host-speed = the platform's CPU speed), so a simulated CPU is as
-fast as one core of this machine.
+fast as one core of this machine (with a node rate: its speed factor times that).
 
 examples:
   hybridkit simulate --platform sr8000 --use-nodes 8 hk-bench -- orthogonal -m 1K:1M

@@ -47,9 +47,10 @@ MODELLED = (
     "cross the platform's links (bandwidth, latency, contention on shared links, a per-CPU "
     "injection limit where the platform has one) in simulated time; times in these sections "
     "are simulated seconds, independent of the load of the machine that ran the simulation. "
-    "What it does not model: OpenMP threads (a hybrid process is one process; masteronly is "
-    "modelled by one leader per node sending the node's aggregated message while the other "
-    "processes wait), memory bandwidth and caches, MPI library internals of the seeds' "
+    "What it does not model here: OpenMP threads (a hybrid process is one process; masteronly "
+    "is modelled by one leader per node sending the node's aggregated message while the other "
+    "processes wait; hk-jacobi's threads can be modelled by a node compute rate, "
+    "docs/simulate.md), memory bandwidth and caches, MPI library internals of the seeds' "
     "machines. These values are never mixed with measured ones.")
 
 
