@@ -130,7 +130,7 @@ def test_rates_from_records(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--threads", "2", "--", "--mode", "masteronly"], "--threads 2 needs a node rate model"),
     (["--threads", "2", "--node-bw", "4GBps", "--core-bw", "2GBps", "--", "--mode", "pure"],
-     "threads are modelled for hk-jacobi --mode masteronly only"),
+     "threads are modelled for hk-jacobi --mode masteronly and hk-mz only"),
     (["--", "--mode", "funneled"], "SimGrid 3.32's SMPI provides MPI_THREAD_SINGLE only"),
     (["--", "--mode=task"], "hk-jacobi --mode task is not simulated"),
     (["--node-bw", "4GBps", "--core-bw", "2GBps", "--compute", "off"],
@@ -261,3 +261,30 @@ def test_layouts_of_one_model_are_one_platform(tmp_path):
     assert layouts == [(2, 4), (4, 2), (8, 1)]
     factors = {v.threads: v.records[0]["platform"]["node_rate"]["speed_factor"] for v in views}
     assert factors == pytest.approx({1: 3 / 4, 2: 3 / 2, 4: 3.0})
+
+
+def test_mz_threads_modelled(tmp_path):
+    """hk-mz (SP-MZ class S) in the SMPI build: 2 nodes x 2 ranks, modelled with 2 threads
+    each (factor R(4) / (2 R(1)) = 1.5); it verifies, and its records say 2 threads per
+    process (mops_per_thread: mops over the 4 x 2 modelled threads)."""
+    _simgrid_or_skip()
+    table = tmp_path / "rate.txt"
+    table.write_text("1 1\n2 1.8\n4 3\n")
+    recs = simulate(tmp_path, "--nodes", "2", "--cores", "4", "--ranks-per-node", "2",
+                    "--threads", "2", "--node-rate", str(table), "hk-mz", "--", "--bench",
+                    "sp", "--class", "S")
+    mz = next(r for r in recs if r["kind"] == "mz")
+    assert record_error(mz) is None
+    assert mz["results"]["verified"]["value"] == 1
+    assert mz["params"]["threads"] == 2 and mz["provenance"]["threads_per_rank"] == 2
+    assert mz["platform"]["node_rate"]["speed_factor"] == pytest.approx(1.5)
+    assert mz["results"]["mops_per_thread"]["value"] == \
+        pytest.approx(mz["results"]["mops"]["value"] / 8)
+
+
+def test_mz_uneven_threads_refused(cli, tmp_path):
+    _simgrid_or_skip()
+    res = cli(["simulate", "--nodes", "2", "--cores", "4", "--threads", "2", "--node-bw",
+               "4GBps", "--core-bw", "2GBps", "--results", str(tmp_path), "hk-mz", "--",
+               "--bench", "bt", "--zone-threads", "2"])
+    assert res.code == 2 and "hk-mz --zone-threads sets threads per zone" in res.err, res.err

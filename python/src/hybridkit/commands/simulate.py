@@ -35,22 +35,24 @@ from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
 from hybridkit.records import load_records
 from hybridkit.simulate.elfneeded import NotELF, dynamic
-from hybridkit.simulate.noderate import add_node_rate_arguments, layout_model, scaled_speed
+from hybridkit.simulate.noderate import (add_node_rate_arguments, layout_model, per_thread,
+                                         scaled_speed)
 from hybridkit.simulate.platform import Platform, add_platform_arguments, platform_from_args
 from hybridkit.study.onerun import timed_out
 from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
                                     run_dir_name, run_streaming, utc_now, write_json)
 
-HELP = "run hk-bench, hk-jacobi or an smpicc-built program on a simulated cluster (SimGrid SMPI)"
+HELP = ("run hk-bench, hk-jacobi, hk-mz or an smpicc-built program on a simulated cluster "
+        "(SimGrid SMPI)")
 DESCRIPTION = """\
-Run BINARY (hk-bench or hk-jacobi, built for SMPI: make build-smpi, or the path of your own
+Run BINARY (hk-bench, hk-jacobi or hk-mz, built for SMPI: make build-smpi, or the path of your own
 program built with SimGrid's smpicc) with SimGrid's smpirun on a simulated cluster: a
 named platform (--platform sr8000 | ibm-sp | fat-tree, whose parameters the options below
 may change) or one generated from --nodes/--cores/--link-bw/--link-lat/--nic-per-node/
 --cpu-injection. One rank per simulated CPU; --use-nodes N and
 --ranks-per-node P (stride --stride) choose which CPUs run ranks, node by node, and hk's
 node is the platform's node (HK_NODE_SIZE=P). Every rank runs one thread; OpenMP threads
-are modelled, not run: --threads T (hk-jacobi --mode masteronly) places ranks at stride T
+are modelled, not run: --threads T (hk-jacobi --mode masteronly, hk-mz) places ranks at stride T
 and, with a node rate R(n) (--node-rate FILE, or the roofline --node-bw/--core-bw), each
 rank's CPU computes R(P*T) / (P R(1)) times as fast as one core (also for T = 1: ranks
 share the node's memory bandwidth). Modes whose threads call MPI (funneled, task*,
@@ -112,7 +114,7 @@ def simgrid_cfg(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text!r}: {name!r} is no SimGrid configuration "
                                          f"key; {allowed}")
     return text
-KNOWN = ("hk-bench", "hk-jacobi")
+KNOWN = ("hk-bench", "hk-jacobi", "hk-mz")
 # what an MPI program (C/C++, Fortran) calls first: a shared object importing one is an MPI
 # program for smpirun (check_smpi_program)
 SMPI_ENTRY = ("MPI_Init", "MPI_Init_thread", "mpi_init_", "mpi_init_thread_")
@@ -134,8 +136,8 @@ SMPI_FATAL = re.compile(r"\[[\w./-]+/CRITICAL\] (.+)|^\[smpirun\] \*\* error: (.
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("binary", metavar="BINARY", help="hk-bench or hk-jacobi (or a path to "
-                        "a program built with smpicc)")
+    parser.add_argument("binary", metavar="BINARY", help="hk-bench, hk-jacobi or hk-mz (or a "
+                        "path to a program built with smpicc)")
     add_platform_arguments(parser)
     add_node_rate_arguments(parser)
     g = parser.add_argument_group("ranks and simulation")
@@ -355,6 +357,7 @@ def mark_records(path: Path, platform_field: Dict, simulator: str, threads: int 
         if threads > 1 and isinstance(record.get("params"), dict) and \
                 "threads" in record["params"]:
             record["params"]["threads"] = threads
+            per_thread(record.get("results"), threads)
         out.append(json.dumps(record, separators=(",", ":")))
     path.write_text("\n".join(out) + ("\n" if out else ""))
     return len(out)

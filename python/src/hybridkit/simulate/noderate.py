@@ -41,8 +41,22 @@ from hybridkit.cliargs import MAX_CORES, count
 from hybridkit.errors import UsageError
 from hybridkit.simulate.platform import parse_bw
 
-# the record field a rate is read from, per record kind (source (b)): MLUP/s for hk-jacobi
-RATE_FIELD = {"jacobi": "mlups"}
+# per record kind (source (b)): the field a rate is read from, the unit, the problem a record
+# solves and its size (the largest problem's rates are used)
+RATE_FIELD = {"jacobi": ("mlups", "MLUP/s"), "mz": ("mops", "Mop/s")}
+MZ_CLASSES = "SWABCDEF"
+
+
+def _problem(kind: str, params: Dict) -> Tuple[str, float]:
+    if kind == "mz":
+        cls = str(params.get("class"))
+        return (f"{params.get('bench')} class {cls}",
+                MZ_CLASSES.index(cls) if cls in MZ_CLASSES else -1)
+    grid = str(params.get("grid"))
+    try:
+        return f"grid {grid}", math.prod(int(x) for x in grid.split("x"))
+    except ValueError:
+        return f"grid {grid}", 0
 
 
 @dataclass(frozen=True)
@@ -139,8 +153,8 @@ def from_records(path: Path, kind: str = "jacobi") -> NodeRate:
     """R(n) from real records of `kind` made on one node: see the module's docstring."""
     from hybridkit.study.rundata import read_records  # the run loader's validation
 
-    field = RATE_FIELD[kind]
-    by_problem: Dict[str, Dict[Tuple[int, int, str], List[float]]] = {}
+    field, unit = RATE_FIELD[kind]
+    by_problem: Dict[Tuple[str, float], Dict[Tuple[int, int, str], List[float]]] = {}
     for f in _record_files(path):
         records, _ = read_records(f)
         for r in records:
@@ -151,29 +165,23 @@ def from_records(path: Path, kind: str = "jacobi") -> NodeRate:
                 continue
             layout = (int(prov["ranks"]), int(prov["threads_per_rank"]),
                       str(r["params"].get("mode")))
-            by_problem.setdefault(str(r["params"].get("grid")), {}) \
+            by_problem.setdefault(_problem(kind, r["params"]), {}) \
                 .setdefault(layout, []).append(float(value))
     if not by_problem:
         raise UsageError(f"--node-rate {path}: no valid records of kind '{kind}' from a run "
                          f"on one node (real runs, not simulated; e.g. hybridkit run of "
-                         f"hk-jacobi at 1, 2, 4 threads)")
-
-    def cells(grid: str) -> int:
-        try:
-            return math.prod(int(x) for x in grid.split("x"))
-        except ValueError:
-            return 0
-    grid = max(by_problem, key=cells)
+                         f"the app at 1, 2, 4 threads)")
+    problem = max(by_problem, key=lambda p: p[1])
     best: Dict[int, float] = {}
-    for (ranks, threads, _), values in by_problem[grid].items():
+    for (ranks, threads, _), values in by_problem[problem].items():
         n = ranks * threads
         best[n] = max(best.get(n, 0.0), statistics.median(values))
-    return NodeRate(source=f"records {path} ({kind}, grid {grid}, one node)",
-                    rates=tuple(sorted(best.items())), unit="MLUP/s")
+    return NodeRate(source=f"records {path} ({kind}, {problem[0]}, one node)",
+                    rates=tuple(sorted(best.items())), unit=unit)
 
 
 def node_rate(spec: Optional[str], node_bw: Optional[str], core_bw: Optional[str],
-              cores: int) -> Optional[NodeRate]:
+              cores: int, kind: str = "jacobi") -> Optional[NodeRate]:
     """The model the options give (--node-rate FILE, or --node-bw with --core-bw), None
     for none."""
     if spec and (node_bw or core_bw):
@@ -188,7 +196,7 @@ def node_rate(spec: Optional[str], node_bw: Optional[str], core_bw: Optional[str
     if not path.exists():
         raise UsageError(f"--node-rate {spec} does not exist")
     if path.is_dir() or path.suffix == ".jsonl":
-        return from_records(path)
+        return from_records(path, kind)
     return read_table(path)
 
 
@@ -215,36 +223,47 @@ def add_node_rate_arguments(parser: argparse.ArgumentParser) -> None:
 # SMPI 3.32's MPI_Init_thread provides MPI_THREAD_SINGLE whatever is asked (tested: MULTIPLE
 # requested, SINGLE provided and queried): hk-jacobi's modes whose threads call MPI cannot run
 NEEDS_THREADS = ("funneled", "task", "multiple")
+# hk-mz's options that give processes or zones their own thread counts
+MZ_UNEVEN = ("--zone-threads", "--rebalance-threads", "--load-file", "--sub-ranks")
 
 
-def jacobi_mode(args: List[str]) -> str:
-    """hk-jacobi's --mode among ARGS (its default: pure)."""
-    mode = "pure"
+def option_value(args: List[str], name: str, default: str) -> str:
+    """The value of option NAME among ARGS ('NAME V' or 'NAME=V'; the last one)."""
+    value = default
     for i, a in enumerate(args):
-        if a == "--mode" and i + 1 < len(args):
-            mode = args[i + 1]
-        elif a.startswith("--mode="):
-            mode = a.split("=", 1)[1]
-    return mode
+        if a == name and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith(name + "="):
+            value = a.split("=", 1)[1]
+    return value
 
 
 def layout_model(ns: argparse.Namespace, binary: str, args: List[str], compute: str,
                  per_node: int, cores: int) -> Tuple[Optional[NodeRate], float]:
     """The node rate model of the options and this layout's speed factor (1 without one);
     UsageError for what is not simulated."""
-    model = node_rate(ns.node_rate, ns.node_bw, ns.core_bw, cores)
+    model = node_rate(ns.node_rate, ns.node_bw, ns.core_bw, cores,
+                      "mz" if binary == "hk-mz" else "jacobi")
     threads = ns.threads
-    mode = jacobi_mode(args) if binary == "hk-jacobi" else None
+    mode = option_value(args, "--mode", "pure") if binary == "hk-jacobi" else None
+    uneven = [a.split("=")[0] for a in args if a.split("=")[0] in MZ_UNEVEN]
+    if option_value(args, "--second-level", "omp") == "mpi":
+        uneven.append("--second-level mpi")
     if mode and mode.startswith(NEEDS_THREADS):
         raise UsageError(f"hk-jacobi --mode {mode} is not simulated: its threads call MPI "
                          f"(MPI_THREAD_FUNNELED or more) and SimGrid 3.32's SMPI provides "
                          f"MPI_THREAD_SINGLE only; simulate --mode masteronly with --threads "
                          f"T (threads modelled by the node rate), pure or pure-nb")
     if threads > 1:
-        if binary != "hk-jacobi" or mode != "masteronly":
+        if binary == "hk-mz" and uneven:
+            raise UsageError(f"--threads {threads}: hk-mz {uneven[0]} sets threads per zone "
+                             f"or process: not modelled (one thread runs per rank)")
+        if binary not in ("hk-jacobi", "hk-mz") or (binary == "hk-jacobi" and
+                                                     mode != "masteronly"):
             raise UsageError(f"--threads {threads}: threads are modelled for hk-jacobi "
-                             f"--mode masteronly only (communication by one thread, no "
-                             f"overlap), not for {binary}" + (f" --mode {mode}" if mode else ""))
+                             f"--mode masteronly and hk-mz only (communication by one thread, "
+                             f"no overlap), not for {binary}" +
+                             (f" --mode {mode}" if mode else ""))
         if model is None:
             raise UsageError(f"--threads {threads} needs a node rate model: --node-rate FILE "
                              f"or --node-bw BW --core-bw BW (docs/simulate.md)")
@@ -255,6 +274,20 @@ def layout_model(ns: argparse.Namespace, binary: str, args: List[str], compute: 
         raise UsageError(f"{per_node} ranks x {threads} threads per node = "
                          f"{per_node * threads} cores: more than the {cores} cores of a node")
     return model, (model.factor(per_node, threads, cores) if model else 1.0)
+
+
+# rates per thread in records (a rate divided by the ranks x threads that ran): with threads
+# modelled (--threads T) the record's rank ran one; the rate is divided by T more
+PER_THREAD = {"mops_per_thread": "mops"}
+
+
+def per_thread(results: object, threads: int) -> None:
+    if not isinstance(results, dict):
+        return
+    for name in PER_THREAD:
+        res = results.get(name)
+        if isinstance(res, dict) and isinstance(res.get("value"), (int, float)):
+            res["value"] = res["value"] / threads
 
 
 _SPEED = re.compile(r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kMGT]?)f$")
