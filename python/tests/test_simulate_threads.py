@@ -19,6 +19,7 @@ from test_simulate import _simgrid_or_skip, simulate
 
 from hybridkit.errors import UsageError
 from hybridkit.records import record_error
+from hybridkit.report.simulate import platform_section
 from hybridkit.simulate.noderate import NodeRate, from_records, read_table, roofline
 from hybridkit.study.rundata import find_runs, split_simulated
 
@@ -261,6 +262,10 @@ def test_layouts_of_one_model_are_one_platform(tmp_path):
     assert layouts == [(2, 4), (4, 2), (8, 1)]
     factors = {v.threads: v.records[0]["platform"]["node_rate"]["speed_factor"] for v in views}
     assert factors == pytest.approx({1: 3 / 4, 2: 3 / 2, 4: 3.0})
+    # the report's platform section says the model and each layout's factor
+    sec = platform_section(next(iter(sims)), views)
+    assert any("R(4) = 3" in t and "modelled, not run" in t for t in sec.text), sec.text
+    assert sec.tables[-1].rows == [[1, 4, 3.0], [2, 2, 1.5], [4, 1, 0.75]]
 
 
 def test_mz_threads_modelled(tmp_path):
