@@ -126,6 +126,25 @@ def test_rates_from_records(tmp_path):
         from_records(empty)
 
 
+def test_rates_from_mz_records(tmp_path):
+    """hk-mz records: Mop/s of the largest class (class W over S)."""
+    base = _jacobi_record()
+    out = []
+    for cls, ranks, threads, mops in (("S", 1, 1, 999.0), ("W", 1, 1, 50.0),
+                                      ("W", 1, 2, 90.0), ("W", 2, 2, 150.0)):
+        r = copy.deepcopy(base)
+        r.update(kind="mz", program="hk-mz", params={"bench": "sp", "class": cls,
+                                                     "threads": threads},
+                 results={"mops": {"value": mops, "unit": "Mop/s"}})
+        r["provenance"].update(ranks=ranks, threads_per_rank=threads, nodes=1)
+        assert record_error(r) is None
+        out.append(json.dumps(r))
+    (tmp_path / "records.jsonl").write_text("\n".join(out) + "\n")
+    m = from_records(tmp_path, "mz")  # a directory of runs
+    assert dict(m.rates) == {1: 50.0, 2: 90.0, 4: 150.0} and m.unit == "Mop/s"
+    assert "sp class W" in m.source
+
+
 # ---------------------------------------------------------------- the command line
 
 @pytest.mark.parametrize("args,message", [
