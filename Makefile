@@ -128,7 +128,7 @@ endif
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) $(BUILD_TARGETS)
 
-# hk-bench and hk-jacobi for SimGrid SMPI (hybridkit simulate, docs/simulate.md). A failed
+# hk-bench, hk-jacobi and hk-mz for SimGrid SMPI (hybridkit simulate, docs/simulate.md). A failed
 # configuration leaves no CMakeCache.txt behind (CMake writes one anyway), so the next make
 # configures again instead of failing in the build with "No rule to make target 'Makefile'"
 $(SMPI_DIR)/CMakeCache.txt: | deps
@@ -142,7 +142,7 @@ build-smpi: | deps
 	 else echo "make: smpicc not found: the SMPI build is skipped (hybridkit simulate and its tests skip; SimGrid: apt-get install libsimgrid-dev)"; fi
 
 smpi-build: $(SMPI_DIR)/CMakeCache.txt
-	cmake --build $(SMPI_DIR) -j $(JOBS) --target hk-bench hk-jacobi
+	cmake --build $(SMPI_DIR) -j $(JOBS) --target hk-bench hk-jacobi hk-mz
 
 test: $(TEST_NEEDS)
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure $(CTEST_ARGS)

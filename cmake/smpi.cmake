@@ -1,4 +1,4 @@
-# HK_SMPI=ON: build hk-bench and hk-jacobi for SimGrid's SMPI (docs/simulate.md).
+# HK_SMPI=ON: build hk-bench, hk-jacobi and hk-mz for SimGrid's SMPI (docs/simulate.md).
 # The compiler is smpicc (CMAKE_C_COMPILER), which brings SMPI's mpi.h and links
 # libsimgrid; the "executables" it links are shared objects that smpirun loads once
 # per rank (dlopen privatisation of the globals). FindMPI cannot interrogate

@@ -10,6 +10,7 @@ import pytest
 from hybridkit.errors import HKError
 from hybridkit.paths import schema_path
 from hybridkit.records import RecordsInvalid, load_records, record_error
+from hybridkit.simulate.noderate import NodeRate
 
 
 def test_valid_fixture(fixtures):
@@ -46,10 +47,19 @@ def test_simulated_fixture_has_the_simulated_fields(fixtures):
     record = load_records(fixtures / "records" / "simulated.jsonl")[0]
     assert record_error(record) is None
     assert set(record) == set(schema["properties"])
-    assert set(record["platform"]) == set(schema["$defs"]["platform"]["properties"])
+    # node_rate: only in runs with a node compute-rate model (hybridkit simulate --node-rate)
+    assert set(record["platform"]) == set(schema["$defs"]["platform"]["properties"]) - \
+        {"node_rate"}
     assert set(record["provenance"]) == set(schema["$defs"]["provenance"]["properties"])
     bad = dict(record, platform={k: v for k, v in record["platform"].items() if k != "nodes"})
     assert "platform: 'nodes' is a required property" in record_error(bad)
+    rate = NodeRate(source="t", rates=((1, 1.0), (2, 1.9), (4, 3.0))).field(2, 2, 4)
+    assert set(rate) == set(schema["$defs"]["platform"]["properties"]["node_rate"]
+                            ["properties"])
+    assert record_error(dict(record, platform=dict(record["platform"], node_rate=rate))) is None
+    zero = dict(rate, rates={"1": 1.0, "2": 0.0})
+    assert "node_rate" in record_error(dict(record, platform=dict(record["platform"],
+                                                                  node_rate=zero)))
 
 
 @pytest.mark.parametrize("name,line,message", [

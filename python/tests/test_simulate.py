@@ -132,9 +132,10 @@ def test_usage_errors(cli, tmp_path, args, message):
     assert not (tmp_path / "runs").exists()
 
 
-def test_only_hk_bench_and_hk_jacobi(cli, tmp_path):
-    res = cli(["simulate", "--platform", "sr8000", "--results", str(tmp_path), "hk-mz"])
-    assert res.code == 2 and "BINARY must be one of hk-bench, hk-jacobi or a path" in res.err
+def test_only_hk_bench_hk_jacobi_and_hk_mz(cli, tmp_path):
+    res = cli(["simulate", "--platform", "sr8000", "--results", str(tmp_path), "hk-spmv"])
+    assert res.code == 2 and "BINARY must be one of hk-bench, hk-jacobi, hk-mz or a path" \
+        in res.err
 
 
 # ---------------------------------------------------------------- simulated runs (SimGrid)

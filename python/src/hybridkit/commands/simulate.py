@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -34,23 +35,30 @@ from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
 from hybridkit.records import load_records
 from hybridkit.simulate.elfneeded import NotELF, dynamic
+from hybridkit.simulate.noderate import (add_node_rate_arguments, layout_model, per_thread,
+                                         scaled_speed)
 from hybridkit.simulate.platform import Platform, add_platform_arguments, platform_from_args
 from hybridkit.study.onerun import timed_out
 from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
                                     run_dir_name, run_streaming, utc_now, write_json)
 
-HELP = "run hk-bench, hk-jacobi or an smpicc-built program on a simulated cluster (SimGrid SMPI)"
+HELP = ("run hk-bench, hk-jacobi, hk-mz or an smpicc-built program on a simulated cluster "
+        "(SimGrid SMPI)")
 DESCRIPTION = """\
-Run BINARY (hk-bench or hk-jacobi, built for SMPI: make build-smpi, or the path of your own
+Run BINARY (hk-bench, hk-jacobi or hk-mz, built for SMPI: make build-smpi, or the path of your own
 program built with SimGrid's smpicc) with SimGrid's smpirun on a simulated cluster: a
 named platform (--platform sr8000 | ibm-sp | fat-tree, whose parameters the options below
 may change) or one generated from --nodes/--cores/--link-bw/--link-lat/--nic-per-node/
 --cpu-injection. One rank per simulated CPU; --use-nodes N and
 --ranks-per-node P (stride --stride) choose which CPUs run ranks, node by node, and hk's
-node is the platform's node (HK_NODE_SIZE=P). OpenMP threads are not simulated: run
-with one thread per rank (the threads of a node are ranks sharing it).
+node is the platform's node (HK_NODE_SIZE=P). Every rank runs one thread; OpenMP threads
+are modelled, not run: --threads T (hk-jacobi --mode masteronly, hk-mz) places ranks at stride T
+and, with a node rate R(n) (--node-rate FILE, or the roofline --node-bw/--core-bw), each
+rank's CPU computes R(P*T) / (P R(1)) times as fast as one core (also for T = 1: ranks
+share the node's memory bandwidth). Modes whose threads call MPI (funneled, task*,
+multiple*) are refused: SMPI 3.32 provides MPI_THREAD_SINGLE.
 
-The run directory <results>/runs/<stamp>-<binary>-<R>x1-sim-<platform> holds platform.xml,
+The run directory <results>/runs/<stamp>-<binary>-<R>x<T>-sim-<platform> holds platform.xml,
 hostfile, command.txt, env.json, stdout.txt, stderr.txt, records.jsonl (each record
 marked "simulated": true with its "platform") and run.json; hybridkit report and advise
 read it like a real run's and keep the two apart.
@@ -67,7 +75,7 @@ MPI_Test/MPI_Iprobe (SMPI's default: 100 us, growing), unless --smpi-factors def
 Compute phases (--compute): 'off' (default for hk-bench) costs them nothing; 'measured'
 (default for hk-jacobi and your own programs) replays each compute burst for the time it
 took on this machine (smpi/host-speed = the platform's CPU speed), so a simulated CPU is as
-fast as one core of this machine.
+fast as one core of this machine (with a node rate: its speed factor times that).
 
 examples:
   hybridkit simulate --platform sr8000 --use-nodes 8 hk-bench -- orthogonal -m 1K:1M
@@ -76,6 +84,9 @@ examples:
       --cpu-injection 4GBps hk-bench -- beff --compare-hybrid --lmax 64K --time-per-loop 0.005
   hybridkit simulate --platform sr8000 --use-nodes 2 --ranks-per-node 4 hk-jacobi -- \\
       --mode pure --size 64 --iters 20
+  hybridkit simulate --nodes 16 --cores 8 --link-bw 25GBps --link-lat 1.5us \\
+      --ranks-per-node 2 --threads 4 --node-bw 40GBps --core-bw 12GBps hk-jacobi -- \\
+      --mode masteronly --size 256 --iters 10
   smpicc -O2 -o prog prog.c && hybridkit simulate --platform sr8000 --use-nodes 2 \\
       --ranks-per-node 2 --timeout 60 ./prog -- 100"""
 
@@ -103,7 +114,7 @@ def simgrid_cfg(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{text!r}: {name!r} is no SimGrid configuration "
                                          f"key; {allowed}")
     return text
-KNOWN = ("hk-bench", "hk-jacobi")
+KNOWN = ("hk-bench", "hk-jacobi", "hk-mz")
 # what an MPI program (C/C++, Fortran) calls first: a shared object importing one is an MPI
 # program for smpirun (check_smpi_program)
 SMPI_ENTRY = ("MPI_Init", "MPI_Init_thread", "mpi_init_", "mpi_init_thread_")
@@ -125,16 +136,17 @@ SMPI_FATAL = re.compile(r"\[[\w./-]+/CRITICAL\] (.+)|^\[smpirun\] \*\* error: (.
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("binary", metavar="BINARY", help="hk-bench or hk-jacobi (or a path to "
-                        "a program built with smpicc)")
+    parser.add_argument("binary", metavar="BINARY", help="hk-bench, hk-jacobi or hk-mz (or a "
+                        "path to a program built with smpicc)")
     add_platform_arguments(parser)
+    add_node_rate_arguments(parser)
     g = parser.add_argument_group("ranks and simulation")
     g.add_argument("--use-nodes", type=count(MAX_NODES), metavar="N",
                    help="nodes that run ranks (default: all of the platform's)")
     g.add_argument("--ranks-per-node", type=count(MAX_CORES), metavar="P",
                    help="ranks per node, on CPUs 0, S, 2S, ... (default: every CPU)")
-    g.add_argument("--stride", type=count(MAX_CORES), default=1, metavar="S",
-                   help="CPU stride of the ranks in a node (default: 1)")
+    g.add_argument("--stride", type=count(MAX_CORES), metavar="S",
+                   help="CPU stride of the ranks in a node (default: the threads per rank)")
     g.add_argument("--compute", choices=("off", "measured"),
                    help="compute phases: off (free) or measured on this machine "
                         "(default: off for hk-bench, measured for hk-jacobi and others)")
@@ -322,8 +334,9 @@ def build_command(binary: Path, plat_xml: Path, hostfile: Path, np: int, cfg: Li
             + [f"--cfg={c}" for c in cfg + ["smpi/display-timing:yes"]] + [str(binary)] + args)
 
 
-def mark_records(path: Path, platform_field: Dict, simulator: str) -> int:
-    """Add the simulated-run fields to every record of path (rewritten in place)."""
+def mark_records(path: Path, platform_field: Dict, simulator: str, threads: int = 1) -> int:
+    """Add the simulated-run fields to every record of path (rewritten in place); with
+    threads > 1 (modelled by the node rate) the records say the simulated layout's threads."""
     if not path.is_file():
         return 0
     out = []
@@ -339,6 +352,12 @@ def mark_records(path: Path, platform_field: Dict, simulator: str) -> int:
         record["platform"] = platform_field
         if isinstance(record.get("provenance"), dict):
             record["provenance"]["simulator"] = simulator
+            if threads > 1:
+                record["provenance"]["threads_per_rank"] = threads
+        if threads > 1 and isinstance(record.get("params"), dict) and \
+                "threads" in record["params"]:
+            record["params"]["threads"] = threads
+            per_thread(record.get("results"), threads)
         out.append(json.dumps(record, separators=(",", ":")))
     path.write_text("\n".join(out) + ("\n" if out else ""))
     return len(out)
@@ -347,26 +366,38 @@ def mark_records(path: Path, platform_field: Dict, simulator: str) -> int:
 def run(ns: argparse.Namespace) -> int:
     plat = platform_from_args(ns)
     nodes = ns.use_nodes or plat.nodes
-    per_node = ns.ranks_per_node or (plat.cores + ns.stride - 1) // ns.stride
-    hosts = plat.hosts(nodes, per_node, ns.stride)
+    stride = ns.stride or ns.threads
+    per_node = ns.ranks_per_node or (plat.cores + stride - 1) // stride
+    hosts = plat.hosts(nodes, per_node, stride)
     binary = smpi_binary(ns.binary)
     check_smpi_program(binary, ns.binary)
     records_expected = writes_records(binary)
     compute = ns.compute or ("off" if binary.name == "hk-bench" else "measured")
+    args = list(ns.binary_args) + list(getattr(ns, "extra", []) or [])
+    model, factor = layout_model(ns, binary.name, args, compute, per_node, plat.cores)
+    # smpi/host-speed stays the platform's speed (a measured burst of t s is t x speed
+    # flops); the hosts run factor x faster (every burst scales)
     cfg = smpi_config(compute, ns.smpi_factors, plat, ns.cfg)
+    plat_field = plat.record_field("")
+    if model is not None:
+        plat = replace(plat, speed=scaled_speed(plat.speed, factor))
+        plat_field["node_rate"] = model.field(per_node, ns.threads, plat.cores)
     np = len(hosts)
-    name = run_dir_name(binary.name, np, 1, f"sim-{plat.name}")
+    name = run_dir_name(binary.name, np, ns.threads, f"sim-{plat.name}")
     results = ns.results.resolve()
     run_dir = results / "runs" / name if ns.dry_run else create_run_dir(results, name)
     plat_xml, hostfile = run_dir / "platform.xml", run_dir / "hostfile"
     records_path = run_dir / "records.jsonl"
-    args = list(ns.binary_args) + list(getattr(ns, "extra", []) or []) + \
-        (["--output", str(records_path)] if records_expected else [])
+    args += ["--output", str(records_path)] if records_expected else []
     argv = build_command(binary, plat_xml, hostfile, np, cfg, args)
     env = {"HK_NODE_SIZE": str(per_node), "OMP_NUM_THREADS": "1"}
     if ns.dry_run:
         print(f"# platform {plat.name}: {plat.nodes} nodes x {plat.cores} CPUs, "
-              f"{nodes} x {per_node} ranks")
+              f"{nodes} x {per_node} ranks" + (f" x {ns.threads} threads" if ns.threads > 1
+                                               else ""))
+        if model is not None:
+            print(f"# node rate {model.source}: speed factor {factor:.4g} (CPU speed "
+                  f"{plat.speed})")
         print(" ".join(f"{k}={v}" for k, v in env.items()) + " " + " ".join(argv))
         return 0
     version = simgrid_version()
@@ -379,9 +410,10 @@ def run(ns: argparse.Namespace) -> int:
     write_json(run_dir / "env.json", {"launcher": env, "ranks": {}})
     info = {
         "hybridkit_version": __version__, "argv": argv, "binary": ns.binary, "np": np,
-        "threads": 1, "mode": None, "bind": "none", "mpi": "smpi", "launcher": "smpirun",
-        "simulated": True, "platform": plat.record_field(str(plat_xml)),
-        "use_nodes": nodes, "ranks_per_node": per_node, "stride": ns.stride,
+        "threads": ns.threads, "mode": None, "bind": "none", "mpi": "smpi",
+        "launcher": "smpirun", "simulated": True,
+        "platform": dict(plat_field, file=str(plat_xml)),
+        "use_nodes": nodes, "ranks_per_node": per_node, "stride": stride,
         "compute": compute, "smpi_config": cfg, "simulator": f"SimGrid {version} (SMPI)",
         "records_expected": records_expected, "timeout_s": ns.timeout,
         "exit_code": None, "start": iso(utc_now()), "end": None, "duration_s": None,
@@ -443,7 +475,7 @@ def finish(info: Dict, run_dir: Path, name: str, code: int, lost: List[str]) -> 
     problem: Optional[HKError] = None
     if info["records_expected"]:
         records_path = run_dir / "records.jsonl"
-        mark_records(records_path, info["platform"], info["simulator"])
+        mark_records(records_path, info["platform"], info["simulator"], info["threads"])
         records: list = []
         try:
             records = load_records(records_path)

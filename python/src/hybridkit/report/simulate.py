@@ -47,9 +47,10 @@ MODELLED = (
     "cross the platform's links (bandwidth, latency, contention on shared links, a per-CPU "
     "injection limit where the platform has one) in simulated time; times in these sections "
     "are simulated seconds, independent of the load of the machine that ran the simulation. "
-    "What it does not model: OpenMP threads (a hybrid process is one process; masteronly is "
-    "modelled by one leader per node sending the node's aggregated message while the other "
-    "processes wait), memory bandwidth and caches, MPI library internals of the seeds' "
+    "What it does not model here: OpenMP threads (a hybrid process is one process; masteronly "
+    "is modelled by one leader per node sending the node's aggregated message while the other "
+    "processes wait; hk-jacobi's threads can be modelled by a node compute rate, "
+    "docs/simulate.md), memory bandwidth and caches, MPI library internals of the seeds' "
     "machines. These values are never mixed with measured ones.")
 
 
@@ -116,6 +117,24 @@ def platform_section(platform: str, views: Sequence[Run]) -> Section:
     for e in entries(views):
         kinds[e.record["kind"]] = kinds.get(e.record["kind"], 0) + 1
     sec.tables.append(Table(["record kind", "records"], sorted(kinds.items())))
+    rate = info.get("node_rate")
+    if isinstance(rate, dict):  # hybridkit simulate --node-rate / --node-bw (noderate.py)
+        sec.text.append(
+            f"Compute: node rate from {rate.get('source')}, R(n) for n busy cores of a node "
+            f"({rate.get('unit')}): " + ", ".join(f"R({n}) = {v:.4g}" for n, v in
+                                                  rate.get("rates", {}).items()) +
+            ". OpenMP threads are modelled, not run: a rank of P ranks x T threads per node "
+            "computes at R(P T) / (P R(1)) times the one-core rate measured on the machine that "
+            "ran the simulation (the speed factor per layout below); the node's memory "
+            "bandwidth is in R, not in a per-node resource.")
+        layouts = {}
+        for run in views:
+            for r in run.records:
+                nr = (r.get("platform") or {}).get("node_rate")
+                if isinstance(nr, dict):
+                    layouts[(nr["ranks_per_node"], nr["threads_per_rank"])] = nr["speed_factor"]
+        sec.tables.append(Table(["ranks per node", "threads per rank", "speed factor"],
+                                [[p, t, round(f, 4)] for (p, t), f in sorted(layouts.items())]))
     return sec
 
 

@@ -223,11 +223,20 @@ UNNAMED_PLATFORM = "unnamed platform"
 PlatformKey = Tuple[str, Tuple[Tuple[str, str], ...]]
 
 
+# a node rate's fields that describe the run's layout, not the platform (runs of 128 x 1 and
+# 16 x 8 on one platform and model are compared)
+NODE_RATE_LAYOUT = ("ranks_per_node", "threads_per_rank", "busy_cores", "speed_factor")
+
+
 def _key_of(plat: Any) -> PlatformKey:
     """A platform's identity: its name and every parameter but the file (each run directory
-    writes its own copy of the platform file)."""
+    writes its own copy of the platform file) and the layout's part of the node rate."""
     if not isinstance(plat, dict):
         return (str(plat) if plat else UNNAMED_PLATFORM, ())
+    plat = dict(plat)
+    if isinstance(plat.get("node_rate"), dict):
+        plat["node_rate"] = {k: v for k, v in plat["node_rate"].items()
+                             if k not in NODE_RATE_LAYOUT}
     params = tuple(sorted((str(k), str(v)) for k, v in plat.items() if k not in ("name", "file")))
     return (str(plat.get("name") or UNNAMED_PLATFORM), params)
 
