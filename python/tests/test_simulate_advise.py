@@ -71,3 +71,25 @@ def test_host_bindings_of_a_simulation_are_no_topology_problem(tmp_path, templat
     assert _advice(tmp_path / "real").problem == "topology"
     sim = _advice(tmp_path / "sim")
     assert sim.simulated and sim.scores["topology"] == 0.0 and sim.problem != "topology"
+
+
+def test_hk_mz_layouts_are_advised_on(fixtures):
+    """hk-mz has no hybrid modes, only layouts (issue 43's 16-node question): the three
+    simulated SP-MZ class C layouts of docs/simulate.md (session 20, 16 nodes x 8 cores,
+    roofline node rate) get a recommendation of the fastest layout, with no mode, its gain
+    over the best pure-MPI layout, and masteronly's overlap model (the master thread
+    exchanges the zones' boundaries between steps)."""
+    from hybridkit import appcatalog
+    from hybridkit.advice.advise import advise
+    from hybridkit.study.rundata import assign_apps, find_runs
+
+    apps = appcatalog.load_all()
+    runs = find_runs([fixtures / "study" / "simulated-mz"])
+    assign_apps(runs, apps)
+    a = advise(runs, apps)
+    assert a.app == "mz" and a.simulated == "fat-tree-custom"
+    assert a.recommendation == "16 x 8 (processes x threads), binding none"
+    assert "3 configurations" in a.reason and "runner-up 128 x 1 at" in a.reason
+    assert "Best pure MPI: 128 x 1" in a.reason
+    assert a.prediction is not None and a.prediction.n == 8
+    assert a.problem == "sleeping threads"

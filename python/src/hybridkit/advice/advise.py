@@ -52,6 +52,21 @@ def single_threaded(e: Entry) -> bool:
     return thread_level(e) == "single"
 
 
+def layout_only(app: AppDesc) -> bool:
+    """An app whose only choice is the layout (hk-mz: its series is part of the problem), with
+    a compute/comm breakdown; its master thread exchanges between compute phases: masteronly"""
+    return not app.program and bool(app.metric.breakdown) and \
+        app.metric.series in app.problem.params
+
+
+def _pure(e: Entry, app: AppDesc) -> bool:  # one thread per rank
+    return single_threaded(e) or (layout_only(app) and e.run.threads == 1)
+
+
+def _masteronly(e: Entry, app: AppDesc) -> bool:
+    return e.run.threads >= 2 and (_mode(e) == "masteronly" or layout_only(app))
+
+
 @dataclass
 class Config:
     """One measured configuration of one problem: its repeats and their spread."""
@@ -124,7 +139,8 @@ class Advice:
 def main_app(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> AppDesc:
     """The app the advice is about: the first with a mode series and a comm breakdown,
     else a user's program (a description with metric.source wall or output, as `hybridkit
-    profile` writes them) that has complete runs."""
+    profile` writes them) that has complete runs, else an app whose only choice is the
+    layout (hk-mz)."""
     for name in ("jacobi", *sorted(apps)):
         app = apps.get(name)
         if app and app.metric.series == "mode" and app.metric.breakdown and \
@@ -133,6 +149,10 @@ def main_app(runs: Sequence[Run], apps: Dict[str, AppDesc]) -> AppDesc:
     for name in sorted(apps):
         app = apps[name]
         if app.program and entries(runs, kind=app.kind, app=app.name):
+            return app
+    for name in sorted(apps):
+        app = apps[name]
+        if layout_only(app) and entries(runs, kind=app.kind, app=app.name):
             return app
     raise HKError("nothing to advise on: no complete runs of an app with hybrid modes and a "
                   "compute/comm breakdown (e.g. 'hybridkit sweep jacobi --cores N') or of a "
@@ -199,12 +219,12 @@ def _time(e: Entry, app: AppDesc) -> Optional[float]:
 def series_value(e: Entry, app: AppDesc) -> str:
     """The run's value of the description's series (jacobi: its mode)."""
     key = app.metric.series
+    if (app.program and not key) or layout_only(app):  # the layouts are the only choice
+        return ""
     if key and key in e.params:
         return str(e.params[key])
     if key and key in (e.run.info.get("params") or {}):
         return str(e.run.info["params"][key])
-    if app.program and not key:  # a user's program: its layouts are the only choice
-        return ""
     return _mode(e) if key == "mode" else (app.name if not key else "?")
 
 
@@ -218,7 +238,7 @@ def _layout(e: Entry) -> str:
 
 def _prediction(group: Sequence[Entry], app: AppDesc) -> Optional[Prediction]:
     """Model vs measurement at the most threads per process that has a masteronly run."""
-    mo = [e for e in group if _mode(e) == "masteronly" and e.run.threads >= 2]
+    mo = [e for e in group if _masteronly(e, app)]
     if not mo:
         return None
     n = max(e.run.threads for e in mo)
@@ -249,18 +269,18 @@ def mismatch_scores(group: Sequence[Entry], runs: Sequence[Run], app: AppDesc,
               ] if not simulated else []
     if shared:
         scores["topology"] = len(shared) / max(1, len({id(e.run) for e in group}))
-    pure = [e for e in group if single_threaded(e)]
+    pure = [e for e in group if _pure(e, app)]
     if pure:
         p = _pick(pure, app)
         f = _fcomm(p) or 0.0
         intra, inter = _bytes_share(p)
         scores["intra-node communication"] = f * intra
         scores["inter-node bandwidth"] = f * inter
-    mo = [e for e in group if _mode(e) == "masteronly" and e.run.threads >= 2]
+    mo = [e for e in group if _masteronly(e, app)]
     if mo:
         m = _pick(mo, app)
         scores["sleeping threads"] = (_fcomm(m) or 0.0) * (1 - 1 / m.run.threads)
-    hybrid = [e for e in group if not single_threaded(e) and e.run.threads >= 2]
+    hybrid = [e for e in group if not _pure(e, app) and e.run.threads >= 2]
     if pure and hybrid:
         comp_pure = _pick(pure, app).result("compute")
         comp_hyb = _pick(hybrid, app).result("compute")
