@@ -53,7 +53,9 @@ def test_simulated_fixture_has_the_simulated_fields(fixtures):
     assert set(record["provenance"]) == set(schema["$defs"]["provenance"]["properties"])
     bad = dict(record, platform={k: v for k, v in record["platform"].items() if k != "nodes"})
     assert "platform: 'nodes' is a required property" in record_error(bad)
-    rate = NodeRate(source="t", rates=((1, 1.0), (2, 1.9), (4, 3.0))).field(2, 2, 4)
+    rate = NodeRate(source="t", rates=((1, 1.0), (2, 1.9), (4, 3.0)),
+                    layouts=(((2, 2), 3.2),)).field(2, 2, 4)  # layout_rate: a measured layout
+    rate["mode_model"] = {"mode": "task", "run_as": "pure-nb", "computing_threads": 1}
     assert set(rate) == set(schema["$defs"]["platform"]["properties"]["node_rate"]
                             ["properties"])
     assert record_error(dict(record, platform=dict(record["platform"], node_rate=rate))) is None

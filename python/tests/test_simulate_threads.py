@@ -86,6 +86,22 @@ def test_table_file(tmp_path):
         read_table(f)
 
 
+def test_table_layout_lines(tmp_path):
+    """'PxT rate': that layout's measured node rate, used instead of R(P T) (threads pay
+    OpenMP's overhead, ranks do not: one curve cannot hold both); other layouts still on R(n);
+    the record says which."""
+    f = tmp_path / "rate.txt"
+    f.write_text("1 100\n2 150\n4 200\n2x1 190  # two ranks\n1x2 150\n")
+    m = read_table(f)
+    assert m.factor(2, 1, 4) == pytest.approx(0.95) and m.factor(1, 2, 4) == pytest.approx(1.5)
+    assert m.factor(2, 2, 4) == pytest.approx(1.0) and m.factor(1, 4, 4) == pytest.approx(2.0)
+    assert m.field(2, 1, 4)["layout_rate"] == 190 and "layout_rate" not in m.field(2, 2, 4)
+    for bad in ("2x0 5", "2x1 -3", "2x1 nan", "x2 4"):
+        f.write_text(f"1 100\n{bad}\n")
+        with pytest.raises(UsageError, match=r"line 2: expected 'cores rate' or 'PxT rate'"):
+            read_table(f)
+
+
 def _jacobi_record() -> dict:
     fixture = Path(__file__).parent / "fixtures/study/quick/runs/jacobi"
     path = fixture / "1x2-mode_masteronly-size_96-iters_30/records.jsonl"
@@ -119,7 +135,8 @@ def test_rates_from_records(tmp_path):
                        (2, 2, "pure", "96x96x96", 999.0, 2)])   # two nodes
     m = from_records(f)
     assert dict(m.rates) == {1: 100.0, 2: 180.0} and m.unit == "MLUP/s"
-    assert m.factor(1, 2, 2) == pytest.approx(1.8)
+    # each measured layout at its own rate (1 x 2: 170, not the best at 2 cores, 2 x 1's 180)
+    assert m.factor(1, 2, 2) == pytest.approx(1.7) and m.factor(2, 1, 2) == pytest.approx(0.9)
     empty = tmp_path / "none.jsonl"
     _write_records(empty, [(2, 2, "pure", "96x96x96", 50.0, 2)])
     with pytest.raises(UsageError, match="no valid records of kind 'jacobi' from a run on one"):
@@ -150,7 +167,7 @@ def test_rates_from_mz_records(tmp_path):
 @pytest.mark.parametrize("args,message", [
     (["--threads", "2", "--", "--mode", "masteronly"], "--threads 2 needs a node rate model"),
     (["--threads", "2", "--node-bw", "4GBps", "--core-bw", "2GBps", "--", "--mode", "pure"],
-     "threads are modelled for hk-jacobi --mode masteronly and hk-mz only"),
+     "threads are modelled for hk-jacobi --mode masteronly, funneled, task and hk-mz only"),
     (["--", "--mode", "funneled"], "SimGrid 3.32's SMPI provides MPI_THREAD_SINGLE only"),
     (["--", "--mode=task"], "hk-jacobi --mode task is not simulated"),
     (["--node-bw", "4GBps", "--core-bw", "2GBps", "--compute", "off"],
@@ -312,3 +329,43 @@ def test_mz_uneven_threads_refused(cli, tmp_path):
                "4GBps", "--core-bw", "2GBps", "--results", str(tmp_path), "hk-mz", "--",
                "--bench", "bt", "--zone-threads", "2"])
     assert res.code == 2 and "hk-mz --zone-threads sets threads per zone" in res.err, res.err
+
+
+def test_task_and_funneled_modelled(tmp_path):
+    """SMPI gives MPI_THREAD_SINGLE; hk-jacobi's task mode is modelled as pure-nb with T - 1
+    computing threads (its halo progresses during the interior's burst), funneled as
+    masteronly: the records say the mode asked for, FUNNELED, the stand-in and the factor
+    (roofline 20/12 GB/s: R(1) = 1, R(2) = 5/3). Task's exchange waits less than half of
+    masteronly's (a stand-in without overlap, masteronly: about equal, fails)."""
+    common = ["--nodes", "2", "--cores", "2", "--link-bw", "1GBps", "--link-lat", "5us",
+              "--ranks-per-node", "1", "--threads", "2", "--node-bw", "20GBps",
+              "--core-bw", "12GBps", "hk-jacobi", "--", "--size", "128", "--iters", "6"]
+    out = {}
+    for mode in ("task", "funneled", "masteronly"):
+        (r,) = [x for x in simulate(tmp_path / mode, *common, "--mode", mode)
+                if x["kind"] == "jacobi"]
+        out[mode] = r
+        assert r["params"]["mode"] == mode
+    task, fun = out["task"], out["funneled"]
+    assert task["provenance"]["thread_level"]["requested"] == "funneled"
+    assert task["platform"]["node_rate"]["mode_model"] == {
+        "mode": "task", "run_as": "pure-nb", "computing_threads": 1}
+    assert task["platform"]["node_rate"]["speed_factor"] == pytest.approx(1.0)
+    assert fun["platform"]["node_rate"]["mode_model"]["run_as"] == "masteronly"
+    assert fun["platform"]["node_rate"]["speed_factor"] == pytest.approx(5 / 3)
+    assert "mode_model" not in out["masteronly"]["platform"]["node_rate"]
+    assert record_error(task) is None and record_error(fun) is None
+    # the 128 KiB halo (0.13 ms) hides behind the interior (1M cells a rank): less than half
+    assert task["results"]["comm"]["avg"] < 0.5 * out["masteronly"]["results"]["comm"]["avg"]
+
+
+def test_threaded_modes_without_a_model_refused(cli, tmp_path):
+    """task-balanced and multiple are refused; task needs a second thread and a node rate."""
+    base = ["simulate", "--dry-run", "--results", str(tmp_path), "--nodes", "2", "--cores", "2",
+            "--ranks-per-node", "1"]
+    for extra, mode in ((["--threads", "2", "--node-bw", "2GBps", "--core-bw", "1GBps"],
+                         "task-balanced"),
+                        (["--threads", "2"], "task"),
+                        (["--threads", "1", "--node-bw", "2GBps", "--core-bw", "1GBps"], "task")):
+        code, out, err = cli([*base, *extra, "hk-jacobi", "--", "--mode", mode])
+        assert code == 2 and f"--mode {mode} is not simulated" in err, (extra, mode, err)

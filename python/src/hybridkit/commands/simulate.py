@@ -35,8 +35,8 @@ from hybridkit.errors import HKError, UsageError, env_dir
 from hybridkit.paths import repo_root
 from hybridkit.records import load_records
 from hybridkit.simulate.elfneeded import NotELF, dynamic
-from hybridkit.simulate.noderate import (add_node_rate_arguments, layout_model, per_thread,
-                                         scaled_speed)
+from hybridkit.simulate.noderate import (add_node_rate_arguments, layout_model, modelled_mode,
+                                         per_thread, scaled_speed)
 from hybridkit.simulate.platform import Platform, add_platform_arguments, platform_from_args
 from hybridkit.study.onerun import timed_out
 from hybridkit.study.rundir import (RESERVE, TimedOut, create_run_dir, exit_status, iso,
@@ -52,11 +52,11 @@ may change) or one generated from --nodes/--cores/--link-bw/--link-lat/--nic-per
 --cpu-injection. One rank per simulated CPU; --use-nodes N and
 --ranks-per-node P (stride --stride) choose which CPUs run ranks, node by node, and hk's
 node is the platform's node (HK_NODE_SIZE=P). Every rank runs one thread; OpenMP threads
-are modelled, not run: --threads T (hk-jacobi --mode masteronly, hk-mz) places ranks at stride T
-and, with a node rate R(n) (--node-rate FILE, or the roofline --node-bw/--core-bw), each
-rank's CPU computes R(P*T) / (P R(1)) times as fast as one core (also for T = 1: ranks
-share the node's memory bandwidth). Modes whose threads call MPI (funneled, task*,
-multiple*) are refused: SMPI 3.32 provides MPI_THREAD_SINGLE.
+are modelled, not run: --threads T (hk-jacobi masteronly, funneled, task; hk-mz) places ranks at
+stride T and, with a node rate R(n) (--node-rate FILE, or the roofline --node-bw/--core-bw),
+each rank computes R(P*T) / (P R(1)) times as fast as one core (T = 1 too: ranks share the
+node's memory). SMPI 3.32 provides MPI_THREAD_SINGLE: funneled runs as masteronly, task as
+pure-nb at T - 1 threads' rate (docs/simulate.md); task-balanced, multiple* are refused.
 
 The run directory <results>/runs/<stamp>-<binary>-<R>x<T>-sim-<platform> holds platform.xml,
 hostfile, command.txt, env.json, stdout.txt, stderr.txt, records.jsonl (each record
@@ -82,11 +82,9 @@ examples:
   hybridkit simulate --platform ibm-sp --use-nodes 2 hk-bench -- multipath -m 4M
   hybridkit simulate --nodes 4 --cores 8 --link-bw 10GBps --link-lat 2us \\
       --cpu-injection 4GBps hk-bench -- beff --compare-hybrid --lmax 64K --time-per-loop 0.005
-  hybridkit simulate --platform sr8000 --use-nodes 2 --ranks-per-node 4 hk-jacobi -- \\
-      --mode pure --size 64 --iters 20
   hybridkit simulate --nodes 16 --cores 8 --link-bw 25GBps --link-lat 1.5us \\
       --ranks-per-node 2 --threads 4 --node-bw 40GBps --core-bw 12GBps hk-jacobi -- \\
-      --mode masteronly --size 256 --iters 10
+      --mode task --size 256 --iters 10
   smpicc -O2 -o prog prog.c && hybridkit simulate --platform sr8000 --use-nodes 2 \\
       --ranks-per-node 2 --timeout 60 ./prog -- 100"""
 
@@ -335,8 +333,8 @@ def build_command(binary: Path, plat_xml: Path, hostfile: Path, np: int, cfg: Li
 
 
 def mark_records(path: Path, platform_field: Dict, simulator: str, threads: int = 1) -> int:
-    """Add the simulated-run fields to every record of path (rewritten in place); with
-    threads > 1 (modelled by the node rate) the records say the simulated layout's threads."""
+    """Add the simulated-run fields to every record of path (rewritten in place); the records
+    say the modelled threads (threads > 1) and mode (a node rate's mode_model)."""
     if not path.is_file():
         return 0
     out = []
@@ -350,6 +348,7 @@ def mark_records(path: Path, platform_field: Dict, simulator: str, threads: int 
             continue
         record["simulated"] = True
         record["platform"] = platform_field
+        modelled_mode(record, platform_field.get("node_rate"))
         if isinstance(record.get("provenance"), dict):
             record["provenance"]["simulator"] = simulator
             if threads > 1:
@@ -374,14 +373,16 @@ def run(ns: argparse.Namespace) -> int:
     records_expected = writes_records(binary)
     compute = ns.compute or ("off" if binary.name == "hk-bench" else "measured")
     args = list(ns.binary_args) + list(getattr(ns, "extra", []) or [])
-    model, factor = layout_model(ns, binary.name, args, compute, per_node, plat.cores)
+    model, factor, args, modelled = layout_model(ns, binary.name, args, compute, per_node,
+                                                 plat.cores)
     # smpi/host-speed stays the platform's speed (a measured burst of t s is t x speed
     # flops); the hosts run factor x faster (every burst scales)
     cfg = smpi_config(compute, ns.smpi_factors, plat, ns.cfg)
     plat_field = plat.record_field("")
     if model is not None:
         plat = replace(plat, speed=scaled_speed(plat.speed, factor))
-        plat_field["node_rate"] = model.field(per_node, ns.threads, plat.cores)
+        plat_field["node_rate"] = dict(model.field(per_node, ns.threads, plat.cores), speed_factor=factor,
+                                       **({"mode_model": modelled} if modelled else {}))
     np = len(hosts)
     name = run_dir_name(binary.name, np, ns.threads, f"sim-{plat.name}")
     results = ns.results.resolve()

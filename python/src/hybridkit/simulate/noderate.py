@@ -21,6 +21,10 @@ R(P T) / P, i.e. its simulated CPU runs at
 
     speed factor = R(P T) / (P R(1))
 
+unless the source measured that very layout on one node (a table line "PxT rate", or records
+of P ranks x T threads): then R_PxT / (P R(1)), the rate measured for T threads (or P ranks)
+rather than the curve's, which cannot tell OpenMP's overhead from ranks sharing the node.
+
 times the measured one-core rate (hybridkit simulate sets the hosts' speed to factor x the
 platform's speed, smpi/host-speed staying the platform's: every burst scales).  Pure MPI
 (T = 1) on a full node gets R(C) / C per rank, not R(1): the node's memory bandwidth shared
@@ -65,6 +69,7 @@ class NodeRate:
     source: str
     rates: Tuple[Tuple[int, float], ...]
     unit: str = "relative"
+    layouts: Tuple[Tuple[Tuple[int, int], float], ...] = ()  # ((P, T), the node's rate)
 
     def __post_init__(self) -> None:
         if not self.rates:
@@ -100,13 +105,16 @@ class NodeRate:
         if busy > cores:
             raise UsageError(f"{ranks_per_node} ranks x {threads} threads per node = {busy} "
                              f"cores: more than the {cores} cores of a node of the platform")
-        return self.rate(busy) / (ranks_per_node * self.rate(1))
+        exact = dict(self.layouts).get((ranks_per_node, threads))
+        return (exact if exact is not None else self.rate(busy)) / (ranks_per_node * self.rate(1))
 
     def field(self, ranks_per_node: int, threads: int, cores: int) -> Dict:
         """The record's platform.node_rate (record.schema.json): the model and this run's
         layout and factor."""
+        exact = (ranks_per_node, threads) in dict(self.layouts)
         return {"source": self.source, "unit": self.unit,
                 "rates": {str(n): r for n, r in sorted(self.rates)},
+                **({"layout_rate": dict(self.layouts)[(ranks_per_node, threads)]} if exact else {}),
                 "ranks_per_node": ranks_per_node, "threads_per_rank": threads,
                 "busy_cores": ranks_per_node * threads,
                 "speed_factor": self.factor(ranks_per_node, threads, cores)}
@@ -123,12 +131,14 @@ def roofline(node_bw: str, core_bw: str, cores: int) -> NodeRate:
 
 
 def read_table(path: Path) -> NodeRate:
-    """A table file: one "n rate" per line (blank, comma or tab separated), '#' comments."""
+    """A table file: one "n rate" or "PxT rate" (that layout's node rate) per line (blank,
+    comma or tab separated), '#' comments."""
     try:
         text = path.read_text()
     except OSError as exc:
         raise UsageError(f"--node-rate {path}: cannot read: {exc.strerror}") from None
     rates: List[Tuple[int, float]] = []
+    layouts: Dict[Tuple[int, int], float] = {}
     for number, line in enumerate(text.splitlines(), 1):
         words = line.split("#", 1)[0].replace(",", " ").split()
         if not words:
@@ -136,11 +146,23 @@ def read_table(path: Path) -> NodeRate:
         try:
             if len(words) != 2:
                 raise ValueError
-            rates.append((int(words[0]), float(words[1])))
+            lay = re.fullmatch(r"([1-9][0-9]*)x([1-9][0-9]*)", words[0])
+            if lay:
+                layouts[(int(lay.group(1)), int(lay.group(2)))] = _positive(float(words[1]))
+            else:
+                rates.append((int(words[0]), float(words[1])))
         except ValueError:
-            raise UsageError(f"--node-rate {path}: line {number}: expected 'cores rate' "
-                             f"(e.g. '4 2.6'), not {line.strip()!r}") from None
-    return NodeRate(source=f"table {path}", rates=tuple(rates))
+            raise UsageError(f"--node-rate {path}: line {number}: expected 'cores rate' or "
+                             f"'PxT rate' (e.g. '4 2.6', '2x2 2.4' with rate > 0), not "
+                             f"{line.strip()!r}") from None
+    return NodeRate(source=f"table {path}", rates=tuple(rates),
+                    layouts=tuple(sorted(layouts.items())))
+
+
+def _positive(x: float) -> float:
+    if not math.isfinite(x) or x <= 0:
+        raise ValueError
+    return x
 
 
 def _record_files(path: Path) -> List[Path]:
@@ -173,11 +195,14 @@ def from_records(path: Path, kind: str = "jacobi") -> NodeRate:
                          f"the app at 1, 2, 4 threads)")
     problem = max(by_problem, key=lambda p: p[1])
     best: Dict[int, float] = {}
+    layouts: Dict[Tuple[int, int], float] = {}
     for (ranks, threads, _), values in by_problem[problem].items():
-        n = ranks * threads
-        best[n] = max(best.get(n, 0.0), statistics.median(values))
+        n, m = ranks * threads, statistics.median(values)
+        best[n] = max(best.get(n, 0.0), m)
+        layouts[(ranks, threads)] = max(layouts.get((ranks, threads), 0.0), m)
     return NodeRate(source=f"records {path} ({kind}, {problem[0]}, one node)",
-                    rates=tuple(sorted(best.items())), unit=unit)
+                    rates=tuple(sorted(best.items())), unit=unit,
+                    layouts=tuple(sorted(layouts.items())))
 
 
 def node_rate(spec: Optional[str], node_bw: Optional[str], core_bw: Optional[str],
@@ -223,6 +248,20 @@ def add_node_rate_arguments(parser: argparse.ArgumentParser) -> None:
 # SMPI 3.32's MPI_Init_thread provides MPI_THREAD_SINGLE whatever is asked (tested: MULTIPLE
 # requested, SINGLE provided and queried): hk-jacobi's modes whose threads call MPI cannot run
 NEEDS_THREADS = ("funneled", "task", "multiple")
+# ... but two are modelled by a single-threaded mode of the same structure (docs/modes.md,
+# docs/simulate.md): mode -> (the mode the rank runs, threads reserved for communication).
+# funneled: the master communicates inside the region while the others wait = masteronly;
+# task: thread 0 posts and waits while T - 1 threads compute the interior, then the boundary
+# = pure-nb (SMPI's messages progress during the interior's burst) at T - 1 threads' rate.
+MODELLED = {"funneled": ("masteronly", 0), "task": ("pure-nb", 1)}
+
+
+def modelled_mode(record: Dict, node_rate: Optional[Dict]) -> None:
+    """A record of a modelled mode says the mode asked for and its thread level (FUNNELED)."""
+    m = (node_rate or {}).get("mode_model")
+    if m and isinstance(record.get("params"), dict):
+        record["params"]["mode"] = m["mode"]
+        record.get("provenance", {}).setdefault("thread_level", {})["requested"] = "funneled"
 # hk-mz's options that give processes or zones their own thread counts
 MZ_UNEVEN = ("--zone-threads", "--rebalance-threads", "--load-file", "--sub-ranks")
 
@@ -239,21 +278,41 @@ def option_value(args: List[str], name: str, default: str) -> str:
 
 
 def layout_model(ns: argparse.Namespace, binary: str, args: List[str], compute: str,
-                 per_node: int, cores: int) -> Tuple[Optional[NodeRate], float]:
-    """The node rate model of the options and this layout's speed factor (1 without one);
+                 per_node: int, cores: int) -> Tuple[Optional[NodeRate], float, List[str],
+                                                     Optional[Dict]]:
+    """The node rate model of the options, this layout's speed factor (1 without one), the
+    binary's arguments (a modelled mode's stand-in: MODELLED) and the mode model or None;
     UsageError for what is not simulated."""
     model = node_rate(ns.node_rate, ns.node_bw, ns.core_bw, cores,
                       "mz" if binary == "hk-mz" else "jacobi")
     threads = ns.threads
     mode = option_value(args, "--mode", "pure") if binary == "hk-jacobi" else None
+    modelled, computing = None, threads
+    if mode in MODELLED and threads > MODELLED[mode][1] and model is not None:
+        run_as, reserved = MODELLED[mode]
+        at = [i for i, a in enumerate(args) if a == "--mode" or a.startswith("--mode=")][-1]
+        args = args[:at] + [f"--mode={run_as}"] + args[at + 1 + (args[at] == "--mode"):]
+        computing = threads - reserved
+        modelled = {"mode": mode, "run_as": run_as, "computing_threads": computing}
+        mode = "masteronly"  # checked below as the threads-modelled mode it stands for
+    check_layout(ns, binary, args, compute, per_node, cores, model, mode)
+    return model, (model.factor(per_node, computing, cores) if model else 1.0), args, modelled
+
+
+def check_layout(ns: argparse.Namespace, binary: str, args: List[str], compute: str,
+                 per_node: int, cores: int, model: Optional[NodeRate], mode: Optional[str]
+                 ) -> None:
+    """UsageError for a layout or mode that is not simulated."""
+    threads = ns.threads
     uneven = [a.split("=")[0] for a in args if a.split("=")[0] in MZ_UNEVEN]
     if option_value(args, "--second-level", "omp") == "mpi":
         uneven.append("--second-level mpi")
     if mode and mode.startswith(NEEDS_THREADS):
         raise UsageError(f"hk-jacobi --mode {mode} is not simulated: its threads call MPI "
                          f"(MPI_THREAD_FUNNELED or more) and SimGrid 3.32's SMPI provides "
-                         f"MPI_THREAD_SINGLE only; simulate --mode masteronly with --threads "
-                         f"T (threads modelled by the node rate), pure or pure-nb")
+                         f"MPI_THREAD_SINGLE only; funneled (--threads T >= 1) and task "
+                         f"(T >= 2) are modelled with a node rate; else simulate masteronly, "
+                         f"pure or pure-nb")
     if threads > 1:
         if binary == "hk-mz" and uneven:
             raise UsageError(f"--threads {threads}: hk-mz {uneven[0]} sets threads per zone "
@@ -261,9 +320,8 @@ def layout_model(ns: argparse.Namespace, binary: str, args: List[str], compute: 
         if binary not in ("hk-jacobi", "hk-mz") or (binary == "hk-jacobi" and
                                                      mode != "masteronly"):
             raise UsageError(f"--threads {threads}: threads are modelled for hk-jacobi "
-                             f"--mode masteronly and hk-mz only (communication by one thread, "
-                             f"no overlap), not for {binary}" +
-                             (f" --mode {mode}" if mode else ""))
+                             f"--mode masteronly, funneled, task and hk-mz only, not for "
+                             f"{binary}" + (f" --mode {mode}" if mode else ""))
         if model is None:
             raise UsageError(f"--threads {threads} needs a node rate model: --node-rate FILE "
                              f"or --node-bw BW --core-bw BW (docs/simulate.md)")
@@ -273,7 +331,6 @@ def layout_model(ns: argparse.Namespace, binary: str, args: List[str], compute: 
     if per_node * threads > cores:
         raise UsageError(f"{per_node} ranks x {threads} threads per node = "
                          f"{per_node * threads} cores: more than the {cores} cores of a node")
-    return model, (model.factor(per_node, threads, cores) if model else 1.0)
 
 
 # rates per thread in records (a rate divided by the ranks x threads that ran): with threads
