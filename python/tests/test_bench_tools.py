@@ -124,3 +124,29 @@ def test_summarize_without_records_fails(tool, tmp_path, capsys):
     mod = LIMITS if tool == "bench-limits" else COLL
     assert mod.main(["--summarize", str(f)]) == 1
     assert "no %s records" % tool in capsys.readouterr().err
+
+
+def test_sim_validate_summary_and_layouts():
+    """tools/sim-validate.py: the table's ratio (median simulated / median real), the check
+    column, the ranking compared; layouts that oversubscribe this machine refused."""
+    sv = load("sim-validate")
+    cal = {"tool": "sim-validate", "what": "calibration", "link_lat": 5e-6, "link_bw": 1.4e8,
+           "intra_lat": 3e-7, "intra_bw": 2e10, "halo_bytes": 294912,
+           "node_rate_table": "# x\n1 1000\n2 1900\n2x1 1950\n"}
+    recs = [cal]
+    for lay, real, sim in (("2n1x1", (6.0, 6.2, 5.8), (5.7, 5.6, 5.9)),
+                           ("1n1x1", (7.0, 7.1, 6.9), (7.2, 7.0, 7.1))):
+        for side, values in (("real", real), ("simulated", sim)):
+            recs += [{"tool": "sim-validate", "what": side, "layout": lay, "round": i,
+                      "others_share": 0.0, "time_per_iter": v / 1e3, "compute": v / 2e3,
+                      "comm": v / 2e3} for i, v in enumerate(values)]
+    text = sv.summary(recs)
+    assert "| 2n1x1 | 6.000 (5.800-6.200) | 5.700 (5.600-5.900) | 0.95 |" in text
+    assert "| 1n1x1 |" in text and "| 1.01 |" in text and "replay" in text
+    assert "1 1000; 2 1900; 2x1 1950" in text and "5.00 us, 140.0 MB/s at 294912 B" in text
+    assert "real 2n1x1 < 1n1x1; simulated 2n1x1 < 1n1x1: the same" in text
+    swapped = [dict(r, time_per_iter=r["time_per_iter"] * 2) if r.get("layout") == "2n1x1"
+               and r["what"] == "simulated" else r for r in recs]
+    assert ": DIFFERENT" in sv.summary(swapped)
+    with pytest.raises(SystemExit):
+        sv.parse_args(["--layouts", "2n4096x1"])  # more cores than this machine has
