@@ -282,18 +282,19 @@ def test_layouts_of_one_model_are_one_platform(tmp_path):
     each run's factor in its records."""
     _simgrid_or_skip()
     roof = ["--nodes", "2", "--cores", "4", "--node-bw", "30GBps", "--core-bw", "10GBps"]
-    app = ["hk-jacobi", "--", "--mode", "masteronly", "--size", "32", "--iters", "4"]
+    app = ["hk-jacobi", "--", "--size", "32", "--iters", "4", "--mode"]
     results = tmp_path / "results"
-    for per_node, threads in ((4, 1), (2, 2), (1, 4)):
+    for per_node, threads, mode in ((4, 1, "masteronly"), (2, 2, "masteronly"),
+                                    (1, 4, "masteronly"), (1, 4, "task")):
         proc = subprocess.run([sys.executable, "-m", "hybridkit", "simulate", "--results",
                                str(results), *roof, "--ranks-per-node", str(per_node),
-                               "--threads", str(threads), *app], capture_output=True,
+                               "--threads", str(threads), *app, mode], capture_output=True,
                               text=True, timeout=120, env=python_env(OMP_NUM_THREADS="1"))
         assert proc.returncode == 0, proc.stderr[-2000:]
     runs = find_runs([results])
     real, sims = split_simulated(runs)
-    assert not [r for r in real if r.records] and len(sims) == 1
-    (views,) = sims.values()
+    assert not [r for r in real if r.records] and len(sims) == 1  # task's mode_model too
+    views = [v for v in next(iter(sims.values())) if v.records[0]["params"]["mode"] != "task"]
     layouts = sorted((v.ranks, v.threads) for v in views)
     assert layouts == [(2, 4), (4, 2), (8, 1)]
     factors = {v.threads: v.records[0]["platform"]["node_rate"]["speed_factor"] for v in views}

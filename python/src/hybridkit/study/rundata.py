@@ -225,7 +225,8 @@ PlatformKey = Tuple[str, Tuple[Tuple[str, str], ...]]
 
 # a node rate's fields that describe the run's layout, not the platform (runs of 128 x 1 and
 # 16 x 8 on one platform and model are compared)
-NODE_RATE_LAYOUT = ("ranks_per_node", "threads_per_rank", "busy_cores", "speed_factor")
+NODE_RATE_LAYOUT = ("ranks_per_node", "threads_per_rank", "busy_cores", "speed_factor",
+                    "layout_rate", "mode_model")  # the run's, not the platform's
 
 
 def _key_of(plat: Any) -> PlatformKey:
