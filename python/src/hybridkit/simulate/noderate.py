@@ -44,6 +44,7 @@ from typing import Dict, List, Optional, Tuple
 from hybridkit.cliargs import MAX_CORES, count
 from hybridkit.errors import UsageError
 from hybridkit.simulate.platform import parse_bw
+from hybridkit.study.rundata import read_records  # the run loader's validation
 
 # per record kind (source (b)): the field a rate is read from, the unit, the problem a record
 # solves and its size (the largest problem's rates are used)
@@ -173,8 +174,6 @@ def _record_files(path: Path) -> List[Path]:
 
 def from_records(path: Path, kind: str = "jacobi") -> NodeRate:
     """R(n) from real records of `kind` made on one node: see the module's docstring."""
-    from hybridkit.study.rundata import read_records  # the run loader's validation
-
     field, unit = RATE_FIELD[kind]
     by_problem: Dict[Tuple[str, float], Dict[Tuple[int, int, str], List[float]]] = {}
     for f in _record_files(path):
